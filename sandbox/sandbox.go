@@ -1,0 +1,96 @@
+// Package sandbox starts one program with limits and isolation, wires its
+// standard streams to pipes, and measures what it used.
+//
+// Two runners implement Runner: "none" (plain processes in their own process
+// group, no isolation) and "linux" (namespaces, cgroups, rlimits, seccomp).
+// The judge builds one Spec per side and does not care which runner runs it:
+// paths in a Spec are host paths, and the linux runner makes each Bind visible
+// at the same path inside the sandbox, so a Spec means the same in both.
+package sandbox
+
+import (
+	"context"
+	"io"
+	"os"
+	"time"
+)
+
+// Runner starts sandboxed processes. Implementations are safe for concurrent use.
+type Runner interface {
+	// Kind names the isolation: "none" or "linux". It is reported in results.
+	Kind() string
+	// Start starts spec's program. The context bounds only the start-up; use
+	// Process.Kill to stop a running process. On error nothing is left behind.
+	Start(ctx context.Context, spec Spec) (Process, error)
+}
+
+// Spec describes one program to run.
+type Spec struct {
+	Args []string // argv; Args[0] is looked up in PATH
+	Env  []string // the whole environment; nothing is inherited
+	// Dir is the working directory. Empty means the private work dir, a fresh
+	// writable directory that holds Files and is removed by Close.
+	Dir   string
+	Files []File // copied into the private work dir before the start
+	Binds []Bind // host paths the program may see (linux: bind-mounted at the same path)
+	// Network gives the program the host's network. Without it the linux
+	// runner gives it an empty network namespace (Unix sockets under Binds
+	// still work).
+	Network bool
+	Limits  Limits
+}
+
+// File is one file placed in the private work dir. Exactly one of Source
+// (a host path to copy) and Data is used.
+type File struct {
+	Name   string // relative path inside the work dir
+	Source string
+	Data   []byte
+	Mode   os.FileMode // 0 means 0o644
+}
+
+// Bind makes a host path visible inside the sandbox at the same path.
+type Bind struct {
+	Path     string
+	Writable bool
+}
+
+// Limits are enforced by the runner where it can; zero means no limit.
+// The "none" runner enforces only what rlimits can (CPU time, file size,
+// open files) and measures the rest.
+type Limits struct {
+	Memory    int64         // bytes (cgroup)
+	Pids      int           // processes and threads (cgroup)
+	CPUTime   time.Duration // whole-run CPU time
+	FileSize  int64         // bytes, largest file the program may write
+	OpenFiles int
+}
+
+// Process is a started program. Kill and Close may be called from any
+// goroutine; Wait is called once.
+type Process interface {
+	Stdin() io.WriteCloser // closing it gives the program EOF
+	Stdout() io.Reader     // read until EOF; the judge owns the reading
+	Stderr() io.Reader
+	Pid() int // host pid of the main process
+	// Kill stops every process of the sandbox at once (SIGKILL). Idempotent.
+	Kill() error
+	// Wait blocks until the main process has exited and reports what the
+	// sandbox used. It does not close the Stdout/Stderr read ends, so the
+	// caller can drain them after Wait.
+	Wait() (Usage, error)
+	// Close kills what still runs, waits if Wait was not called, closes the
+	// pipes and removes the work dir, mounts and cgroup. Safe to call twice.
+	Close() error
+}
+
+// Usage is what a finished process used and how it ended.
+type Usage struct {
+	ExitCode       int // -1 when ended by a signal
+	Signal         int // the signal number, 0 if none
+	Wall           time.Duration
+	CPU            time.Duration
+	MemoryPeak     int64 // bytes; 0 when unknown
+	MemoryExceeded bool  // the memory limit was hit (OOM kill)
+	CPUExceeded    bool  // the CPU time limit was hit
+}

@@ -1,0 +1,124 @@
+package wire
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// FrameTooLargeError reports a length-prefixed frame over the maximum.
+type FrameTooLargeError struct {
+	Length uint64 // the declared (reading) or given (writing) payload length
+	Max    int
+}
+
+func (e *FrameTooLargeError) Error() string {
+	return fmt.Sprintf("wire: frame of %d bytes exceeds the %d-byte maximum", e.Length, e.Max)
+}
+
+// Is reports whether target is ErrTooLarge.
+func (e *FrameTooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
+const headerLen = 4
+
+// FrameReader reads 4-byte big-endian length-prefixed frames. It is not safe
+// for concurrent use.
+type FrameReader struct {
+	rd     io.Reader
+	max    int
+	header [headerLen]byte
+	buf    []byte
+	err    error // sticky: a stream that broke framing cannot be resynchronized
+}
+
+// readBuffer is the read-ahead for small frames; bufio hands larger reads
+// straight to the underlying reader, so big payloads are not copied twice.
+const readBuffer = 32 << 10
+
+// NewFrameReader returns a reader of frames of at most maxFrame payload bytes
+// (DefaultMaxFrame when maxFrame <= 0). It may read ahead of the current
+// frame, so it should be the only reader of r.
+func NewFrameReader(r io.Reader, maxFrame int) *FrameReader {
+	if maxFrame <= 0 {
+		maxFrame = DefaultMaxFrame
+	}
+	if _, ok := r.(*bufio.Reader); !ok {
+		r = bufio.NewReaderSize(r, readBuffer)
+	}
+	return &FrameReader{rd: r, max: maxFrame}
+}
+
+// ReadFrame returns the next payload, valid until the next call. A clean end
+// of stream before a header gives io.EOF; an end inside a header or a body
+// gives an error that matches io.ErrUnexpectedEOF; a declared length over
+// the maximum gives *FrameTooLargeError before anything is allocated. After
+// any error the stream is unusable and every later call returns that error.
+func (fr *FrameReader) ReadFrame() ([]byte, error) {
+	if fr.err != nil {
+		return nil, fr.err
+	}
+	if n, err := io.ReadFull(fr.rd, fr.header[:]); err != nil {
+		if err == io.ErrUnexpectedEOF {
+			err = fmt.Errorf("wire: frame header cut after %d of %d bytes: %w", n, headerLen, err)
+		}
+		fr.err = err
+		return nil, err
+	}
+	size := binary.BigEndian.Uint32(fr.header[:])
+	if uint64(size) > uint64(fr.max) {
+		fr.err = &FrameTooLargeError{Length: uint64(size), Max: fr.max}
+		return nil, fr.err
+	}
+	if cap(fr.buf) < int(size) {
+		fr.buf = make([]byte, size)
+	}
+	body := fr.buf[:size]
+	if n, err := io.ReadFull(fr.rd, body); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			err = fmt.Errorf("wire: frame body cut after %d of %d bytes: %w", n, size, io.ErrUnexpectedEOF)
+		}
+		fr.err = err
+		return nil, err
+	}
+	return body, nil
+}
+
+// FrameWriter writes 4-byte big-endian length-prefixed frames. It is safe for
+// concurrent use.
+type FrameWriter struct {
+	mu      sync.Mutex // serializes frames; guards scratch
+	w       io.Writer
+	max     int
+	scratch []byte
+}
+
+// NewFrameWriter returns a writer of frames of at most maxFrame payload
+// bytes (DefaultMaxFrame when maxFrame <= 0) to w.
+func NewFrameWriter(w io.Writer, maxFrame int) *FrameWriter {
+	if maxFrame <= 0 {
+		maxFrame = DefaultMaxFrame
+	}
+	return &FrameWriter{w: w, max: maxFrame}
+}
+
+// WriteFrame writes the header and p in one Write call.
+func (fw *FrameWriter) WriteFrame(p []byte) error {
+	if len(p) > fw.max {
+		return &FrameTooLargeError{Length: uint64(len(p)), Max: fw.max}
+	}
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	buf := fw.scratch[:0]
+	if headerLen+len(p) > keepWriteBuffer {
+		buf = make([]byte, 0, headerLen+len(p))
+	}
+	buf = binary.BigEndian.AppendUint32(buf, uint32(len(p)))
+	buf = append(buf, p...)
+	if cap(buf) <= keepWriteBuffer {
+		fw.scratch = buf
+	}
+	_, err := fw.w.Write(buf)
+	return err
+}
