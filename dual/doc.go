@@ -1,0 +1,81 @@
+// Package dual relays the judge protocol (dual.md) between a problem's
+// evaluator and a solution host: newline-delimited JSON frames over each
+// side's stdin and stdout.
+//
+// # Layers
+//
+// Classify and Frame read one line: trimmed (Unicode white space at both
+// ends), exactly "---RESULT---" is the Marker, a valid JSON object (UTF-8)
+// with a string "type" is Framed, everything else is Text. The scan
+// validates the whole line in one pass and picks out only type, id, fn,
+// name, stream, data and timeout_ms; args and value are never decoded and a
+// forwarded frame is the original trimmed bytes.
+//
+// Engine is the routing state machine: lines and clock readings in, actions
+// out; no goroutines, no clock, no I/O. Relay is the plumbing around it.
+//
+// # Routing rules (Engine)
+//
+//   - One in-flight table for calls (evaluator waits, solution owes) and
+//     capabilities (solution waits, evaluator owes), keyed by direction and
+//     id; one min-heap of deadlines with removal by index.
+//   - Deadline = arrival + the frame's positive integer timeout_ms (an
+//     integer literal, saturating at a century), else for a capability its
+//     latest cap_reg timeout (a missing or non-positive one deletes it),
+//     else Config.CallTimeout. On expiry the id is removed and the waiting
+//     side gets {"type":"error","id":ID,"code":"CallTimeout","message":"call timeout"}.
+//   - A result/error is forwarded only if its id is in flight and owed by
+//     the side sending it; a missing/non-string/empty id → DropNoID; owed by
+//     the other side → DropWrongSide; else → DropUnknownID (late, duplicate,
+//     forged). Every drop is counted in Stats.Dropped and gives a Warn action.
+//   - A call/capability needs a non-empty string id (else DropNoID), at most
+//     MaxIDLen bytes and MaxInFlight per direction (else Rejected). A
+//     duplicate id in flight → Rejected "duplicate call id" (or "duplicate
+//     capability id") to the sender, not forwarded.
+//   - Frames over MaxFrame: a call/capability → Rejected "frame size N >
+//     1048576" to its sender; a response in flight → the entry is removed
+//     and the waiting side gets that Rejected error; anything else → DropOversize.
+//   - Lines over the wire cap (LineTooLong): if the first bytes show a
+//     string type and id, handled as an oversize frame of that type and id;
+//     otherwise dropped (DropLineTooLong), also from the evaluator: a text
+//     line over 4 MiB is not output.
+//   - Evaluator: call, cap_reg (never forwarded), result, error; log →
+//     DropEvaluatorLog; anything else (shutdown included) → DropType. Text →
+//     Output; after the marker the next non-empty Text line is the Result
+//     (once per run; frames in between are routed, empty lines skipped; the
+//     marker and the payload are not Output).
+//   - Solution: before its ready every frame → DropBeforeReady; ready is
+//     not forwarded; capability, result, error, log and shutdown are routed;
+//     anything else → DropType; Text → DropSolutionText.
+//   - Solution log frames are forwarded and kept (Log action) while they
+//     fit: the data counts against the one call in flight if exactly one is
+//     (MaxLogPerCall), and always against the run (MaxLogPerRun). A frame that
+//     does not fit whole is dropped whole (DropLogBudget, LogDropped*).
+//   - Calls that arrive while no solution is ready are held (up to
+//     MaxQueuedBytes, beyond → SystemError) with their deadline running, and
+//     forwarded when ready arrives.
+//   - Restart policy: a CallTimeout of a call sent to the live solution gives
+//     RestartSolution, every other call sent to it fails with SystemError
+//     "solution restarted after timeout", its capabilities in flight are
+//     forgotten (the evaluator's late answers drop as unknown ids) and its
+//     frames drop (DropOldSolution) until the caller reports SolutionStarted
+//     and the new host sends ready. Continue policy: nothing restarts.
+//   - Gone(Solution) while live fails every call it owes at once with
+//     SystemError "solution is gone: REASON"; under Restart the next call
+//     queues and gives RestartSolution, under Continue every later call fails
+//     at once. Gone before ready, or no ready within ReadyTimeout of
+//     SolutionStarted → Fatal(ErrSolutionNotReady). Gone(Evaluator) drops the
+//     capabilities it owes and every later evaluator line.
+//
+// # Relay
+//
+// One reader goroutine per side (wire.LineReader, 4 MiB cap) routes each
+// line under the relay's lock and then queues the forwarded frames; one
+// writer goroutine per side drains that side's bounded queue into its stdin.
+// Frames the engine writes itself (timeouts, rejections) never wait for
+// queue room, so a stuck peer never stalls a deadline; a write blocked for
+// WriteStall (3 s) or failing makes that side gone. The Run goroutine owns
+// the single timer for the earliest deadline and the restart hook. Memory is
+// bounded by the line cap per reader plus QueueBytes per side, whatever the
+// sides write.
+package dual

@@ -1,0 +1,415 @@
+package dual
+
+import (
+	"fmt"
+	"time"
+)
+
+// solutionState is where the solution host is in its life.
+type solutionState uint8
+
+const (
+	awaitingReady solutionState = iota // started (or about to be); frames before ready are ignored
+	live                               // sent ready; frames are routed
+	restarting                         // RestartSolution emitted; waiting for SolutionStarted
+	down                               // gone; the next call restarts it (Restart policy)
+	dead                               // gone for good (Continue policy, or it never started)
+)
+
+// Engine is the routing state machine of one run: lines and clock readings
+// in, actions out. It starts no goroutines, reads no clock and does no I/O.
+// It is not safe for concurrent use: the caller serialises every method.
+//
+// Every method appends its actions to out and returns it, so a caller that
+// reuses one slice allocates nothing in steady state.
+type Engine struct {
+	cfg   Config
+	t     *table
+	f     Frame
+	stats Stats
+
+	sol            solutionState
+	goneReason     string
+	readyDeadline  time.Time // valid while sol == awaitingReady && readyArmed
+	readyArmed     bool
+	readySeen      bool
+	evaluatorGone  bool
+	awaitingResult bool // saw the marker, waiting for the payload line
+	resultDone     bool
+
+	capTimeouts map[string]time.Duration // cap_reg timeouts by capability name
+	queue       []int32                  // calls held while no solution is ready, in arrival order
+	queuedBytes int
+	runLogBytes int
+
+	scratch []byte // frames the engine writes; reset by every method
+}
+
+// NewEngine returns an engine for one run. The solution counts as starting:
+// call SolutionStarted when its process is up to arm the ready timeout.
+func NewEngine(cfg Config) *Engine {
+	return &Engine{cfg: cfg.withDefaults(), t: newTable(), capTimeouts: make(map[string]time.Duration)}
+}
+
+// Config returns the engine's configuration with defaults filled in.
+func (e *Engine) Config() Config { return e.cfg }
+
+// Stats returns the counters so far.
+func (e *Engine) Stats() Stats { return e.stats }
+
+// InFlight returns how many calls (evaluator waiting) and capabilities
+// (solution waiting) are in flight.
+func (e *Engine) InFlight() (calls, capabilities int) {
+	return e.t.count[toSolution], e.t.count[toEvaluator]
+}
+
+// NextDeadline returns the earliest time at which Expire has work to do.
+func (e *Engine) NextDeadline() (time.Time, bool) {
+	var d time.Time
+	ok := false
+	if i := e.t.earliest(); i >= 0 {
+		d, ok = e.t.slots[i].deadline, true
+	}
+	if e.sol == awaitingReady && e.readyArmed && (!ok || e.readyDeadline.Before(d)) {
+		d, ok = e.readyDeadline, true
+	}
+	return d, ok
+}
+
+// SolutionStarted tells the engine a solution process is up (the first one,
+// or a fresh one after RestartSolution): it now has ReadyTimeout to send
+// ready. Calls queued meanwhile are forwarded when it does.
+func (e *Engine) SolutionStarted(now time.Time, out []Action) []Action {
+	e.scratch = e.scratch[:0]
+	if e.sol == dead {
+		return out
+	}
+	e.sol = awaitingReady
+	e.readyArmed = true
+	e.readyDeadline = now.Add(e.cfg.ReadyTimeout)
+	return out
+}
+
+// Line routes one line read from side from's stdout (with or without its
+// newline; it is trimmed here). line is not kept after Line returns.
+func (e *Engine) Line(from Side, line []byte, now time.Time, out []Action) []Action {
+	e.scratch = e.scratch[:0]
+	kind, t := Classify(line, &e.f)
+	if from == Evaluator {
+		if e.evaluatorGone {
+			return e.drop(out, Evaluator, DropEvaluatorGone)
+		}
+		switch kind {
+		case Marker:
+			if !e.resultDone {
+				e.awaitingResult = true
+			}
+			return out
+		case Text:
+			if e.awaitingResult {
+				if len(t) == 0 {
+					return out
+				}
+				e.awaitingResult, e.resultDone = false, true
+				return append(out, Action{Kind: Result, Text: t})
+			}
+			return append(out, Action{Kind: Output, Text: t})
+		}
+		return e.evaluatorFrame(t, now, out)
+	}
+	if kind != Framed {
+		return e.drop(out, Solution, DropSolutionText)
+	}
+	return e.solutionFrame(t, now, out)
+}
+
+// LineTooLong handles a line the wire reader skipped because it was over
+// its cap (length bytes; head its first bytes). If head shows a frame's
+// string type and id, it is handled as an oversize frame of that type and id
+// (Rejected to the waiting side or the sender); otherwise it is dropped and
+// counted (DropLineTooLong): an evaluator's text line that long is not output.
+func (e *Engine) LineTooLong(from Side, length int64, head []byte, now time.Time, out []Action) []Action {
+	e.scratch = e.scratch[:0]
+	var f Frame
+	if from == Solution && e.sol != live || from == Evaluator && e.evaluatorGone || !ScanHead(head, &f) {
+		return e.drop(out, from, DropLineTooLong)
+	}
+	size := int(min(length, int64(^uint(0)>>1)))
+	switch {
+	case from == Evaluator && f.Type == TypeCall, from == Solution && f.Type == TypeCapability:
+		return e.rejectRequest(out, from, f.ID, size)
+	case f.Type == TypeResult || f.Type == TypeError:
+		return e.response(out, from, f.ID, nil, size)
+	}
+	return e.drop(out, from, DropLineTooLong)
+}
+
+// Drop counts a line the caller dropped before it reached the engine (for
+// example a line from a solution process already replaced).
+func (e *Engine) Drop(from Side, reason DropReason, out []Action) []Action {
+	e.scratch = e.scratch[:0]
+	return e.drop(out, from, reason)
+}
+
+func (e *Engine) drop(out []Action, from Side, r DropReason) []Action {
+	e.stats.Dropped[r]++
+	return append(out, Action{Kind: Warn, From: from, Reason: r})
+}
+
+func (e *Engine) evaluatorFrame(line []byte, now time.Time, out []Action) []Action {
+	f := &e.f
+	switch f.Type {
+	case TypeCall:
+		return e.call(line, now, out)
+	case TypeCapReg:
+		if f.Name == nil || len(line) > e.cfg.MaxFrame {
+			return e.drop(out, Evaluator, DropMalformed)
+		}
+		name := unquote(f.Name)
+		if f.TimeoutMS > 0 {
+			e.capTimeouts[string(name)] = time.Duration(f.TimeoutMS) * time.Millisecond
+		} else {
+			delete(e.capTimeouts, string(name))
+		}
+		return out
+	case TypeResult, TypeError:
+		return e.response(out, Evaluator, f.ID, line, len(line))
+	case TypeLog:
+		return e.drop(out, Evaluator, DropEvaluatorLog)
+	}
+	return e.drop(out, Evaluator, DropType)
+}
+
+func (e *Engine) solutionFrame(line []byte, now time.Time, out []Action) []Action {
+	f := &e.f
+	switch e.sol {
+	case awaitingReady:
+		if f.Type != TypeReady {
+			return e.drop(out, Solution, DropBeforeReady)
+		}
+		return e.ready(now, out)
+	case live:
+	default:
+		return e.drop(out, Solution, DropOldSolution)
+	}
+	switch f.Type {
+	case TypeCapability:
+		return e.capability(line, now, out)
+	case TypeResult, TypeError:
+		return e.response(out, Solution, f.ID, line, len(line))
+	case TypeLog:
+		return e.log(line, out)
+	case TypeShutdown:
+		if len(line) > e.cfg.MaxFrame {
+			return e.drop(out, Solution, DropOversize)
+		}
+		if e.evaluatorGone {
+			return e.drop(out, Solution, DropEvaluatorGone)
+		}
+		return append(out, Action{Kind: Send, To: Evaluator, Frame: line})
+	}
+	return e.drop(out, Solution, DropType)
+}
+
+// ready marks the solution live and forwards the calls queued for it.
+func (e *Engine) ready(now time.Time, out []Action) []Action {
+	e.sol = live
+	e.readyArmed = false
+	out = append(out, Action{Kind: SolutionReady, First: !e.readySeen})
+	e.readySeen = true
+	for _, i := range e.queue {
+		en := &e.t.slots[i]
+		if !en.used || en.sent || en.dir != toSolution {
+			continue // answered or expired while queued
+		}
+		en.sent = true
+		out = append(out, Action{Kind: Send, To: Solution, Frame: en.frame})
+	}
+	e.queue = e.queue[:0]
+	e.queuedBytes = 0
+	return out
+}
+
+// requestID checks a request's id; on failure it answers or drops and reports false.
+func (e *Engine) requestID(out []Action, from Side, size int) ([]Action, bool) {
+	f := &e.f
+	if f.ID == nil || len(f.ID) == 2 {
+		return e.drop(out, from, DropNoID), false
+	}
+	if size > e.cfg.MaxFrame {
+		return e.rejectRequest(out, from, f.ID, size), false
+	}
+	if len(unquote(f.ID)) > e.cfg.MaxIDLen {
+		msg := append([]byte(msgIDTooLongPrefix), fmt.Sprint(e.cfg.MaxIDLen, " bytes")...)
+		return e.reply(out, from, f.ID, CodeRejected, string(msg), &e.stats.Rejected), false
+	}
+	return out, true
+}
+
+func (e *Engine) call(line []byte, now time.Time, out []Action) []Action {
+	out, ok := e.requestID(out, Evaluator, len(line))
+	if !ok {
+		return out
+	}
+	id := unquote(e.f.ID)
+	if e.t.find(toSolution, id) >= 0 {
+		return e.reply(out, Evaluator, e.f.ID, CodeRejected, MsgDuplicateCall, &e.stats.Rejected)
+	}
+	if e.t.count[toSolution] >= e.cfg.MaxInFlight {
+		return e.reply(out, Evaluator, e.f.ID, CodeRejected, MsgTooManyInFlight, &e.stats.Rejected)
+	}
+	if e.sol == dead {
+		return e.reply(out, Evaluator, e.f.ID, CodeSystemError, msgGonePrefix+e.goneReason, nil)
+	}
+	if e.sol != live && e.queuedBytes+len(line) > e.cfg.MaxQueuedBytes {
+		return e.reply(out, Evaluator, e.f.ID, CodeSystemError, MsgQueueFull, nil)
+	}
+	timeout := e.cfg.CallTimeout
+	if e.f.TimeoutMS > 0 {
+		timeout = time.Duration(e.f.TimeoutMS) * time.Millisecond
+	}
+	i := e.t.insert(toSolution, id, e.f.ID, now.Add(timeout))
+	e.stats.Calls++
+	if e.sol == live {
+		e.t.slots[i].sent = true
+		return append(out, Action{Kind: Send, To: Solution, Frame: line})
+	}
+	en := &e.t.slots[i]
+	en.frame = append(en.frame[:0], line...)
+	e.queue = append(e.queue, i)
+	e.queuedBytes += len(line)
+	if e.sol == down {
+		e.sol = restarting
+		e.stats.Restarts++
+		out = append(out, Action{Kind: RestartSolution})
+	}
+	return out
+}
+
+func (e *Engine) capability(line []byte, now time.Time, out []Action) []Action {
+	if e.evaluatorGone {
+		return e.drop(out, Solution, DropEvaluatorGone)
+	}
+	out, ok := e.requestID(out, Solution, len(line))
+	if !ok {
+		return out
+	}
+	id := unquote(e.f.ID)
+	if e.t.find(toEvaluator, id) >= 0 {
+		return e.reply(out, Solution, e.f.ID, CodeRejected, MsgDuplicateCap, &e.stats.Rejected)
+	}
+	if e.t.count[toEvaluator] >= e.cfg.MaxInFlight {
+		return e.reply(out, Solution, e.f.ID, CodeRejected, MsgTooManyInFlight, &e.stats.Rejected)
+	}
+	timeout := e.cfg.CallTimeout
+	if e.f.TimeoutMS > 0 {
+		timeout = time.Duration(e.f.TimeoutMS) * time.Millisecond
+	} else if e.f.Name != nil {
+		if d, ok := e.capTimeouts[string(unquote(e.f.Name))]; ok {
+			timeout = d
+		}
+	}
+	e.t.insert(toEvaluator, id, e.f.ID, now.Add(timeout))
+	e.stats.Capabilities++
+	return append(out, Action{Kind: Send, To: Evaluator, Frame: line})
+}
+
+// response routes a result or error from side from. line is nil when the
+// frame was too long to hold; size is its length.
+func (e *Engine) response(out []Action, from Side, rawID, line []byte, size int) []Action {
+	if rawID == nil || len(rawID) == 2 {
+		return e.drop(out, from, DropNoID)
+	}
+	id := unquote(rawID)
+	owed := toEvaluator // the evaluator answers capabilities
+	if from == Solution {
+		owed = toSolution
+	}
+	i := e.t.find(owed, id)
+	if i < 0 {
+		if e.t.find(1-owed, id) >= 0 {
+			return e.drop(out, from, DropWrongSide)
+		}
+		return e.drop(out, from, DropUnknownID)
+	}
+	en := &e.t.slots[i]
+	if owed == toSolution && !en.sent {
+		return e.drop(out, from, DropUnknownID) // queued for a solution not yet ready
+	}
+	e.t.remove(i)
+	if owed == toSolution {
+		e.stats.Completed++
+	}
+	if line == nil || size > e.cfg.MaxFrame {
+		e.stats.Rejected++
+		msg := string(frameSizeMessage(nil, size, e.cfg.MaxFrame))
+		return e.reply(out, from.Other(), en.rawID, CodeRejected, msg, nil)
+	}
+	return append(out, Action{Kind: Send, To: from.Other(), Frame: line})
+}
+
+// rejectRequest answers an oversize call or capability to its sender.
+func (e *Engine) rejectRequest(out []Action, from Side, rawID []byte, size int) []Action {
+	e.stats.Rejected++
+	msg := frameSizeMessage(nil, size, e.cfg.MaxFrame)
+	return e.reply(out, from, rawID, CodeRejected, string(msg), nil)
+}
+
+// reply appends an engine-written error frame to side to.
+func (e *Engine) reply(out []Action, to Side, rawID []byte, code, msg string, counter *int64) []Action {
+	if counter != nil {
+		*counter++
+	}
+	start := len(e.scratch)
+	e.scratch = AppendError(e.scratch, rawID, code, msg)
+	return append(out, Action{Kind: Send, To: to, Frame: e.scratch[start:]})
+}
+
+// log keeps and forwards a solution log frame within the budgets. Its data
+// counts against the per-call budget of the one call in flight, if exactly
+// one is; with none or several in flight it counts only against the run's.
+func (e *Engine) log(line []byte, out []Action) []Action {
+	f := &e.f
+	if f.Data == nil {
+		return e.drop(out, Solution, DropMalformed)
+	}
+	data := unquote(f.Data)
+	var owner *entry
+	if e.t.count[toSolution] == 1 {
+		for _, i := range e.t.heap {
+			if en := &e.t.slots[i]; en.dir == toSolution {
+				owner = en
+				break
+			}
+		}
+	}
+	if len(line) > e.cfg.MaxFrame || e.runLogBytes+len(data) > e.cfg.MaxLogPerRun ||
+		owner != nil && owner.logBytes+len(data) > e.cfg.MaxLogPerCall || e.evaluatorGone {
+		e.stats.LogDroppedFrames++
+		e.stats.LogDroppedBytes += int64(len(data))
+		return e.drop(out, Solution, DropLogBudget)
+	}
+	if owner != nil {
+		owner.logBytes += len(data)
+	}
+	e.runLogBytes += len(data)
+	e.stats.LogKeptFrames++
+	e.stats.LogKeptBytes += int64(len(data))
+	return append(out,
+		Action{Kind: Send, To: Evaluator, Frame: line},
+		Action{Kind: Log, From: Solution, Stream: streamName(f.Stream), Text: data})
+}
+
+func streamName(tok []byte) string {
+	if tok == nil {
+		return ""
+	}
+	switch s := unquote(tok); string(s) {
+	case "stdout":
+		return "stdout"
+	case "stderr":
+		return "stderr"
+	default:
+		return string(s)
+	}
+}

@@ -1,0 +1,115 @@
+package dual
+
+import (
+	"fmt"
+	"time"
+)
+
+// Expire fires every deadline at or before now: each call or capability
+// past its deadline is removed and its waiting side gets the CallTimeout
+// error. Under the Restart policy a call's timeout also restarts the
+// solution (see doc.go). A ready deadline that passed gives Fatal.
+func (e *Engine) Expire(now time.Time, out []Action) []Action {
+	e.scratch = e.scratch[:0]
+	if e.sol == awaitingReady && e.readyArmed && !now.Before(e.readyDeadline) {
+		out = e.fatal(out, fmt.Errorf("%w: no ready within %v", ErrSolutionNotReady, e.cfg.ReadyTimeout))
+	}
+	for {
+		i := e.t.earliest()
+		if i < 0 || now.Before(e.t.slots[i].deadline) {
+			return out
+		}
+		en := &e.t.slots[i]
+		dir, sent := en.dir, en.sent
+		e.t.remove(i)
+		if dir == toSolution {
+			e.stats.CallTimeouts++
+		} else {
+			e.stats.CapabilityTimeouts++
+		}
+		out = e.reply(out, dir.waiter(), en.rawID, CodeCallTimeout, MsgCallTimeout, nil)
+		if dir == toSolution && sent && e.cfg.OnCallTimeout == Restart && e.sol == live {
+			out = e.restartAfterTimeout(out)
+		}
+	}
+}
+
+// restartAfterTimeout fails every call sent to the current solution, forgets
+// its capabilities, and asks for a fresh solution.
+func (e *Engine) restartAfterTimeout(out []Action) []Action {
+	out = e.failSent(out, MsgRestarted)
+	e.sol = restarting
+	e.stats.Restarts++
+	return append(out, Action{Kind: RestartSolution})
+}
+
+// failSent answers every call the current solution owes with SystemError
+// msg, and drops the capabilities it is waiting for: their late answers from
+// the evaluator are then dropped as unknown ids.
+func (e *Engine) failSent(out []Action, msg string) []Action {
+	for i := range e.t.slots {
+		en := &e.t.slots[i]
+		if !en.used {
+			continue
+		}
+		switch {
+		case en.dir == toEvaluator:
+			e.t.remove(int32(i))
+		case en.sent:
+			e.t.remove(int32(i))
+			out = e.reply(out, Evaluator, en.rawID, CodeSystemError, msg, nil)
+		}
+	}
+	return out
+}
+
+func (e *Engine) fatal(out []Action, err error) []Action {
+	e.sol = dead
+	e.readyArmed = false
+	e.goneReason = "solution host did not start"
+	out = e.failSent(out, msgGonePrefix+e.goneReason)
+	for _, i := range e.queue {
+		if en := &e.t.slots[i]; en.used && !en.sent && en.dir == toSolution {
+			e.t.remove(i)
+			out = e.reply(out, Evaluator, en.rawID, CodeSystemError, msgGonePrefix+e.goneReason, nil)
+		}
+	}
+	e.queue, e.queuedBytes = e.queue[:0], 0
+	return append(out, Action{Kind: Fatal, Err: err})
+}
+
+// Gone tells the engine that side's process is gone: its stdout reached
+// EOF, it exited, or a write to its stdin failed or blocked. reason names
+// how (for example "exit status 1" or "signal: killed") and goes into the
+// SystemError messages. Calls never fail twice: Gone for a side already
+// gone does nothing.
+//
+// Solution gone while live: every call it owes fails at once with
+// SystemError "solution is gone: REASON", the capabilities it waits for are
+// dropped; under Restart the next call restarts it, under Continue every
+// later call fails at once. Gone before its ready: Fatal
+// (ErrSolutionNotReady). Evaluator gone: the capabilities it owes are
+// dropped and every later evaluator line is ignored (the run is ending).
+func (e *Engine) Gone(side Side, reason string, now time.Time, out []Action) []Action {
+	e.scratch = e.scratch[:0]
+	if side == Evaluator {
+		if !e.evaluatorGone {
+			e.evaluatorGone = true
+			e.t.each(toEvaluator, func(i int32) { e.t.remove(i) })
+		}
+		return out
+	}
+	switch e.sol {
+	case awaitingReady:
+		return e.fatal(out, fmt.Errorf("%w: it exited before ready: %s", ErrSolutionNotReady, reason))
+	case live:
+		e.goneReason = reason
+		out = e.failSent(out, msgGonePrefix+reason)
+		if e.cfg.OnCallTimeout == Restart {
+			e.sol = down
+		} else {
+			e.sol = dead
+		}
+	}
+	return out
+}

@@ -1,0 +1,154 @@
+package dual
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// LineKind is the class of one trimmed line.
+type LineKind uint8
+
+const (
+	Text   LineKind = iota // anything that is neither a marker nor a frame
+	Marker                 // exactly ---RESULT---
+	Framed                 // a valid JSON object (UTF-8) whose "type" is a string
+)
+
+func (k LineKind) String() string {
+	switch k {
+	case Marker:
+		return "marker"
+	case Framed:
+		return "frame"
+	}
+	return "text"
+}
+
+// ResultMarker is the line an evaluator prints before its result.
+const ResultMarker = "---RESULT---"
+
+// FrameType is the "type" of a frame; TypeOther covers every unknown type.
+type FrameType uint8
+
+const (
+	TypeOther FrameType = iota
+	TypeReady
+	TypeCall
+	TypeResult
+	TypeError
+	TypeCapability
+	TypeCapReg
+	TypeLog
+	TypeShutdown
+)
+
+var typeNames = [...]string{"other", "ready", "call", "result", "error", "capability", "cap_reg", "log", "shutdown"}
+
+func (t FrameType) String() string {
+	if int(t) < len(typeNames) {
+		return typeNames[t]
+	}
+	return "other"
+}
+
+// Frame holds what routing needs from one frame, as slices of the line it was
+// parsed from (valid as long as that line). String fields are raw JSON tokens
+// with their quotes and escapes, nil when the key is absent or its value is
+// not a string; with a repeated key the last one wins, as in Python's json.
+// args and value are never decoded: the original bytes are forwarded.
+type Frame struct {
+	Type       FrameType
+	TypeRaw    []byte // the "type" token
+	ID         []byte // the "id" token, nil unless a string
+	HasID      bool   // "id" present, whatever its JSON type
+	Fn         []byte
+	Name       []byte
+	Stream     []byte
+	Data       []byte
+	TimeoutMS  int64 // the "timeout_ms" value if it is a positive integer literal, else 0
+	HasTimeout bool  // "timeout_ms" present, whatever its value
+}
+
+// Classify trims line (Unicode white space at both ends) and classifies it.
+// For a Framed line it fills f; otherwise f's contents are unspecified.
+// It allocates nothing unless the type token holds escapes. The returned
+// slice is the trimmed line, a sub-slice of line.
+func Classify(line []byte, f *Frame) (LineKind, []byte) {
+	t := bytes.TrimSpace(line)
+	if len(t) == len(ResultMarker) && string(t) == ResultMarker {
+		return Marker, t
+	}
+	if len(t) < 2 || t[0] != '{' {
+		return Text, t
+	}
+	*f = Frame{}
+	p := scanner{b: t}
+	if !p.object(f) || f.TypeRaw == nil {
+		return Text, t
+	}
+	f.Type = frameType(f.TypeRaw)
+	return Framed, t
+}
+
+// ScanHead reads the type and id of a frame from the first bytes of a line
+// that was too long to hold: the members fully present in head are read,
+// and the scan stops where head is cut. ok reports that a string type and a
+// string id were found. Nothing is validated past the cut.
+func ScanHead(head []byte, f *Frame) (ok bool) {
+	t := bytes.TrimLeft(head, " \t\r\n\v\f")
+	*f = Frame{}
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	p := scanner{b: t}
+	p.object(f)
+	if f.TypeRaw == nil || f.ID == nil {
+		return false
+	}
+	f.Type = frameType(f.TypeRaw)
+	return true
+}
+
+func frameType(tok []byte) FrameType {
+	s := tok[1 : len(tok)-1]
+	if bytes.IndexByte(s, '\\') >= 0 {
+		var dec string
+		if json.Unmarshal(tok, &dec) != nil {
+			return TypeOther
+		}
+		s = []byte(dec)
+	}
+	switch string(s) {
+	case "ready":
+		return TypeReady
+	case "call":
+		return TypeCall
+	case "result":
+		return TypeResult
+	case "error":
+		return TypeError
+	case "capability":
+		return TypeCapability
+	case "cap_reg":
+		return TypeCapReg
+	case "log":
+		return TypeLog
+	case "shutdown":
+		return TypeShutdown
+	}
+	return TypeOther
+}
+
+// unquote returns the decoded contents of a JSON string token: a sub-slice
+// of tok when it holds no escapes (the usual case), else a fresh slice.
+func unquote(tok []byte) []byte {
+	s := tok[1 : len(tok)-1]
+	if bytes.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var dec string
+	if json.Unmarshal(tok, &dec) != nil {
+		return s
+	}
+	return []byte(dec)
+}

@@ -1,0 +1,95 @@
+package dual
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var t0 = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// harness drives an Engine with a fake clock.
+type harness struct {
+	t   *testing.T
+	e   *Engine
+	now time.Time
+}
+
+func newHarness(t *testing.T, cfg Config) *harness {
+	t.Helper()
+	h := &harness{t: t, e: NewEngine(cfg), now: t0}
+	h.e.SolutionStarted(h.now, nil)
+	return h
+}
+
+// live returns a harness whose solution has sent ready.
+func liveHarness(t *testing.T, cfg Config) *harness {
+	t.Helper()
+	h := newHarness(t, cfg)
+	acts := h.sol(`{"type":"ready"}`)
+	if len(acts) != 1 || acts[0].Kind != SolutionReady {
+		t.Fatalf("ready gave %v", describe(acts))
+	}
+	return h
+}
+
+func (h *harness) eval(line string) []Action {
+	return snapshot(h.e.Line(Evaluator, []byte(line), h.now, nil))
+}
+
+func (h *harness) sol(line string) []Action {
+	return snapshot(h.e.Line(Solution, []byte(line), h.now, nil))
+}
+
+func (h *harness) advance(d time.Duration) []Action {
+	h.now = h.now.Add(d)
+	return snapshot(h.e.Expire(h.now, nil))
+}
+
+// snapshot copies the byte slices of acts, which are only valid until the next engine call.
+func snapshot(acts []Action) []Action {
+	for i := range acts {
+		acts[i].Frame = append([]byte(nil), acts[i].Frame...)
+		acts[i].Text = append([]byte(nil), acts[i].Text...)
+	}
+	return acts
+}
+
+// describe renders actions compactly for failure messages and comparisons.
+func describe(acts []Action) string {
+	var b strings.Builder
+	for i, a := range acts {
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		b.WriteString(a.Kind.String())
+		switch a.Kind {
+		case Send:
+			b.WriteString(" " + a.To.String() + " " + string(a.Frame))
+		case Output, Result:
+			b.WriteString(" " + string(a.Text))
+		case Log:
+			b.WriteString(" " + a.Stream + " " + string(a.Text))
+		case Warn:
+			b.WriteString(" " + a.From.String() + " " + a.Reason.String())
+		case Fatal:
+			b.WriteString(" " + a.Err.Error())
+		}
+	}
+	return b.String()
+}
+
+func (h *harness) expect(acts []Action, want string) {
+	h.t.Helper()
+	if got := describe(acts); got != want {
+		h.t.Fatalf("actions\n got: %s\nwant: %s", got, want)
+	}
+}
+
+func errFrame(id, code, msg string) string {
+	return `{"type":"error","id":"` + id + `","code":"` + code + `","message":"` + msg + `"}`
+}

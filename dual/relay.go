@@ -1,0 +1,405 @@
+package dual
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tether-dev/tether/wire"
+)
+
+// Relay runs an Engine between two processes' pipes: one reader goroutine
+// per side's stdout, one writer goroutine per side's stdin fed by a bounded
+// queue, and the Run goroutine owning the one deadline timer and restarts.
+// A peer that stops reading stalls only its own queue (and, by
+// back-pressure, the reader of the side sending to it), never a deadline or
+// the other direction; after WriteStall it counts as gone.
+type Relay struct {
+	cfg  RelayConfig
+	base time.Time // origin of the writers' busy clocks
+	wake chan struct{}
+	done chan struct{} // closed when Run starts shutting down
+	wg   sync.WaitGroup
+
+	mu            sync.Mutex // protects the fields below
+	eng           *Engine
+	acts          []Action
+	conns         [2]*conn
+	closed        bool
+	ended         bool
+	fatal         error
+	restartWanted bool
+	result        []byte
+	evalGone      string
+	firstOut      time.Time
+	lastProgress  int64
+	armedAt       time.Time // the deadline Run's timer is set for
+	armed         bool
+}
+
+// conn is one process's pipes and the goroutines serving them.
+type conn struct {
+	side      Side
+	ep        Endpoint
+	q         *writeQueue
+	gone      bool         // guarded by Relay.mu
+	busySince atomic.Int64 // writer: 1 + ns since Relay.base when the current write began, 0 when idle
+}
+
+// pendingSend is a forwarded line the reader puts after dropping the lock.
+type pendingSend struct {
+	c   *conn
+	buf []byte
+}
+
+// NewRelay prepares a run between the evaluator's and the first solution's
+// pipes. Nothing starts until Run.
+func NewRelay(evaluator, solution Endpoint, cfg RelayConfig) *Relay {
+	if cfg.WriteStall <= 0 {
+		cfg.WriteStall = DefaultWriteStall
+	}
+	if cfg.QueueBytes <= 0 {
+		cfg.QueueBytes = DefaultQueueBytes
+	}
+	if cfg.MaxLine <= 0 {
+		cfg.MaxLine = DefaultMaxLine
+	}
+	if cfg.ExitGrace <= 0 {
+		cfg.ExitGrace = DefaultExitGrace
+	}
+	if cfg.Restart == nil {
+		cfg.Engine.OnCallTimeout = Continue
+	}
+	r := &Relay{cfg: cfg, base: time.Now(), wake: make(chan struct{}, 1), done: make(chan struct{}),
+		eng: NewEngine(cfg.Engine)}
+	r.conns[Evaluator] = &conn{side: Evaluator, ep: evaluator}
+	r.conns[Solution] = &conn{side: Solution, ep: solution}
+	return r
+}
+
+// Run relays until the evaluator's result arrives, the evaluator is gone
+// (stdout EOF or a failed or stalled stdin write), a fatal condition
+// (ErrSolutionNotReady, *RestartError), or ctx is done (ctx.Err()). It
+// returns nil for the first two. Before returning it closes every pipe it
+// was given and waits for every goroutine it started. Call Run once.
+func (r *Relay) Run(ctx context.Context) (Summary, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r.mu.Lock()
+	r.start(r.conns[Evaluator])
+	r.start(r.conns[Solution])
+	r.acts = r.eng.SolutionStarted(time.Now(), r.acts[:0])
+	r.mu.Unlock()
+
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	type restarted struct {
+		ep  Endpoint
+		err error
+	}
+	restartDone := make(chan restarted, 1)
+	restarting := false
+	restarts := 0
+	var runErr error
+	for runErr == nil {
+		r.mu.Lock()
+		if r.ended || r.fatal != nil {
+			runErr = r.fatal
+			r.mu.Unlock()
+			break
+		}
+		if r.restartWanted && !restarting {
+			r.restartWanted, restarting = false, true
+			r.closeConn(r.conns[Solution])
+			r.conns[Solution] = nil
+			r.wg.Add(1)
+			go func() {
+				defer r.wg.Done()
+				ep, err := r.cfg.Restart(ctx)
+				restartDone <- restarted{ep, err}
+			}()
+		}
+		deadline, armed := r.eng.NextDeadline()
+		r.armedAt, r.armed = deadline, armed
+		r.mu.Unlock()
+		if armed {
+			timer.Reset(time.Until(deadline))
+		}
+		select {
+		case <-ctx.Done():
+			runErr = ctx.Err()
+		case <-r.wake:
+		case <-timer.C:
+			r.mu.Lock()
+			r.acts = r.eng.Expire(time.Now(), r.acts[:0])
+			r.dispatchLocked(nil)
+			r.mu.Unlock()
+		case rs := <-restartDone:
+			restarting = false
+			if rs.err != nil {
+				runErr = &RestartError{Err: rs.err}
+				break
+			}
+			restarts++
+			r.mu.Lock()
+			c := &conn{side: Solution, ep: rs.ep}
+			r.conns[Solution] = c
+			r.start(c)
+			r.acts = r.eng.SolutionStarted(time.Now(), r.acts[:0])
+			r.mu.Unlock()
+		}
+		timer.Stop()
+	}
+
+	r.mu.Lock()
+	r.closed = true
+	close(r.done)
+	for _, c := range r.conns {
+		r.closeConn(c)
+	}
+	sum := Summary{Stats: r.eng.Stats(), Result: r.result, EvaluatorGone: r.evalGone,
+		FirstOutput: r.firstOut, Restarts: restarts}
+	r.mu.Unlock()
+	cancel()
+	r.wg.Wait()
+	if restarting {
+		if rs := <-restartDone; rs.err == nil {
+			closeEndpoint(rs.ep)
+		}
+	}
+	return sum, runErr
+}
+
+func (r *Relay) signal() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// start launches c's reader and writer goroutines. Called with r.mu held.
+func (r *Relay) start(c *conn) {
+	c.q = newWriteQueue(r.cfg.QueueBytes)
+	r.wg.Add(2)
+	go r.read(c)
+	go r.write(c)
+}
+
+// closeConn stops c: its queue, stdin and stdout. Called with r.mu held.
+func (r *Relay) closeConn(c *conn) {
+	if c == nil {
+		return
+	}
+	c.gone = true
+	if c.q != nil {
+		c.q.close()
+	}
+	closeEndpoint(c.ep)
+}
+
+func closeEndpoint(ep Endpoint) {
+	if ep.Stdin != nil {
+		ep.Stdin.Close()
+	}
+	if ep.Stdout != nil {
+		ep.Stdout.Close()
+	}
+}
+
+// read is c's reader goroutine: it routes each line on this goroutine and
+// then puts the forwarded frames, waiting for queue room without the lock.
+func (r *Relay) read(c *conn) {
+	defer r.wg.Done()
+	lr := wire.NewLineReader(c.ep.Stdout, r.cfg.MaxLine)
+	sends := make([]pendingSend, 0, 4) // non-nil: dispatchLocked returns the sends to put
+	for {
+		line, err := lr.ReadLine()
+		var tooLong *wire.LineTooLongError
+		if err != nil && !errors.As(err, &tooLong) {
+			r.sideGone(c, r.endReason(c, err))
+			return
+		}
+		r.mu.Lock()
+		if r.closed {
+			r.mu.Unlock()
+			return
+		}
+		now := time.Now()
+		if r.conns[c.side] != c {
+			r.acts = r.eng.Drop(c.side, DropOldSolution, r.acts[:0])
+		} else {
+			r.observe(c.side, now, line, tooLong)
+			if tooLong != nil {
+				r.acts = r.eng.LineTooLong(c.side, tooLong.Length, tooLong.Head, now, r.acts[:0])
+			} else {
+				r.acts = r.eng.Line(c.side, line, now, r.acts[:0])
+			}
+		}
+		sends = r.dispatchLocked(sends[:0])
+		if d, ok := r.eng.NextDeadline(); ok && (!r.armed || d.Before(r.armedAt)) {
+			r.armedAt, r.armed = d, true
+			r.signal() // Run re-arms its timer for the new earliest deadline
+		}
+		r.mu.Unlock()
+		for i, s := range sends {
+			if !s.c.q.put(s.buf, true) {
+				putLine(s.buf)
+			}
+			sends[i] = pendingSend{}
+		}
+	}
+}
+
+// endReason names why c's stdout ended: the process's exit when the
+// endpoint reports it within ExitGrace, else the read error.
+func (r *Relay) endReason(c *conn, err error) string {
+	if err != io.EOF {
+		return "stdout read failed: " + err.Error()
+	}
+	if c.ep.Exited == nil {
+		return "stdout closed"
+	}
+	t := time.NewTimer(r.cfg.ExitGrace)
+	defer t.Stop()
+	select {
+	case s, ok := <-c.ep.Exited:
+		if ok && s != "" {
+			return s
+		}
+		return "exited"
+	case <-t.C:
+		return "stdout closed"
+	case <-r.done:
+		return "stdout closed"
+	}
+}
+
+// observe reports a line to the trace and first-output hooks. r.mu held.
+func (r *Relay) observe(from Side, now time.Time, line []byte, tooLong *wire.LineTooLongError) {
+	if from == Evaluator && r.firstOut.IsZero() {
+		r.firstOut = now
+		if h := r.cfg.Hooks.FirstEvaluatorLine; h != nil {
+			h(now)
+		}
+	}
+	if h := r.cfg.Hooks.Trace; h != nil {
+		ev := TraceEvent{From: from, At: now, Line: line, Length: int64(len(line))}
+		if tooLong != nil {
+			ev.Line, ev.Length = tooLong.Head, tooLong.Length
+		} else {
+			var f Frame
+			ev.Kind, ev.Line = Classify(line, &f)
+		}
+		h(ev)
+	}
+}
+
+// write is c's writer goroutine; a failed write, or one blocked for
+// WriteStall, makes c gone.
+func (r *Relay) write(c *conn) {
+	defer r.wg.Done()
+	stall := time.AfterFunc(time.Hour, func() {
+		if since := c.busySince.Load(); since != 0 && time.Since(r.base)-time.Duration(since-1) >= r.cfg.WriteStall {
+			r.sideGone(c, fmt.Sprintf("stdin write blocked for %v", r.cfg.WriteStall))
+		}
+	})
+	stall.Stop()
+	defer stall.Stop()
+	for {
+		buf, ok := c.q.pop()
+		if !ok {
+			return
+		}
+		c.busySince.Store(int64(time.Since(r.base)) + 1)
+		stall.Reset(r.cfg.WriteStall)
+		_, err := c.ep.Stdin.Write(buf)
+		stall.Stop()
+		c.busySince.Store(0)
+		putLine(buf)
+		if err != nil {
+			r.sideGone(c, "stdin write failed: "+err.Error())
+			return
+		}
+	}
+}
+
+// sideGone marks c gone (once, and only while it is the side's current
+// process) and lets the engine fail what it owed.
+func (r *Relay) sideGone(c *conn, reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || c.gone || r.conns[c.side] != c {
+		return
+	}
+	c.gone = true
+	c.q.close()
+	c.ep.Stdin.Close()
+	r.acts = r.eng.Gone(c.side, reason, time.Now(), r.acts[:0])
+	r.dispatchLocked(nil)
+	if c.side == Evaluator {
+		r.evalGone = reason
+		r.ended = true
+		r.signal()
+	}
+}
+
+// dispatchLocked carries out r.acts. Sends are copied; with sends != nil
+// (a reader) they are returned for a waiting put after the lock is
+// dropped, else put at once without waiting. r.mu held.
+func (r *Relay) dispatchLocked(sends []pendingSend) []pendingSend {
+	h := &r.cfg.Hooks
+	for i := range r.acts {
+		a := &r.acts[i]
+		switch a.Kind {
+		case Send:
+			c := r.conns[a.To]
+			if c == nil || c.gone {
+				continue
+			}
+			buf := getLine(a.Frame)
+			if sends != nil {
+				sends = append(sends, pendingSend{c, buf})
+			} else if !c.q.put(buf, false) {
+				putLine(buf)
+			}
+		case Output:
+			if h.Output != nil {
+				h.Output(a.Text)
+			}
+		case Result:
+			r.result = append([]byte(nil), a.Text...)
+			r.ended = true
+			r.signal()
+			if h.Result != nil {
+				h.Result(a.Text)
+			}
+		case Log:
+			if h.Log != nil {
+				h.Log(a.Stream, a.Text)
+			}
+		case Warn:
+			if h.Warn != nil {
+				h.Warn(a.From, a.Reason)
+			}
+		case RestartSolution:
+			r.restartWanted = true
+			r.signal()
+		case Fatal:
+			r.fatal = a.Err
+			r.signal()
+		}
+		*a = Action{}
+	}
+	if h.Progress != nil {
+		st := r.eng.Stats()
+		if n := st.Completed + st.CallTimeouts; n != r.lastProgress {
+			r.lastProgress = n
+			h.Progress(st)
+		}
+	}
+	return sends
+}

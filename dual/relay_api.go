@@ -1,0 +1,96 @@
+package dual
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// Endpoint is one side's pipes as the relay sees them. The relay takes
+// ownership: it closes Stdin when the side is gone or the run ends (stdin
+// EOF tells a side to exit) and closes Stdout at the end of the run to stop
+// its reader. Close must unblock a pending Write or Read, as it does for
+// *os.File pipes and io.Pipe.
+type Endpoint struct {
+	Stdin  io.WriteCloser
+	Stdout io.ReadCloser
+	// Exited, if not nil, delivers how the process ended ("exit status 1",
+	// "signal: killed"), sent or closed once it has exited. When Stdout
+	// reaches EOF the relay waits up to ExitGrace for it, so the SystemError
+	// sent for the calls the side owed names the exit; without it the
+	// reason is "stdout closed".
+	Exited <-chan string
+}
+
+// RestartFunc kills the current solution and starts a fresh one, returning
+// its pipes. The relay has already closed the old pipes when it calls it.
+// ctx is cancelled when the run ends.
+type RestartFunc func(ctx context.Context) (Endpoint, error)
+
+// Hooks receive what a run produces. Each hook may be nil. Hooks are called
+// one at a time (never concurrently), from the relay's goroutines, with the
+// relay's lock held: they must return quickly and must not call Relay
+// methods. Byte slices are valid only during the call.
+type Hooks struct {
+	// Output gets each evaluator plain-text line (trimmed; frames excluded).
+	Output func(line []byte)
+	// Result gets the payload line after ---RESULT---; the run then ends.
+	Result func(payload []byte)
+	// Log gets each solution log frame that was kept (stream, decoded data).
+	Log func(stream string, data []byte)
+	// FirstEvaluatorLine is called once, when the evaluator's first stdout
+	// line of any kind arrives (the judge's phase 2 starts there).
+	FirstEvaluatorLine func(at time.Time)
+	// Trace gets every line read from either side, before routing.
+	Trace func(ev TraceEvent)
+	// Warn gets every line or frame the engine dropped.
+	Warn func(from Side, reason DropReason)
+	// Progress gets the stats after each completed or timed-out call.
+	Progress func(s Stats)
+}
+
+// TraceEvent is one line seen by the relay.
+type TraceEvent struct {
+	From   Side
+	At     time.Time
+	Kind   LineKind // TooLong lines are reported with Kind Text and Length > len(Line)
+	Line   []byte   // trimmed; for an over-cap line, its head
+	Length int64    // the line's full length
+}
+
+// Relay defaults; a zero RelayConfig field means its default.
+const (
+	DefaultWriteStall = 3 * time.Second
+	DefaultQueueBytes = 4 << 20 // bytes of frames waiting for one side's stdin
+	DefaultMaxLine    = 4 << 20 // the wire line cap
+	DefaultExitGrace  = 500 * time.Millisecond
+)
+
+// RelayConfig configures a Relay. The zero value means the defaults, no
+// restart hook and no hooks.
+type RelayConfig struct {
+	Engine     Config
+	WriteStall time.Duration // a stdin write blocked this long means the side is gone
+	QueueBytes int           // forwarded frames beyond this wait (back-pressure on the sender's reader)
+	MaxLine    int
+	ExitGrace  time.Duration // how long to wait on Endpoint.Exited after stdout EOF
+	// Restart is called on RestartSolution. Nil means the solution cannot be
+	// restarted: the engine then runs with the Continue policy.
+	Restart RestartFunc
+	Hooks   Hooks
+}
+
+// Summary is how a run ended.
+type Summary struct {
+	Stats         Stats
+	Result        []byte    // the result payload (a copy), nil if none
+	EvaluatorGone string    // why the evaluator was found gone, "" if it was not
+	FirstOutput   time.Time // first evaluator stdout line; zero if none
+	Restarts      int       // solution processes started after the first
+}
+
+// RestartError is returned by Run when the restart hook failed.
+type RestartError struct{ Err error }
+
+func (e *RestartError) Error() string { return "dual: restarting the solution: " + e.Err.Error() }
+func (e *RestartError) Unwrap() error { return e.Err }

@@ -1,0 +1,370 @@
+package dual
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// fakeSide is the far end of one side's pipes, played by the test.
+type fakeSide struct {
+	stdin  *bufio.Reader  // what the relay wrote to the side
+	inR    *io.PipeReader // closing it makes the relay's writes fail
+	stdout *io.PipeWriter // what the side "prints"
+}
+
+func newFake() (Endpoint, *fakeSide) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	return Endpoint{Stdin: inW, Stdout: outR}, &fakeSide{stdin: bufio.NewReader(inR), inR: inR, stdout: outW}
+}
+
+func (f *fakeSide) send(line string) error {
+	_, err := io.WriteString(f.stdout, line+"\n")
+	return err
+}
+
+func (f *fakeSide) recv() (string, error) {
+	s, err := f.stdin.ReadString('\n')
+	return strings.TrimSuffix(s, "\n"), err
+}
+
+// echoSolution sends ready and answers every call with its own args as value
+// until its stdin ends.
+func echoSolution(f *fakeSide) error {
+	defer f.stdout.Close()
+	if err := f.send(ready); err != nil {
+		return err
+	}
+	for {
+		line, err := f.recv()
+		if err != nil {
+			return nil
+		}
+		var fr Frame
+		if k, _ := Classify([]byte(line), &fr); k != Framed || fr.Type != TypeCall {
+			continue
+		}
+		if err := f.send(`{"type":"result","id":` + string(fr.ID) + `,"value":"ok"}`); err != nil {
+			return nil
+		}
+	}
+}
+
+// collector gathers hook output; hooks are serialised by the relay.
+type collector struct {
+	mu     sync.Mutex
+	output []string
+	logs   []string
+	warns  []DropReason
+}
+
+func (c *collector) hooks() Hooks {
+	return Hooks{
+		Output: func(l []byte) { c.mu.Lock(); c.output = append(c.output, string(l)); c.mu.Unlock() },
+		Log:    func(s string, d []byte) { c.mu.Lock(); c.logs = append(c.logs, s+":"+string(d)); c.mu.Unlock() },
+		Warn:   func(_ Side, r DropReason) { c.mu.Lock(); c.warns = append(c.warns, r); c.mu.Unlock() },
+	}
+}
+
+// runRelay runs r on its own goroutine and returns a wait function.
+func runRelay(ctx context.Context, r *Relay) func() (Summary, error) {
+	type res struct {
+		s   Summary
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() { s, err := r.Run(ctx); ch <- res{s, err} }()
+	return func() (Summary, error) { x := <-ch; return x.s, x.err }
+}
+
+// background runs fn on a goroutine; wait returns its error.
+func background(fn func() error) (wait func() error) {
+	ch := make(chan error, 1)
+	go func() { ch <- fn() }()
+	return func() error { return <-ch }
+}
+
+func TestRelayCallResultOutputAndResult(t *testing.T) {
+	evEP, ev := newFake()
+	solEP, sol := newFake()
+	var c collector
+	var first time.Time
+	hooks := c.hooks()
+	hooks.FirstEvaluatorLine = func(at time.Time) { first = at }
+	r := NewRelay(evEP, solEP, RelayConfig{Hooks: hooks})
+	wait := runRelay(context.Background(), r)
+	solDone := background(func() error { return echoSolution(sol) })
+	evDone := background(func() error {
+		defer ev.stdout.Close()
+		ev.send("starting")
+		ev.send(`{"type":"call","id":"1","fn":"f","args":[]}`)
+		got, err := ev.recv()
+		if err != nil {
+			return err
+		}
+		if got != `{"type":"result","id":"1","value":"ok"}` {
+			return errors.New("evaluator got " + got)
+		}
+		ev.send("---RESULT---")
+		ev.send(`{"status":"Accepted","score":10000}`)
+		io.Copy(io.Discard, ev.stdin) // until the relay closes our stdin
+		return nil
+	})
+	sum, err := wait()
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if e := evDone(); e != nil {
+		t.Fatal(e)
+	}
+	if e := solDone(); e != nil {
+		t.Fatal(e)
+	}
+	if string(sum.Result) != `{"status":"Accepted","score":10000}` || sum.Stats.Calls != 1 || sum.Stats.Completed != 1 {
+		t.Fatalf("summary %+v", sum)
+	}
+	if len(c.output) != 1 || c.output[0] != "starting" || first.IsZero() || !first.Equal(sum.FirstOutput) {
+		t.Fatalf("output %q first %v summary %v", c.output, first, sum.FirstOutput)
+	}
+}
+
+// A solution that never reads its stdin: the relay's write of a call to it
+// blocks, yet the other direction (solution → evaluator) keeps flowing, and
+// after WriteStall the solution is gone and the call fails at once.
+func TestRelaySolutionNeverReadsStdin(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		evEP, ev := newFake()
+		solEP, sol := newFake()
+		r := NewRelay(evEP, solEP, RelayConfig{Engine: Config{CallTimeout: 10 * time.Second}})
+		wait := runRelay(context.Background(), r)
+		sol.send(ready)
+		sol.send(`{"type":"capability","id":"c","name":"n","args":[]}`)
+		got, _ := ev.recv()
+		if got != `{"type":"capability","id":"c","name":"n","args":[]}` {
+			t.Fatalf("evaluator got %q", got)
+		}
+		start := time.Now()
+		ev.send(`{"type":"call","id":"1","fn":"f","args":[]}`) // the relay's write to the solution blocks
+		sol.send(`{"type":"log","stream":"stdout","data":"still talking"}`)
+		if got, _ := ev.recv(); got != `{"type":"log","stream":"stdout","data":"still talking"}` {
+			t.Fatalf("evaluator got %q", got)
+		}
+		got, _ = ev.recv()
+		if want := errFrame("1", "SystemError", "solution is gone: stdin write blocked for 3s"); got != want {
+			t.Fatalf("got %s want %s", got, want)
+		}
+		if el := time.Since(start); el != DefaultWriteStall {
+			t.Fatalf("gone after %v", el)
+		}
+		ev.stdout.Close()
+		sol.stdout.Close()
+		if _, err := wait(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// An evaluator that never reads: deadlines toward the solution keep firing
+// and its own stdin stall ends the run.
+func TestRelayEvaluatorNeverReadsStdin(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		evEP, ev := newFake()
+		solEP, sol := newFake()
+		r := NewRelay(evEP, solEP, RelayConfig{})
+		wait := runRelay(context.Background(), r)
+		sol.send(ready)
+		sol.send(`{"type":"capability","id":"c","name":"n","args":[],"timeout_ms":500}`) // blocks the relay's write to the evaluator
+		got, _ := sol.recv()
+		if want := errFrame("c", "CallTimeout", "call timeout"); got != want {
+			t.Fatalf("solution got %q", got)
+		}
+		sum, err := wait()
+		if err != nil || !strings.Contains(sum.EvaluatorGone, "blocked") {
+			t.Fatalf("run: %v %+v", err, sum)
+		}
+		ev.stdout.Close()
+		sol.stdout.Close()
+	})
+}
+
+func TestRelayHugeLineAndGarbage(t *testing.T) {
+	evEP, ev := newFake()
+	solEP, sol := newFake()
+	var c collector
+	r := NewRelay(evEP, solEP, RelayConfig{Hooks: c.hooks()})
+	wait := runRelay(context.Background(), r)
+	solDone := background(func() error {
+		defer sol.stdout.Close()
+		sol.send(ready)
+		if _, err := sol.recv(); err != nil {
+			return err
+		}
+		chunk := strings.Repeat("x", 1<<20)
+		for i := 0; i < 100; i++ { // one 100 MiB line
+			io.WriteString(sol.stdout, chunk)
+		}
+		sol.send("")
+		sol.send("\x00\xff garbage {{{")
+		sol.send(`{"type":"result","id":"1","value":`) // broken frame: never reaches the evaluator
+		sol.send(`{"type":"result","id":"1","value":1}`)
+		io.Copy(io.Discard, sol.stdin)
+		return nil
+	})
+	ev.send(`{"type":"call","id":"1","fn":"f","args":[]}`)
+	ev.send("\xfe\xfd not utf8")
+	got, _ := ev.recv()
+	if got != `{"type":"result","id":"1","value":1}` {
+		t.Fatalf("evaluator got %q", got)
+	}
+	ev.stdout.Close()
+	sum, err := wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := solDone(); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stats.Dropped[DropLineTooLong] != 1 || sum.Stats.Dropped[DropSolutionText] != 2 {
+		t.Fatalf("stats %+v", sum.Stats)
+	}
+	if len(c.output) != 1 || c.output[0] != "\xfe\xfd not utf8" {
+		t.Fatalf("output %q", c.output)
+	}
+}
+
+func TestRelaySolutionClosesStdoutMidCall(t *testing.T) {
+	evEP, ev := newFake()
+	solEP, sol := newFake()
+	exited := make(chan string, 1)
+	solEP.Exited = exited
+	r := NewRelay(evEP, solEP, RelayConfig{Engine: Config{OnCallTimeout: Continue}})
+	wait := runRelay(context.Background(), r)
+	sol.send(ready)
+	ev.send(`{"type":"call","id":"1","fn":"f","args":[]}`)
+	sol.recv()
+	exited <- "exit status 2"
+	sol.stdout.Close()
+	got, _ := ev.recv()
+	if want := errFrame("1", "SystemError", "solution is gone: exit status 2"); got != want {
+		t.Fatalf("got %s want %s", got, want)
+	}
+	ev.send(`{"type":"call","id":"2","fn":"f","args":[]}`)
+	got, _ = ev.recv()
+	if want := errFrame("2", "SystemError", "solution is gone: exit status 2"); got != want {
+		t.Fatalf("got %s want %s", got, want)
+	}
+	ev.stdout.Close()
+	if _, err := wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRelayReadyTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		evEP, ev := newFake()
+		solEP, sol := newFake()
+		r := NewRelay(evEP, solEP, RelayConfig{})
+		start := time.Now()
+		_, err := runRelay(context.Background(), r)()
+		if !errors.Is(err, ErrSolutionNotReady) || time.Since(start) != DefaultReadyTimeout {
+			t.Fatalf("err %v after %v", err, time.Since(start))
+		}
+		ev.stdout.Close()
+		sol.stdout.Close()
+	})
+}
+
+func TestRelayRestartAfterTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		evEP, ev := newFake()
+		solEP, sol := newFake()
+		var restarted []*fakeSide
+		var helpers []func() error
+		restart := func(ctx context.Context) (Endpoint, error) {
+			ep, f := newFake()
+			restarted = append(restarted, f)
+			helpers = append(helpers, background(func() error { return echoSolution(f) }))
+			return ep, nil
+		}
+		r := NewRelay(evEP, solEP, RelayConfig{Restart: restart})
+		wait := runRelay(context.Background(), r)
+		sol.send(ready)
+		ev.send(`{"type":"call","id":"hang","fn":"f","args":[],"timeout_ms":1000}`)
+		sol.recv() // the first solution never answers
+		got, _ := ev.recv()
+		if got != errFrame("hang", "CallTimeout", "call timeout") {
+			t.Fatalf("got %q", got)
+		}
+		ev.send(`{"type":"call","id":"next","fn":"f","args":[]}`)
+		got, _ = ev.recv()
+		if got != `{"type":"result","id":"next","value":"ok"}` {
+			t.Fatalf("got %q", got)
+		}
+		sol.send(`{"type":"result","id":"next","value":"stale"}`) // the old process: its pipe was closed
+		ev.stdout.Close()
+		sum, err := wait()
+		if err != nil || sum.Restarts != 1 || len(restarted) != 1 || sum.Stats.Restarts != 1 {
+			t.Fatalf("run: %v %+v", err, sum)
+		}
+		for _, h := range helpers {
+			if err := h(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+func TestRelayContextCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		evEP, ev := newFake()
+		solEP, sol := newFake()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_, err := runRelay(ctx, NewRelay(evEP, solEP, RelayConfig{}))()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err %v", err)
+		}
+		ev.stdout.Close()
+		sol.stdout.Close()
+	})
+}
+
+func TestRelayEvaluatorStdinBroken(t *testing.T) {
+	evEP, ev := newFake()
+	solEP, sol := newFake()
+	var traced []string
+	var progress []int64
+	hooks := Hooks{
+		Trace:    func(e TraceEvent) { traced = append(traced, e.From.String()+" "+e.Kind.String()+" "+string(e.Line)) },
+		Progress: func(s Stats) { progress = append(progress, s.Completed) },
+	}
+	r := NewRelay(evEP, solEP, RelayConfig{Hooks: hooks})
+	wait := runRelay(context.Background(), r)
+	solDone := background(func() error { return echoSolution(sol) })
+	ev.inR.Close() // the evaluator's stdin is broken: the result cannot be delivered
+	ev.send(`{"type":"call","id":"1","fn":"f","args":[]}`)
+	sum, err := wait()
+	if err != nil || !strings.HasPrefix(sum.EvaluatorGone, "stdin write failed") {
+		t.Fatalf("run: %v %+v", err, sum)
+	}
+	ev.stdout.Close()
+	solDone()
+	want := []string{"solution frame " + ready, `evaluator frame {"type":"call","id":"1","fn":"f","args":[]}`,
+		`solution frame {"type":"result","id":"1","value":"ok"}`}
+	slices.Sort(traced) // the solution's ready and the evaluator's call race
+	slices.Sort(want)
+	if strings.Join(traced, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("trace\n%s\nwant\n%s", strings.Join(traced, "\n"), strings.Join(want, "\n"))
+	}
+	if len(progress) != 1 || progress[0] != 1 {
+		t.Fatalf("progress %v", progress)
+	}
+}

@@ -1,0 +1,199 @@
+package dual
+
+import (
+	"bytes"
+	"hash/maphash"
+	"time"
+)
+
+// direction is who waits and who owes an in-flight entry.
+type direction uint8
+
+const (
+	toSolution  direction = iota // a call: the evaluator waits, the solution owes
+	toEvaluator                  // a capability: the solution waits, the evaluator owes
+)
+
+func (d direction) waiter() Side {
+	if d == toSolution {
+		return Evaluator
+	}
+	return Solution
+}
+
+// entry is one call or capability in flight. Entries live in table.slots and
+// are reused through a free list, keeping their buffers, so a steady stream
+// of calls allocates nothing.
+type entry struct {
+	dir      direction
+	used     bool
+	sent     bool // forwarded to the current solution (calls only)
+	hash     uint64
+	next     int32  // next entry in the same hash chain, -1 at the end
+	heapIdx  int32  // position in table.heap
+	id       []byte // decoded id, the key
+	rawID    []byte // the id's JSON token, echoed in the engine's own frames
+	deadline time.Time
+	logBytes int    // log data kept while this call was the only one in flight
+	frame    []byte // a queued call frame, while no solution is ready
+}
+
+// table is the in-flight table keyed by (direction, id) with one min-heap of
+// deadlines. Not safe for concurrent use.
+type table struct {
+	seed   maphash.Seed
+	chains map[uint64]int32 // hash → first entry
+	slots  []entry
+	free   []int32
+	heap   []int32 // entry indexes ordered by deadline
+	count  [2]int  // entries per direction
+}
+
+func newTable() *table {
+	return &table{seed: maphash.MakeSeed(), chains: make(map[uint64]int32)}
+}
+
+func (t *table) hashOf(d direction, id []byte) uint64 {
+	return maphash.Bytes(t.seed, id) ^ (uint64(d) * 0x9e3779b97f4a7c15)
+}
+
+// find returns the index of the entry (d, id), or -1.
+func (t *table) find(d direction, id []byte) int32 {
+	h := t.hashOf(d, id)
+	i, ok := t.chains[h]
+	if !ok {
+		return -1
+	}
+	for ; i >= 0; i = t.slots[i].next {
+		e := &t.slots[i]
+		if e.hash == h && e.dir == d && bytes.Equal(e.id, id) {
+			return i
+		}
+	}
+	return -1
+}
+
+// insert adds (d, id) with its deadline; the caller checked it is absent.
+func (t *table) insert(d direction, id, rawID []byte, deadline time.Time) int32 {
+	var i int32
+	if n := len(t.free); n > 0 {
+		i = t.free[n-1]
+		t.free = t.free[:n-1]
+	} else {
+		t.slots = append(t.slots, entry{})
+		i = int32(len(t.slots) - 1)
+	}
+	e := &t.slots[i]
+	h := t.hashOf(d, id)
+	head, ok := t.chains[h]
+	if !ok {
+		head = -1
+	}
+	*e = entry{dir: d, used: true, hash: h, next: head, deadline: deadline,
+		id: append(e.id[:0], id...), rawID: append(e.rawID[:0], rawID...), frame: e.frame[:0]}
+	t.chains[h] = i
+	t.count[d]++
+	e.heapIdx = int32(len(t.heap))
+	t.heap = append(t.heap, i)
+	t.up(int(e.heapIdx))
+	return i
+}
+
+// remove deletes entry i from the chains and the heap and frees it. Its
+// buffers stay valid until the next insert.
+func (t *table) remove(i int32) {
+	e := &t.slots[i]
+	if !e.used {
+		return
+	}
+	if head := t.chains[e.hash]; head == i {
+		if e.next < 0 {
+			delete(t.chains, e.hash)
+		} else {
+			t.chains[e.hash] = e.next
+		}
+	} else {
+		for j := head; j >= 0; j = t.slots[j].next {
+			if t.slots[j].next == i {
+				t.slots[j].next = e.next
+				break
+			}
+		}
+	}
+	t.heapRemove(int(e.heapIdx))
+	e.used = false
+	if cap(e.frame) > 64<<10 {
+		e.frame = nil // do not pin big queued frames
+	}
+	t.count[e.dir]--
+	t.free = append(t.free, i)
+}
+
+// earliest returns the entry with the earliest deadline, or -1.
+func (t *table) earliest() int32 {
+	if len(t.heap) == 0 {
+		return -1
+	}
+	return t.heap[0]
+}
+
+func (t *table) less(a, b int) bool {
+	return t.slots[t.heap[a]].deadline.Before(t.slots[t.heap[b]].deadline)
+}
+
+func (t *table) swap(a, b int) {
+	t.heap[a], t.heap[b] = t.heap[b], t.heap[a]
+	t.slots[t.heap[a]].heapIdx = int32(a)
+	t.slots[t.heap[b]].heapIdx = int32(b)
+}
+
+func (t *table) up(j int) {
+	for j > 0 {
+		parent := (j - 1) / 2
+		if !t.less(j, parent) {
+			return
+		}
+		t.swap(j, parent)
+		j = parent
+	}
+}
+
+func (t *table) down(j int) {
+	n := len(t.heap)
+	for {
+		l := 2*j + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && t.less(r, l) {
+			m = r
+		}
+		if !t.less(m, j) {
+			return
+		}
+		t.swap(j, m)
+		j = m
+	}
+}
+
+func (t *table) heapRemove(j int) {
+	last := len(t.heap) - 1
+	if j != last {
+		t.swap(j, last)
+	}
+	t.heap = t.heap[:last]
+	if j != last {
+		t.down(j)
+		t.up(j)
+	}
+}
+
+// each calls fn for every entry in flight in direction d; fn may remove it.
+func (t *table) each(d direction, fn func(i int32)) {
+	for i := range t.slots {
+		if t.slots[i].used && t.slots[i].dir == d {
+			fn(int32(i))
+		}
+	}
+}

@@ -1,0 +1,206 @@
+package dual
+
+import (
+	"errors"
+	"time"
+)
+
+// Side names one of the two processes of a run.
+type Side uint8
+
+const (
+	Evaluator Side = iota // the trusted evaluator
+	Solution              // the untrusted solution host
+)
+
+func (s Side) String() string {
+	switch s {
+	case Evaluator:
+		return "evaluator"
+	case Solution:
+		return "solution"
+	}
+	return "side(?)"
+}
+
+// Other returns the opposite side.
+func (s Side) Other() Side { return 1 - s }
+
+// Policy is what the engine does after a call's CallTimeout.
+type Policy uint8
+
+const (
+	// Restart (the default) kills the solution, starts a fresh one, waits for
+	// its ready and fails every other call in flight to the old one.
+	Restart Policy = iota
+	// Continue keeps the Neuro OJ behaviour: nothing is restarted.
+	Continue
+)
+
+func (p Policy) String() string {
+	if p == Continue {
+		return "continue"
+	}
+	return "restart"
+}
+
+// Defaults of Config; a zero field means its default.
+const (
+	DefaultCallTimeout    = 5 * time.Second
+	DefaultReadyTimeout   = 10 * time.Second
+	DefaultMaxFrame       = 1 << 20  // 1,048,576 bytes
+	DefaultMaxLogPerCall  = 64 << 10 // bytes of log data kept per call
+	DefaultMaxLogPerRun   = 1 << 20  // bytes of log data kept per run
+	DefaultMaxInFlight    = 4096     // entries per direction
+	DefaultMaxIDLen       = 1024     // bytes of a call or capability id
+	DefaultMaxQueuedBytes = 8 << 20  // call frames held while the solution (re)starts
+	maxTimeout            = 100 * 365 * 24 * time.Hour
+)
+
+// Config sets the engine's limits. The zero value means every default.
+type Config struct {
+	CallTimeout    time.Duration // problem default deadline of a call or capability
+	OnCallTimeout  Policy
+	ReadyTimeout   time.Duration // how long a started solution has to send ready
+	MaxFrame       int           // bigger call/capability/response frames are Rejected
+	MaxLogPerCall  int
+	MaxLogPerRun   int
+	MaxInFlight    int // per direction; a call or capability beyond it is Rejected
+	MaxIDLen       int // a longer call or capability id is Rejected
+	MaxQueuedBytes int // bytes of call frames queued while no solution is ready; beyond, SystemError
+}
+
+func (c Config) withDefaults() Config {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	if c.CallTimeout <= 0 {
+		c.CallTimeout = DefaultCallTimeout
+	}
+	if c.ReadyTimeout <= 0 {
+		c.ReadyTimeout = DefaultReadyTimeout
+	}
+	def(&c.MaxFrame, DefaultMaxFrame)
+	def(&c.MaxLogPerCall, DefaultMaxLogPerCall)
+	def(&c.MaxLogPerRun, DefaultMaxLogPerRun)
+	def(&c.MaxInFlight, DefaultMaxInFlight)
+	def(&c.MaxIDLen, DefaultMaxIDLen)
+	def(&c.MaxQueuedBytes, DefaultMaxQueuedBytes)
+	return c
+}
+
+// ActionKind says what the caller of the engine must do with an Action.
+type ActionKind uint8
+
+const (
+	// Send: write Frame (one line, no newline) to side To's stdin.
+	Send ActionKind = iota + 1
+	// Output: Text is a line of the evaluator's plain-text output (trimmed).
+	Output
+	// Result: Text is the payload line that followed ---RESULT---. At most once per run.
+	Result
+	// Log: a solution log frame that was kept; Stream is "stdout"/"stderr" (or
+	// what the frame said), Text its decoded data.
+	Log
+	// RestartSolution: kill the solution, start a fresh one, then call
+	// Engine.SolutionStarted.
+	RestartSolution
+	// SolutionReady: the solution sent ready (First says whether it is the
+	// first ready of the run).
+	SolutionReady
+	// Warn: something was dropped; Reason says why, From where it came from.
+	Warn
+	// Fatal: the run cannot go on; Err says why (errors.Is ErrSolutionNotReady).
+	Fatal
+)
+
+var actionNames = [...]string{"?", "send", "output", "result", "log", "restart-solution", "solution-ready", "warn", "fatal"}
+
+func (k ActionKind) String() string {
+	if int(k) < len(actionNames) {
+		return actionNames[k]
+	}
+	return "?"
+}
+
+// Action is one thing the engine asks its caller to do.
+//
+// Frame and Text may alias the line passed to the engine or the engine's own
+// scratch buffers: they are valid until the next call of any Engine method
+// or the next read into the line's buffer, whichever comes first. Copy them
+// to keep them.
+type Action struct {
+	Kind   ActionKind
+	To     Side // Send
+	From   Side // Warn, Log
+	Frame  []byte
+	Text   []byte
+	Stream string
+	Reason DropReason // Warn
+	First  bool       // SolutionReady
+	Err    error      // Fatal
+}
+
+// DropReason says why the engine dropped a line or frame.
+type DropReason uint8
+
+const (
+	DropNone          DropReason = iota
+	DropBeforeReady              // a solution frame before its ready
+	DropType                     // a frame type this side may not send
+	DropNoID                     // a call, capability or response without a non-empty string id
+	DropUnknownID                // a response for an id not in flight (late, duplicate, forged)
+	DropWrongSide                // a response from the side that is owed it, not the one that owes it
+	DropOldSolution              // a frame from a solution that is gone or being replaced
+	DropSolutionText             // plain text on the solution's stdout
+	DropEvaluatorLog             // a log frame from the evaluator (never forwarded)
+	DropLogBudget                // a solution log frame over the per-call or per-run budget
+	DropMalformed                // a frame of a known type missing a field routing needs
+	DropOversize                 // a frame over MaxFrame that could not be answered with Rejected
+	DropLineTooLong              // a line over the wire cap with no recognisable type and id
+	DropEvaluatorGone            // a frame for or from an evaluator that is gone
+	numDropReasons
+)
+
+var dropNames = [...]string{"none", "before-ready", "type", "no-id", "unknown-id", "wrong-side",
+	"old-solution", "solution-text", "evaluator-log", "log-budget", "malformed", "oversize",
+	"line-too-long", "evaluator-gone"}
+
+func (r DropReason) String() string {
+	if int(r) < len(dropNames) {
+		return dropNames[r]
+	}
+	return "?"
+}
+
+// Stats counts what an engine saw. It is a value; copies do not change.
+type Stats struct {
+	Calls              int64 // call frames accepted from the evaluator
+	Capabilities       int64 // capability frames accepted from the solution
+	Completed          int64 // calls answered by the solution (result or error)
+	CallTimeouts       int64 // CallTimeout errors sent to the evaluator
+	CapabilityTimeouts int64 // CallTimeout errors sent to the solution
+	Rejected           int64 // Rejected errors written by the engine
+	Restarts           int64 // RestartSolution actions
+	LogKeptFrames      int64
+	LogKeptBytes       int64 // bytes of decoded log data kept
+	LogDroppedFrames   int64
+	LogDroppedBytes    int64
+	Dropped            [numDropReasons]int64 // by DropReason
+}
+
+// DroppedTotal sums Dropped.
+func (s Stats) DroppedTotal() int64 {
+	var n int64
+	for _, v := range s.Dropped {
+		n += v
+	}
+	return n
+}
+
+// ErrSolutionNotReady ends a run whose solution did not send ready within
+// the ready timeout, or exited before sending it. The judge maps it to
+// SystemError "solution host did not start".
+var ErrSolutionNotReady = errors.New("dual: solution host did not start")
