@@ -1,0 +1,62 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/tether-dev/tether/lm"
+)
+
+// ErrInjected is the failure an Echo backend was told to produce.
+var ErrInjected = errors.New("injected failure")
+
+// Echo answers each call with the text of its last user message. It counts
+// whitespace-separated words as tokens, so usage is deterministic.
+type Echo struct {
+	Delay time.Duration // wait before answering (cut short by the context)
+	// FailOn fails every call whose last user message contains it ("" never).
+	FailOn string
+	// FailEvery fails every n-th call (counting from 1); 0 never.
+	FailEvery int64
+
+	calls atomic.Int64
+}
+
+// Complete implements lm.Backend.
+func (e *Echo) Complete(ctx context.Context, call lm.Call) (lm.Reply, error) {
+	n := e.calls.Add(1)
+	if e.Delay > 0 {
+		t := time.NewTimer(e.Delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return lm.Reply{}, ctx.Err()
+		}
+	}
+	text := lastUser(call.Messages)
+	if e.FailOn != "" && strings.Contains(text, e.FailOn) {
+		return lm.Reply{}, fmt.Errorf("echo: %w: prompt contains %q", ErrInjected, e.FailOn)
+	}
+	if e.FailEvery > 0 && n%e.FailEvery == 0 {
+		return lm.Reply{}, fmt.Errorf("echo: %w: call %d", ErrInjected, n)
+	}
+	var in int64
+	for _, m := range call.Messages {
+		in += int64(len(strings.Fields(m.Content)))
+	}
+	return lm.Reply{Text: text, InputTokens: in, OutputTokens: int64(len(strings.Fields(text)))}, nil
+}
+
+func lastUser(msgs []lm.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" {
+			return msgs[i].Content
+		}
+	}
+	return ""
+}

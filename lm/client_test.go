@@ -1,0 +1,105 @@
+package lm_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tether-dev/tether/lm"
+	"github.com/tether-dev/tether/lm/backend"
+	"github.com/tether-dev/tether/wire"
+)
+
+func TestClientKeepAliveReusesConnection(t *testing.T) {
+	var conns atomic.Int64
+	_, addr := echoServer(t, nil, &lm.Options{ConnDone: func(string, lm.UsageSummary) { conns.Add(1) }})
+	cl, _ := lm.NewClient(addr, &lm.ClientOptions{KeepAlive: true})
+	for _, p := range []string{"a", "b", "c"} {
+		c, err := cl.Query(context.Background(), p, "")
+		if err != nil || c.Response != p {
+			t.Fatalf("Query(%q) = %+v, %v", p, c, err)
+		}
+	}
+	cl.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for conns.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("%d connections closed, want 1 reused connection", n)
+	}
+}
+
+// oneShotServer answers one request per connection and closes, as rlm's
+// LMHandler does.
+func oneShotServer(t *testing.T) (addr string, accepted *atomic.Int64) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted = new(atomic.Int64)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			if _, err := wire.NewFrameReader(c, 0).ReadFrame(); err == nil {
+				wire.NewFrameWriter(c, 0).WriteFrame([]byte(`{"chat_completion":{"root_model":"m","prompt":"x","response":"pong","usage_summary":{"model_usage_summaries":{}},"execution_time":0.1},"chat_completions":null,"error":null}`))
+			}
+			c.Close()
+		}
+	})
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	return ln.Addr().String(), accepted
+}
+
+func TestClientRedialsAfterOneShotServerCloses(t *testing.T) {
+	addr, accepted := oneShotServer(t)
+	cl, _ := lm.NewClient(addr, &lm.ClientOptions{KeepAlive: true})
+	defer cl.Close()
+	for i := range 3 {
+		c, err := cl.Query(context.Background(), "ping", "")
+		if err != nil || c.Response != "pong" {
+			t.Fatalf("query %d: %+v, %v", i, c, err)
+		}
+		time.Sleep(5 * time.Millisecond) // let the server's close arrive
+	}
+	if n := accepted.Load(); n != 3 {
+		t.Errorf("%d connections, want 3", n)
+	}
+}
+
+func TestClientContextCancel(t *testing.T) {
+	_, addr := echoServer(t, &backend.Echo{Delay: time.Hour}, nil)
+	cl, _ := lm.NewClient(addr, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := cl.Query(ctx, "slow", ""); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Query = %v, want DeadlineExceeded", err)
+	}
+}
+
+func TestClientErrors(t *testing.T) {
+	if _, err := lm.NewClient("no-port", nil); err == nil {
+		t.Error("NewClient accepted an address without a port")
+	}
+	if _, err := lm.NewClient("unix:", nil); err == nil {
+		t.Error("NewClient accepted an empty socket path")
+	}
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	cl, _ := lm.NewClient(addr, nil)
+	var op *net.OpError
+	if _, err := cl.Query(context.Background(), "x", ""); !errors.As(err, &op) {
+		t.Errorf("Query to a closed port = %v, want a *net.OpError", err)
+	}
+}

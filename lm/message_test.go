@@ -1,0 +1,133 @@
+package lm
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+func TestRequestShape(t *testing.T) {
+	var r Request
+	if err := json.Unmarshal([]byte(`{"prompt": "hi"}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Depth != -1 {
+		t.Errorf("missing depth read as %d, want -1 (rlm)", r.Depth)
+	}
+	if err := json.Unmarshal([]byte(`{"prompt": null, "prompts": ["a"], "depth": 2}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Prompt != nil || !r.Batched() || r.Depth != 2 {
+		t.Errorf("decoded %+v", r)
+	}
+	// rlm's to_dict: prompt, prompts and model omitted when null; depth always written.
+	out, _ := json.Marshal(Request{Prompt: json.RawMessage(`"x"`)})
+	if string(out) != `{"prompt":"x","depth":0}` {
+		t.Errorf("encoded %s", out)
+	}
+}
+
+func TestResponseWireForms(t *testing.T) {
+	cost := 0.25
+	c := Completion{RootModel: "m", Prompt: json.RawMessage(`"p"`), Response: "r",
+		UsageSummary: singleUsage("m", ModelUsage{TotalCalls: 1, TotalCost: &cost})}
+	cases := []struct {
+		resp *Response
+		want string
+	}{
+		{ErrorResponse("bad"), `{"error":"bad","chat_completion":null,"chat_completions":null}`},
+		{&Response{ChatCompletion: &c}, `{"chat_completion":{"root_model":"m","prompt":"p","response":"r","usage_summary":{"model_usage_summaries":{"m":{"total_calls":1,"total_input_tokens":0,"total_output_tokens":0,"total_cost":0.25}},"total_cost":0.25},"execution_time":0},"chat_completions":null,"error":null}`},
+		{&Response{ChatCompletions: []Completion{{RootModel: "m", Prompt: json.RawMessage(`"p"`), Error: "llm() call failed - x"}}},
+			`{"chat_completions":[{"root_model":"m","prompt":"p","response":"","usage_summary":{"model_usage_summaries":{}},"execution_time":0,"error":"llm() call failed - x"}],"chat_completion":null,"error":null}`},
+	}
+	for _, tc := range cases {
+		got := string(tc.resp.AppendJSON(nil))
+		if got != tc.want {
+			t.Errorf("got  %s\nwant %s", got, tc.want)
+		}
+		var back Response
+		if err := json.Unmarshal([]byte(got), &back); err != nil {
+			t.Errorf("%s does not decode: %v", got, err)
+		}
+	}
+}
+
+func TestParsePrompt(t *testing.T) {
+	cases := []struct {
+		in      string
+		want    string // last message content
+		wantErr error
+	}{
+		{`"hello"`, "hello", nil},
+		{`[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]`, "b", nil},
+		{`{"role":"user","content":[{"type":"text","text":"x"},{"type":"image_url"},{"type":"text","text":"y"}]}`, "xy", nil},
+		{`""`, "", ErrMissingPrompt},
+		{`[]`, "", ErrMissingPrompt},
+		{`null`, "", ErrMissingPrompt},
+		{`3`, "", ErrInvalidPrompt},
+		{`true`, "", ErrInvalidPrompt},
+		{`["just text"]`, "", ErrInvalidPrompt},
+		{`[{"content":"no role"}]`, "", ErrInvalidPrompt},
+		{`[{"role":"user","content":5}]`, "", ErrInvalidPrompt},
+	}
+	for _, tc := range cases {
+		msgs, err := ParsePrompt(json.RawMessage(tc.in))
+		if !errors.Is(err, tc.wantErr) {
+			t.Errorf("%s: err %v, want %v", tc.in, err, tc.wantErr)
+			continue
+		}
+		if err == nil && msgs[len(msgs)-1].Content != tc.want {
+			t.Errorf("%s: content %q, want %q", tc.in, msgs[len(msgs)-1].Content, tc.want)
+		}
+	}
+}
+
+func TestDecodeRequestErrors(t *testing.T) {
+	cases := []struct {
+		in   string
+		want error
+	}{
+		{`[1]`, ErrNotObject},
+		{`"s"`, ErrNotObject},
+		{`12`, ErrNotObject},
+		{`{"prompt":`, ErrInvalidJSON},
+		{``, ErrInvalidJSON},
+		{`{"depth": "one"}`, ErrInvalidJSON},
+		{"\xff", ErrInvalidJSON},
+	}
+	for _, tc := range cases {
+		if _, err := decodeRequest([]byte(tc.in)); !errors.Is(err, tc.want) {
+			t.Errorf("%q: %v, want %v", tc.in, err, tc.want)
+		}
+	}
+}
+
+// FuzzDecodeRequest: any frame either is refused with a known error or
+// yields a request whose prompts the server can echo as valid JSON.
+func FuzzDecodeRequest(f *testing.F) {
+	for _, s := range []string{`{"prompt":"a","depth":0}`, `{"prompts":["a",[{"role":"user","content":"b"}]]}`,
+		`[]`, `{"prompt":{"role":"user","content":[{"type":"text","text":"x"}]}}`, `{"model":null}`, "{\"prompt\":\"caf\\u00e9\"}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		req, err := decodeRequest(data)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidJSON) && !errors.Is(err, ErrNotObject) {
+				t.Fatalf("unclassified error %v", err)
+			}
+			return
+		}
+		var comps []Completion
+		for _, p := range append([]json.RawMessage{req.Prompt}, req.Prompts...) {
+			_, perr := ParsePrompt(p)
+			if perr != nil && !errors.Is(perr, ErrInvalidPrompt) && !errors.Is(perr, ErrMissingPrompt) {
+				t.Fatalf("unclassified prompt error %v", perr)
+			}
+			comps = append(comps, Completion{Prompt: p, Error: "e"})
+		}
+		out := (&Response{ChatCompletions: comps}).AppendJSON(nil)
+		if !json.Valid(out) {
+			t.Fatalf("response is not JSON: %s", out)
+		}
+	})
+}

@@ -1,0 +1,190 @@
+package lm
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/tether-dev/tether/wire"
+)
+
+// Options configure a Server. A nil *Options or a zero field means the default.
+type Options struct {
+	MaxFrame         int           // request and response payload cap; default wire.DefaultMaxFrame (64 MiB)
+	IdleTimeout      time.Duration // wait for the next request on a connection; default 5 min
+	ReadTimeout      time.Duration // read one frame once its first byte arrived; default 30 s
+	WriteTimeout     time.Duration // write one response; default 30 s
+	MaxInFlight      int           // backend calls in flight across all connections; default 16
+	BatchConcurrency int           // prompts of one batch in flight; default 16
+	Budget           Budget        // zero: unlimited
+	// ConnDone, if set, is called once per connection after it closed with
+	// the usage of its requests; it runs on the connection's goroutine.
+	ConnDone func(remote string, usage UsageSummary)
+}
+
+func (o *Options) withDefaults() Options {
+	var v Options
+	if o != nil {
+		v = *o
+	}
+	if v.MaxFrame <= 0 {
+		v.MaxFrame = wire.DefaultMaxFrame
+	}
+	if v.IdleTimeout <= 0 {
+		v.IdleTimeout = 5 * time.Minute
+	}
+	if v.ReadTimeout <= 0 {
+		v.ReadTimeout = 30 * time.Second
+	}
+	if v.WriteTimeout <= 0 {
+		v.WriteTimeout = 30 * time.Second
+	}
+	if v.MaxInFlight <= 0 {
+		v.MaxInFlight = 16
+	}
+	if v.BatchConcurrency <= 0 {
+		v.BatchConcurrency = 16
+	}
+	return v
+}
+
+// Server is an LM handler: it answers rlm LMRequests on any number of
+// listeners. Serve, Close and Usage are safe for concurrent use.
+//
+// Every goroutine a Server starts (one per connection, and up to
+// BatchConcurrency per batch) is waited for by Close.
+type Server struct {
+	router   *Router
+	opts     Options
+	spend    spend
+	meter    Meter         // handler-wide usage
+	inFlight chan struct{} // handler-wide backend call slots
+
+	ctx    context.Context // cancelled by Close: stops backend calls
+	cancel context.CancelFunc
+
+	mu        sync.Mutex // guards the fields below
+	listeners map[net.Listener]struct{}
+	conns     map[net.Conn]struct{}
+	closed    bool
+	wg        sync.WaitGroup // Serve loops and connections
+}
+
+// NewServer returns a server that routes requests with router.
+func NewServer(router *Router, opts *Options) *Server {
+	o := opts.withDefaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Server{
+		router:    router,
+		opts:      o,
+		spend:     spend{limit: o.Budget},
+		inFlight:  make(chan struct{}, o.MaxInFlight),
+		ctx:       ctx,
+		cancel:    cancel,
+		listeners: make(map[net.Listener]struct{}),
+		conns:     make(map[net.Conn]struct{}),
+	}
+}
+
+// Serve accepts connections on ln until Close, then returns ErrServerClosed;
+// any other accept error is returned as is. Serve closes ln.
+func (s *Server) Serve(ln net.Listener) error {
+	if !s.track(ln) {
+		ln.Close()
+		return ErrServerClosed
+	}
+	defer s.wg.Done()
+	defer s.untrack(ln)
+	var backoff time.Duration
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if s.isClosed() {
+				return ErrServerClosed
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				// Out of file descriptors and the like: wait, as net/http does.
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				time.Sleep(backoff)
+				continue
+			}
+			return err
+		}
+		backoff = 0
+		if !s.addConn(c) {
+			c.Close()
+			return ErrServerClosed
+		}
+		go s.serveConn(c)
+	}
+}
+
+// Usage is the handler-wide usage so far.
+func (s *Server) Usage() UsageSummary { return s.meter.Summary() }
+
+// Close stops the listeners, cancels backend calls in flight, closes every
+// connection and waits for all goroutines. It is safe to call more than once.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if !s.closed {
+		s.closed = true
+		for ln := range s.listeners {
+			ln.Close()
+		}
+		// Connections first, so a call cut short by the cancel below has
+		// nowhere to send a half-meant answer.
+		for c := range s.conns {
+			c.Close()
+		}
+		s.cancel()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	return nil
+}
+
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+func (s *Server) track(ln net.Listener) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.listeners[ln] = struct{}{}
+	s.wg.Add(1)
+	return true
+}
+
+func (s *Server) untrack(ln net.Listener) {
+	s.mu.Lock()
+	delete(s.listeners, ln)
+	s.mu.Unlock()
+	ln.Close()
+}
+
+func (s *Server) addConn(c net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.conns[c] = struct{}{}
+	s.wg.Add(1)
+	return true
+}
+
+func (s *Server) removeConn(c net.Conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+	c.Close()
+	s.wg.Done()
+}
