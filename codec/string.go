@@ -1,0 +1,96 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/base64"
+	"strconv"
+	"unicode/utf8"
+)
+
+const hexDigits = "0123456789abcdef"
+
+// needsEscape marks the bytes the canonical form escapes: control
+// characters, '"' and '\\'. Non-ASCII, DEL, '<', '>', '&', U+2028 and U+2029
+// are written as they are, like Python's json.dumps(ensure_ascii=False).
+var needsEscape = func() (t [256]bool) {
+	for i := 0; i < 0x20; i++ {
+		t[i] = true
+	}
+	t['"'] = true
+	t['\\'] = true
+	return t
+}()
+
+// appendString appends s as a canonical JSON string. s must be valid UTF-8
+// (callers check with utf8.ValidString).
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !needsEscape[c] {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendValidString appends s, or fails with ErrInvalidUTF8 naming the
+// first bad byte.
+func appendValidString(dst []byte, s string) ([]byte, *pathTrace) {
+	if !utf8.ValidString(s) {
+		return dst, fail(invalidUTF8(s))
+	}
+	return appendString(dst, s), nil
+}
+
+func invalidUTF8(s string) error {
+	i := 0
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		i += size
+	}
+	return because(ErrInvalidUTF8, "string is not valid UTF-8 (byte 0x"+
+		string([]byte{hexDigits[s[i]>>4], hexDigits[s[i]&0xf]})+" at index "+strconv.Itoa(i)+")")
+}
+
+func appendBase64(dst []byte, b []byte) []byte {
+	return base64.StdEncoding.AppendEncode(dst, b)
+}
+
+// decodeBase64 accepts only canonical standard base64 with padding: the
+// encoding package would also skip CR/LF, which we refuse so that every
+// byte string has exactly one wire form.
+func decodeBase64(s []byte) ([]byte, error) {
+	if bytes.ContainsAny(s, "\r\n") {
+		return nil, because(ErrInvalidBytes, "invalid base64 in __bytes__: line break")
+	}
+	out := make([]byte, base64.StdEncoding.DecodedLen(len(s)))
+	n, err := base64.StdEncoding.Strict().Decode(out, s)
+	if err != nil {
+		return nil, because(ErrInvalidBytes, "invalid base64 in __bytes__: "+err.Error())
+	}
+	return out[:n], nil
+}
