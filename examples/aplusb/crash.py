@@ -1,0 +1,3 @@
+def add(a, b):
+    print("about to crash")
+    return a // (b - b)  # ZeroDivisionError

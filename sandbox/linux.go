@@ -1,0 +1,337 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/criyle/go-sandbox/pkg/forkexec"
+	"github.com/criyle/go-sandbox/pkg/rlimit"
+	"golang.org/x/sys/unix"
+)
+
+// LinuxOptions configure the linux runner. A nil or zero value means the defaults.
+type LinuxOptions struct {
+	// UID and GID the programs run as; 0 means 65534 (nobody). Root is refused.
+	UID, GID int
+	// SystemPaths are bound read-only at the same path in every sandbox;
+	// nil means defaultSystemPaths. Paths that do not exist are skipped.
+	SystemPaths []string
+	// TempRoot holds the per-sandbox directories; "" means os.TempDir().
+	TempRoot string
+	// WorkDirBytes caps the private work dir (a tmpfs) when the Spec sets
+	// no memory limit; 0 means 256 MiB. With a memory limit the cap is that limit.
+	WorkDirBytes int64
+}
+
+// ErrLinuxUnavailable wraps every reason the linux runner cannot run here.
+var ErrLinuxUnavailable = errors.New("linux sandbox not available")
+
+// Linux is the "linux" runner: each program gets its own PID, mount,
+// network, IPC and UTS namespaces, a read-only view of the system
+// directories plus its Binds, a private tmpfs work dir, an unprivileged uid
+// with no capabilities and no_new_privs, a seccomp deny-list, rlimits for
+// CPU time, file size and open files, and a cgroup for memory, pids and CPU
+// accounting.
+//
+// Inside, PID 1 is a placeholder (sleep) that only holds the namespace, and
+// the program is PID 2, so it is an ordinary process: it can signal or kill
+// itself, and kill(-1) reaches only its own children. When the program
+// exits the placeholder is killed, and with it every process it left.
+//
+// Cgroups are made under "tether/" in the judge's own cgroup of each
+// controller and temp dirs under TempRoot/tether-sbx-*, named after the
+// judge process; NewLinux removes those whose judge has died.
+//
+// A Linux runner is safe for concurrent use.
+type Linux struct {
+	uid, gid     int
+	system       []string
+	tempRoot     string
+	workDirBytes int64
+	cgroups      *cgroupLayout
+	python       *hostPython
+	placeholder  string // host path of sleep
+	seccomp      *syscall.SockFprog
+	seq          atomic.Uint64
+}
+
+// NewLinux checks that this machine can run the linux sandbox, removes what
+// dead judges left behind, and returns the runner. Its error wraps
+// ErrLinuxUnavailable and says what is missing.
+func NewLinux(opts *LinuxOptions) (*Linux, error) {
+	if opts == nil {
+		opts = &LinuxOptions{}
+	}
+	r := &Linux{uid: opts.UID, gid: opts.GID, tempRoot: opts.TempRoot, workDirBytes: opts.WorkDirBytes}
+	if r.uid == 0 {
+		r.uid = 65534
+	}
+	if r.gid == 0 {
+		r.gid = 65534
+	}
+	if r.tempRoot == "" {
+		r.tempRoot = os.TempDir()
+	}
+	if r.workDirBytes <= 0 {
+		r.workDirBytes = 256 << 20
+	}
+	if err := probeLinux(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrLinuxUnavailable, err)
+	}
+	cg, err := detectCgroups()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrLinuxUnavailable, err)
+	}
+	r.cgroups = cg
+	if r.placeholder, err = exec.LookPath("sleep"); err != nil {
+		return nil, fmt.Errorf("%w: no sleep binary for the namespace placeholder: %w", ErrLinuxUnavailable, err)
+	}
+	if seccompSupported() {
+		if r.seccomp, err = denyFilter(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrLinuxUnavailable, err)
+		}
+	}
+	r.python = findPython()
+	system := opts.SystemPaths
+	if system == nil {
+		system = defaultSystemPaths
+	}
+	for _, p := range system {
+		if _, err := os.Stat(p); err == nil {
+			r.system = append(r.system, p)
+		}
+	}
+	if r.python != nil {
+		probe := &visibleRoots{readOnly: r.system}
+		for _, p := range r.python.prefixes {
+			if !probe.covers(p) {
+				r.system = append(r.system, p)
+			}
+		}
+	}
+	if err := removeStale(cg.parentDirs(), r.tempRoot); err != nil {
+		return nil, fmt.Errorf("sandbox: clean up after a dead judge: %w", err)
+	}
+	return r, nil
+}
+
+// probeLinux says what of the kernel features the runner needs is missing.
+func probeLinux() error {
+	if os.Geteuid() != 0 {
+		return errors.New("not running as root (namespaces, mounts and cgroups need it)")
+	}
+	for _, ns := range []string{"pid", "mnt", "net", "ipc", "uts"} {
+		if _, err := os.Stat("/proc/self/ns/" + ns); err != nil {
+			return fmt.Errorf("no %s namespaces in this kernel: %w", ns, err)
+		}
+	}
+	return nil
+}
+
+// Kind implements Runner.
+func (r *Linux) Kind() string { return "linux" }
+
+// Start implements Runner. The context is checked before the start; the
+// start itself takes a few milliseconds and is not interruptible.
+func (r *Linux) Start(ctx context.Context, spec Spec) (Process, error) {
+	if len(spec.Args) == 0 {
+		return nil, errors.New("sandbox: spec has no Args")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("sandbox: start %s: %w", spec.Args[0], err)
+	}
+	p, err := r.start(spec)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: start %s: %w", spec.Args[0], err)
+	}
+	return p, nil
+}
+
+func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
+	name := fmt.Sprintf("%s-%d", ownerTag, r.seq.Add(1))
+	p := &linuxProcess{limits: spec.Limits, exited: make(chan struct{})}
+	defer func() {
+		if err != nil {
+			p.cleanupFailedStart()
+		}
+	}()
+	if p.dir.base, err = mkdirExact(filepath.Join(r.tempRoot, tempPrefix+name)); err != nil {
+		return nil, err
+	}
+	p.dir.root = filepath.Join(p.dir.base, "root")
+	p.dir.workDir = filepath.Join(p.dir.base, "work")
+	for _, d := range []string{p.dir.root, p.dir.workDir} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if err := placeFiles(p.dir.workDir, spec.Files); err != nil {
+		return nil, err
+	}
+	roots := &visibleRoots{readOnly: r.system}
+	for _, b := range spec.Binds {
+		if !filepath.IsAbs(b.Path) {
+			return nil, fmt.Errorf("bind %q: not an absolute path", b.Path)
+		}
+		if _, err := os.Stat(b.Path); err != nil {
+			return nil, fmt.Errorf("bind %q: %w", b.Path, err)
+		}
+		roots.binds = append(roots.binds, Bind{Path: filepath.Clean(b.Path), Writable: b.Writable})
+	}
+	execPath, err := resolveExecutable(spec.Args[0], spec.Env, r.python, roots)
+	if err != nil {
+		return nil, err
+	}
+	dir := p.dir.workDir
+	if spec.Dir != "" {
+		if dir = filepath.Clean(spec.Dir); !roots.covers(dir) {
+			return nil, fmt.Errorf("dir %q is not visible inside the sandbox (not under a system path or a Bind)", spec.Dir)
+		}
+	}
+	tmpfsBytes := r.workDirBytes
+	if spec.Limits.Memory > 0 {
+		tmpfsBytes = spec.Limits.Memory
+	}
+	mounts, err := buildMounts(p.dir, roots, tmpfsBytes, r.uid, r.gid)
+	if err != nil {
+		return nil, err
+	}
+	pids := 0
+	if spec.Limits.Pids > 0 {
+		pids = spec.Limits.Pids + 1 // the placeholder is one of them
+	}
+	if p.cg, err = r.cgroups.newCgroup(name, spec.Limits.Memory, pids); err != nil {
+		return nil, err
+	}
+	if err := p.makePipes(); err != nil {
+		return nil, err
+	}
+	cred := &syscall.Credential{Uid: uint32(r.uid), Gid: uint32(r.gid)}
+	placeholder := &forkexec.Runner{
+		Args:       []string{r.placeholder, "infinity"},
+		WorkDir:    "/",
+		Credential: cred,
+		NoNewPrivs: true,
+		DropCaps:   true,
+		Seccomp:    r.seccomp,
+		SyncFunc:   p.cg.addProc,
+	}
+	program := &forkexec.Runner{
+		Args:       append([]string{execPath}, spec.Args[1:]...),
+		Env:        append([]string{}, spec.Env...),
+		Files:      []uintptr{p.childStdin.Fd(), p.childStdout.Fd(), p.childStderr.Fd()},
+		WorkDir:    dir,
+		RLimits:    rlimits(spec.Limits),
+		Seccomp:    r.seccomp,
+		CloneFlags: unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS,
+		Mounts:     mounts,
+		PivotRoot:  p.dir.root,
+		HostName:   "sandbox",
+		DomainName: "sandbox",
+		Credential: cred,
+		NoNewPrivs: true,
+		DropCaps:   true,
+		SyncFunc: func(pid int) error {
+			if err := p.cg.addProc(pid); err != nil {
+				return err
+			}
+			p.started = time.Now()
+			return nil
+		},
+	}
+	if !spec.Network {
+		program.CloneFlags |= unix.CLONE_NEWNET
+	}
+	if err := startInNewPIDNamespace(placeholder, program, p); err != nil {
+		return nil, err
+	}
+	p.closeChildEnds()
+	p.watch()
+	return p, nil
+}
+
+// startInNewPIDNamespace starts the placeholder as PID 1 of a new PID
+// namespace and the program as PID 2 in it. unshare(CLONE_NEWPID) changes
+// the namespace of the children of the calling thread only, so it runs on a
+// thread of its own that is never given back to the Go scheduler: the
+// goroutine ends locked, and the runtime then discards the thread.
+func startInNewPIDNamespace(placeholder, program *forkexec.Runner, p *linuxProcess) error {
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: see above
+		if err := unix.Unshare(unix.CLONE_NEWPID); err != nil {
+			done <- fmt.Errorf("unshare pid namespace: %w", err)
+			return
+		}
+		pid, err := placeholder.Start()
+		if err != nil {
+			done <- fmt.Errorf("namespace placeholder: %w", err)
+			return
+		}
+		if p.init, err = os.FindProcess(pid); err != nil {
+			syscall.Kill(pid, syscall.SIGKILL)
+			done <- err
+			return
+		}
+		pid, err = startProgram(program)
+		if err != nil {
+			done <- err
+			return
+		}
+		p.pid = pid
+		p.main, err = os.FindProcess(pid)
+		done <- err
+	}()
+	return <-done
+}
+
+// startProgram starts program and names the setup step that failed.
+// go-sandbox execs Args[0] as the path and passes it as argv[0] too, so
+// argv[0] is the resolved path (Python finds its prefix from it).
+func startProgram(program *forkexec.Runner) (int, error) {
+	pid, err := program.Start()
+	if err != nil {
+		var ce forkexec.ChildError
+		if errors.As(err, &ce) {
+			return 0, fmt.Errorf("sandbox setup failed at %s: %w", ce.Location, ce.Err)
+		}
+		return 0, err
+	}
+	return pid, nil
+}
+
+// rlimits are set in the child before execve. CPU time is also watched on
+// the whole cgroup (see linuxProcess.watch); the rlimit is the backstop for
+// the main process, one second after.
+func rlimits(l Limits) []rlimit.RLimit {
+	r := rlimit.RLimits{DisableCore: true}
+	if l.CPUTime > 0 {
+		secs := uint64((l.CPUTime + time.Second - 1) / time.Second)
+		r.CPU, r.CPUHard = secs+1, secs+2
+	}
+	if l.FileSize > 0 {
+		r.FileSize = uint64(l.FileSize)
+	}
+	if l.OpenFiles > 0 {
+		r.OpenFile = uint64(l.OpenFiles)
+	}
+	return r.PrepareRLimit()
+}
+
+// mkdirExact makes dir (0700) and fails if it exists.
+func mkdirExact(dir string) (string, error) {
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return "", fmt.Errorf("make sandbox dir: %w", err)
+	}
+	return dir, nil
+}

@@ -1,0 +1,37 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+)
+
+// ErrLinuxUnavailable wraps every reason the linux runner cannot run here.
+var ErrLinuxUnavailable = errors.New("linux sandbox not available")
+
+// LinuxOptions configure the linux runner; see the Linux build of this package.
+type LinuxOptions struct {
+	UID, GID     int
+	SystemPaths  []string
+	TempRoot     string
+	WorkDirBytes int64
+}
+
+// Linux is the "linux" runner; off Linux it cannot be made.
+type Linux struct{}
+
+// NewLinux always fails off Linux: the sandbox needs Linux namespaces and cgroups.
+func NewLinux(*LinuxOptions) (*Linux, error) { return nil, errUnavailable() }
+
+// Kind implements Runner.
+func (*Linux) Kind() string { return "linux" }
+
+// Start implements Runner; it always fails.
+func (*Linux) Start(context.Context, Spec) (Process, error) { return nil, errUnavailable() }
+
+func errUnavailable() error {
+	return fmt.Errorf("%w on this OS (%s)", ErrLinuxUnavailable, runtime.GOOS)
+}

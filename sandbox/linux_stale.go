@@ -1,0 +1,129 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Every cgroup and temp dir a linux runner makes is named
+// "<judge pid>-<judge start time>-<sequence>" (temp dirs with the prefix
+// tempPrefix), so that a later judge can tell what a dead one left behind —
+// its pid no longer runs with that start time — from what a live one uses.
+const tempPrefix = "tether-sbx-"
+
+// ownerTag names this judge process: pid and start time (clock ticks since
+// boot, field 22 of /proc/PID/stat), unique across pid reuse.
+var ownerTag = func() string {
+	pid := os.Getpid()
+	return fmt.Sprintf("%d-%d", pid, processStartTime(pid))
+}()
+
+// processStartTime is 0 when the process does not exist.
+func processStartTime(pid int) uint64 {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) may hold spaces; fields count from its ")".
+	i := strings.LastIndexByte(string(data), ')')
+	if i < 0 {
+		return 0
+	}
+	fields := strings.Fields(string(data[i+1:]))
+	const startTimeField = 22 - 3 // fields[0] is field 3
+	if len(fields) <= startTimeField {
+		return 0
+	}
+	v, _ := strconv.ParseUint(fields[startTimeField], 10, 64)
+	return v
+}
+
+// ownerAlive reports whether the judge that made an entry named name still
+// runs. Names that do not follow the scheme are not ours: treated as alive.
+func ownerAlive(name string) bool {
+	parts := strings.SplitN(name, "-", 3)
+	if len(parts) != 3 {
+		return true
+	}
+	pid, err1 := strconv.Atoi(parts[0])
+	start, err2 := strconv.ParseUint(parts[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		return true
+	}
+	return processStartTime(pid) == start
+}
+
+// removeStale kills the processes of and removes every sandbox cgroup under
+// parents, and every temp dir under tempRoot, whose judge is gone. It is
+// what makes a run after a `kill -9` of the judge clean.
+func removeStale(parents []string, tempRoot string) error {
+	var errs []error
+	for _, parent := range parents {
+		entries, err := os.ReadDir(parent)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+		for _, e := range entries {
+			if !e.IsDir() || ownerAlive(e.Name()) {
+				continue
+			}
+			if err := killCgroupDir(filepath.Join(parent, e.Name())); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	entries, err := os.ReadDir(tempRoot)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, e := range entries {
+		name, ok := strings.CutPrefix(e.Name(), tempPrefix)
+		if !ok || !e.IsDir() || ownerAlive(name) {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(tempRoot, e.Name())); err != nil {
+			errs = append(errs, fmt.Errorf("sandbox: remove stale %s: %w", e.Name(), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// killCgroupDir SIGKILLs every process listed in dir until none is left,
+// then removes dir.
+func killCgroupDir(dir string) error {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("sandbox: stale cgroup %s: %w", dir, err)
+		}
+		pids := strings.Fields(string(data))
+		if len(pids) == 0 {
+			break
+		}
+		for _, p := range pids {
+			if pid, err := strconv.Atoi(p); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("sandbox: stale cgroup %s: processes survive SIGKILL", dir)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := destroyRetrying(func() error { return syscall.Rmdir(dir) }); err != nil {
+		return fmt.Errorf("sandbox: remove stale cgroup %s: %w", dir, err)
+	}
+	return nil
+}

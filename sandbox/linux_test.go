@@ -1,0 +1,413 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// requireLinuxRunner returns a linux runner, or skips when this machine
+// cannot run one — unless TETHER_REQUIRE_SANDBOX=1 (set by CI), where a
+// missing capability fails the test.
+func requireLinuxRunner(t *testing.T) *Linux {
+	t.Helper()
+	r, err := NewLinux(nil)
+	if err != nil {
+		if os.Getenv("TETHER_REQUIRE_SANDBOX") == "1" {
+			t.Fatalf("TETHER_REQUIRE_SANDBOX=1 but: %v", err)
+		}
+		t.Skipf("linux sandbox unavailable: %v", err)
+	}
+	if r.python == nil {
+		t.Fatal("no python3 on the host PATH; the sandbox tests use it")
+	}
+	return r
+}
+
+type runResult struct {
+	stdout, stderr string
+	usage          Usage
+}
+
+// run starts spec, feeds stdin, collects both outputs, waits, closes, and
+// checks that the sandbox left nothing behind.
+func run(t *testing.T, r *Linux, spec Spec, stdin string) runResult {
+	t.Helper()
+	p, err := r.Start(context.Background(), spec)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	var res runResult
+	var wg sync.WaitGroup
+	var out, errOut bytes.Buffer
+	wg.Add(2)
+	go func() { defer wg.Done(); io.Copy(&out, p.Stdout()) }()
+	go func() { defer wg.Done(); io.Copy(&errOut, p.Stderr()) }()
+	io.WriteString(p.Stdin(), stdin)
+	p.Stdin().Close()
+	res.usage, err = p.Wait()
+	if err != nil {
+		t.Fatalf("Wait: %v", err)
+	}
+	wg.Wait()
+	res.stdout, res.stderr = out.String(), errOut.String()
+	if err := p.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	assertNothingLeft(t, p)
+	return res
+}
+
+// assertNothingLeft checks that the sandbox's directory and cgroups are
+// gone. A cgroup directory can only be removed once no process is in it, so
+// this also proves that no process of the sandbox survived.
+func assertNothingLeft(t *testing.T, proc Process) {
+	t.Helper()
+	p := proc.(*linuxProcess)
+	for _, d := range append([]string{p.dir.base}, p.cg.dirs...) {
+		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("left behind: %s (stat: %v)", d, err)
+		}
+	}
+}
+
+func pyArgs(code string) []string { return []string{"python3", "-c", code} }
+
+func TestLinuxIdentityAndPrivileges(t *testing.T) {
+	r := requireLinuxRunner(t)
+	res := run(t, r, Spec{Args: pyArgs(`
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+print(os.getuid(), os.getgid(), os.getpid())
+print(libc.prctl(39, 0, 0, 0, 0))  # PR_GET_NO_NEW_PRIVS
+try:
+    os.setuid(0)
+    print("setuid ok")
+except PermissionError:
+    print("setuid denied")
+`)}, "")
+	want := "65534 65534 2\n1\nsetuid denied\n"
+	if res.stdout != want {
+		t.Fatalf("stdout = %q, want %q (stderr %q)", res.stdout, want, res.stderr)
+	}
+}
+
+func TestLinuxWorkDirHoldsFiles(t *testing.T) {
+	r := requireLinuxRunner(t)
+	res := run(t, r, Spec{
+		Args: pyArgs(`
+import os
+print(sorted(os.listdir(".")))
+print(open("pkg/mod.py").read().strip())
+open("new.txt", "w").write("written")
+print(open("new.txt").read())
+`),
+		Files: []File{
+			{Name: "main.py", Data: []byte("x = 1\n")},
+			{Name: "pkg/mod.py", Data: []byte("y = 2\n")},
+		},
+	}, "")
+	want := "['main.py', 'pkg']\ny = 2\nwritten\n"
+	if res.stdout != want {
+		t.Fatalf("stdout = %q, want %q (stderr %q)", res.stdout, want, res.stderr)
+	}
+}
+
+func TestLinuxStdinToStdout(t *testing.T) {
+	r := requireLinuxRunner(t)
+	res := run(t, r, Spec{Args: []string{"cat"}}, "frame one\nframe two\n")
+	if res.stdout != "frame one\nframe two\n" || res.usage.ExitCode != 0 {
+		t.Fatalf("stdout %q exit %d, stderr %q", res.stdout, res.usage.ExitCode, res.stderr)
+	}
+}
+
+// A TCP connect to a listener on the host's loopback fails without
+// Network, and succeeds with it (so the check can tell the two apart).
+func TestLinuxNoNetwork(t *testing.T) {
+	r := requireLinuxRunner(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	code := fmt.Sprintf(`
+import socket
+try:
+    socket.create_connection(("127.0.0.1", %d), timeout=5).close()
+    print("connected")
+except OSError as e:
+    print("refused", e.errno)
+`, port)
+	for _, tc := range []struct {
+		network bool
+		want    string
+	}{{false, "refused"}, {true, "connected"}} {
+		res := run(t, r, Spec{Args: pyArgs(code), Network: tc.network}, "")
+		if !strings.HasPrefix(res.stdout, tc.want) {
+			t.Errorf("Network=%v: stdout %q, want prefix %q (stderr %q)", tc.network, res.stdout, tc.want, res.stderr)
+		}
+	}
+}
+
+// A host file outside the sandbox's view cannot be read; bound, it can.
+func TestLinuxHostPathsHidden(t *testing.T) {
+	r := requireLinuxRunner(t)
+	secretDir := t.TempDir()
+	if err := os.Chmod(secretDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(secretDir, "hidden.txt")
+	if err := os.WriteFile(secret, []byte("the answer"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code := fmt.Sprintf(`
+for p in [%q, "/root", "/work", "/proc/1/environ"]:
+    try:
+        open(p).read()
+        print(p, "readable")
+    except OSError as e:
+        print(p, type(e).__name__)
+`, secret)
+	res := run(t, r, Spec{Args: pyArgs(code)}, "")
+	for _, line := range strings.Split(strings.TrimSpace(res.stdout), "\n") {
+		if strings.HasSuffix(line, "readable") {
+			t.Errorf("unbound host path visible: %s", line)
+		}
+	}
+	if n := strings.Count(res.stdout, "\n"); n != 4 {
+		t.Fatalf("stdout %q (stderr %q)", res.stdout, res.stderr)
+	}
+	bound := run(t, r, Spec{Args: pyArgs(fmt.Sprintf("print(open(%q).read())", secret)), Binds: []Bind{{Path: secretDir}}}, "")
+	if bound.stdout != "the answer\n" {
+		t.Fatalf("bound path: stdout %q (stderr %q)", bound.stdout, bound.stderr)
+	}
+}
+
+// Everything but the work dir and writable Binds is read-only.
+func TestLinuxWritesOutsideWorkDirFail(t *testing.T) {
+	r := requireLinuxRunner(t)
+	roDir := t.TempDir()
+	os.Chmod(roDir, 0o777) // the uid could write here on the host: only the read-only bind stops it
+	code := fmt.Sprintf(`
+for p in ["/tmp/x", "/usr/x", "/x", "/etc/passwd", %q]:
+    try:
+        open(p, "a").write("x")
+        print(p, "written")
+    except OSError as e:
+        print(p, e.errno)
+`, filepath.Join(roDir, "x"))
+	res := run(t, r, Spec{Args: pyArgs(code), Binds: []Bind{{Path: roDir}}}, "")
+	if strings.Contains(res.stdout, "written") || strings.Count(res.stdout, "\n") != 5 {
+		t.Fatalf("stdout %q (stderr %q)", res.stdout, res.stderr)
+	}
+	rw := run(t, r, Spec{Args: pyArgs(fmt.Sprintf("open(%q, 'w').write('x'); print('ok')", filepath.Join(roDir, "y"))),
+		Binds: []Bind{{Path: roDir, Writable: true}}}, "")
+	if rw.stdout != "ok\n" {
+		t.Fatalf("writable bind: stdout %q (stderr %q)", rw.stdout, rw.stderr)
+	}
+}
+
+// kill(-1, SIGKILL) inside reaches only the sandbox: a host process of the
+// same uid survives, and so does the judge.
+func TestLinuxKillAllStaysInside(t *testing.T) {
+	r := requireLinuxRunner(t)
+	victim := exec.Command("sleep", "30")
+	victim.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { victim.Process.Kill(); victim.Wait() }()
+	res := run(t, r, Spec{Args: pyArgs(`
+import os, signal, time
+if os.fork() == 0:  # a process of its own for kill(-1) to find
+    time.sleep(60)
+    os._exit(0)
+os.kill(-1, signal.SIGKILL)
+os.wait()
+os.kill(1, signal.SIGKILL)  # the placeholder: init of this namespace ignores it
+print("parent", os.getppid())  # the judge is outside: 0
+print("alive")
+`)}, "")
+	if res.stdout != "parent 0\nalive\n" {
+		t.Fatalf("stdout %q (stderr %q)", res.stdout, res.stderr)
+	}
+	if err := victim.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("host process of the same uid was killed: %v", err)
+	}
+}
+
+// A program can kill itself: it is not the namespace's init.
+func TestLinuxSuicide(t *testing.T) {
+	r := requireLinuxRunner(t)
+	res := run(t, r, Spec{Args: pyArgs("import os, signal; os.kill(os.getpid(), signal.SIGKILL); print('survived')")}, "")
+	if res.usage.Signal != int(syscall.SIGKILL) || res.stdout != "" {
+		t.Fatalf("usage %+v stdout %q", res.usage, res.stdout)
+	}
+}
+
+func TestLinuxForkBombIsCapped(t *testing.T) {
+	r := requireLinuxRunner(t)
+	res := run(t, r, Spec{Args: pyArgs(`
+import os, time
+n = 0
+try:
+    for _ in range(1000):
+        if os.fork() == 0:
+            time.sleep(60)
+            os._exit(0)
+        n += 1
+except OSError as e:
+    print("stopped", n, e.errno)
+`), Limits: Limits{Pids: 16}}, "")
+	var n, errno int
+	if _, err := fmt.Sscanf(res.stdout, "stopped %d %d", &n, &errno); err != nil || n >= 16 || errno != int(syscall.EAGAIN) {
+		t.Fatalf("stdout %q (stderr %q): want fewer than 16 forks then EAGAIN", res.stdout, res.stderr)
+	}
+}
+
+func TestLinuxMemoryLimit(t *testing.T) {
+	r := requireLinuxRunner(t)
+	hog := run(t, r, Spec{Args: pyArgs("b = bytearray(400 << 20); print('allocated')"), Limits: Limits{Memory: 64 << 20}}, "")
+	if !hog.usage.MemoryExceeded || hog.usage.Signal != int(syscall.SIGKILL) || hog.stdout != "" {
+		t.Fatalf("hog: usage %+v stdout %q", hog.usage, hog.stdout)
+	}
+	fine := run(t, r, Spec{Args: pyArgs("b = bytearray(20 << 20); b[::4096] = b'x' * len(b[::4096]); print('ok')"), Limits: Limits{Memory: 128 << 20}}, "")
+	if fine.usage.MemoryExceeded || fine.stdout != "ok\n" || fine.usage.MemoryPeak < 20<<20 {
+		t.Fatalf("fine: usage %+v stdout %q stderr %q", fine.usage, fine.stdout, fine.stderr)
+	}
+}
+
+func TestLinuxCPULimit(t *testing.T) {
+	r := requireLinuxRunner(t)
+	for name, code := range map[string]string{
+		"loop": "while True: pass",
+		// Two spinning children, the main process asleep: only the cgroup
+		// watch sees the sum.
+		"children": `
+import os, time
+for _ in range(2):
+    if os.fork() == 0:
+        while True: pass
+time.sleep(3600)
+`,
+	} {
+		res := run(t, r, Spec{Args: pyArgs(code), Limits: Limits{CPUTime: 700 * time.Millisecond, Pids: 8}}, "")
+		if !res.usage.CPUExceeded || res.usage.CPU < 700*time.Millisecond || res.usage.Signal == 0 {
+			t.Errorf("%s: usage %+v", name, res.usage)
+		}
+	}
+}
+
+func TestLinuxFileSizeAndOpenFiles(t *testing.T) {
+	r := requireLinuxRunner(t)
+	res := run(t, r, Spec{Args: pyArgs(`
+try:
+    open("big", "wb").write(b"x" * (2 << 20))
+    print("big written")
+except OSError as e:
+    print("big", e.errno)
+fs = []
+try:
+    for i in range(100):
+        fs.append(open("main.py"))
+    print("all open")
+except OSError as e:
+    print("files", e.errno)
+`), Files: []File{{Name: "main.py", Data: []byte("#\n")}}, Limits: Limits{FileSize: 1 << 20, OpenFiles: 20}}, "")
+	want := fmt.Sprintf("big %d\nfiles %d\n", syscall.EFBIG, syscall.EMFILE)
+	if res.stdout != want {
+		t.Fatalf("stdout %q, want %q (stderr %q)", res.stdout, want, res.stderr)
+	}
+}
+
+// The seccomp deny-list: a user namespace (which uid 65534 could make
+// otherwise) and mount are refused with EPERM.
+func TestLinuxSeccompDenyList(t *testing.T) {
+	r := requireLinuxRunner(t)
+	if r.seccomp == nil {
+		t.Skip("kernel without seccomp")
+	}
+	res := run(t, r, Spec{Args: pyArgs(`
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+print(libc.unshare(0x10000000), ctypes.get_errno())  # CLONE_NEWUSER
+print(libc.mount(b"none", b".", b"tmpfs", 0, None), ctypes.get_errno())
+`)}, "")
+	want := fmt.Sprintf("-1 %d\n-1 %d\n", syscall.EPERM, syscall.EPERM)
+	if res.stdout != want {
+		t.Fatalf("stdout %q, want %q (stderr %q)", res.stdout, want, res.stderr)
+	}
+}
+
+// Close during a run kills everything and removes all.
+func TestLinuxCloseWhileRunning(t *testing.T) {
+	r := requireLinuxRunner(t)
+	p, err := r.Start(context.Background(), Spec{Args: []string{"sleep", "60"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	u, err := p.Wait()
+	if err != nil || u.Signal != int(syscall.SIGKILL) {
+		t.Fatalf("Wait after Close: %+v %v", u, err)
+	}
+	assertNothingLeft(t, p)
+}
+
+func TestLinuxStartErrors(t *testing.T) {
+	r := requireLinuxRunner(t)
+	for name, spec := range map[string]Spec{
+		"no args":         {},
+		"unknown program": {Args: []string{"no-such-program-anywhere"}},
+		"relative bind":   {Args: []string{"true"}, Binds: []Bind{{Path: "rel"}}},
+		"missing bind":    {Args: []string{"true"}, Binds: []Bind{{Path: "/no/such/dir"}}},
+		"file escapes":    {Args: []string{"true"}, Files: []File{{Name: "../x", Data: nil}}},
+		"invisible dir":   {Args: []string{"true"}, Dir: "/root"},
+	} {
+		if p, err := r.Start(context.Background(), spec); err == nil {
+			p.Close()
+			t.Errorf("%s: Start succeeded", name)
+		}
+	}
+	_, err := r.Start(context.Background(), Spec{Args: []string{"no-such-program-anywhere"}})
+	if !errors.Is(err, exec.ErrNotFound) {
+		t.Errorf("unknown program: %v, want exec.ErrNotFound", err)
+	}
+	entries, _ := filepath.Glob(filepath.Join(os.TempDir(), tempPrefix+ownerTag+"-*"))
+	if len(entries) != 0 {
+		t.Errorf("failed starts left %v", entries)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := r.Start(ctx, Spec{Args: []string{"true"}}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: %v", err)
+	}
+}

@@ -1,0 +1,190 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// NewPlain returns the "none" runner: each program is a plain child process
+// in its own process group, with no isolation at all.
+//
+// What it enforces: rlimits for CPU time, file size and open files, applied
+// with prlimit(2) right after the start (so the first instructions of the
+// program run before them; a program cannot use that window to raise its
+// hard limits beyond what it inherited, but it can spend a few microseconds
+// of CPU unaccounted). What it does not enforce: Memory (measured only, as
+// MemoryPeak from the rusage high-water mark), Pids, Binds (every host path
+// is visible) and Network (the host network is always there).
+//
+// The runner is stateless and safe for concurrent use.
+func NewPlain() Runner { return plainRunner{} }
+
+type plainRunner struct{}
+
+func (plainRunner) Kind() string { return "none" }
+
+// Start creates the private work dir when needed, starts the program and
+// applies the rlimits. On any error the work dir is removed and a started
+// child is killed and reaped.
+func (plainRunner) Start(ctx context.Context, spec Spec) (Process, error) {
+	if len(spec.Args) == 0 {
+		return nil, errors.New("sandbox: spec has no Args")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("sandbox: start %s: %w", spec.Args[0], err)
+	}
+	p := &plainProcess{}
+	ok := false
+	defer func() {
+		if !ok {
+			p.cleanupFailedStart()
+		}
+	}()
+	dir := spec.Dir
+	if dir == "" || len(spec.Files) > 0 {
+		wd, err := os.MkdirTemp("", "tether-work-*")
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: make work dir: %w", err)
+		}
+		p.workDir = wd
+		if err := placeFiles(wd, spec.Files); err != nil {
+			return nil, err
+		}
+		if dir == "" {
+			dir = wd
+		}
+	}
+	path, err := lookPath(spec.Args[0], spec.Env, dir)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: start %s: %w", spec.Args[0], err)
+	}
+	if err := p.makePipes(); err != nil {
+		return nil, err
+	}
+	cmd := &exec.Cmd{
+		Path:   path,
+		Args:   spec.Args,
+		Env:    append(make([]string, 0, len(spec.Env)), spec.Env...),
+		Dir:    dir,
+		Stdin:  p.childStdin,
+		Stdout: p.childStdout,
+		Stderr: p.childStderr,
+		SysProcAttr: &syscall.SysProcAttr{
+			Setpgid:   true,
+			Pdeathsig: syscall.SIGKILL,
+		},
+	}
+	p.cmd = cmd
+	p.limits = spec.Limits
+	p.started = time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("sandbox: start %s: %w", spec.Args[0], err)
+	}
+	p.closeChildEnds()
+	if err := applyRlimits(cmd.Process.Pid, spec.Limits); err != nil {
+		return nil, fmt.Errorf("sandbox: limits for %s: %w", spec.Args[0], err)
+	}
+	ok = true
+	return p, nil
+}
+
+// lookPath resolves argv[0] like a shell would: a name with a slash is taken
+// relative to dir, a bare name is searched in the PATH of env, or of the
+// host when env has none.
+func lookPath(name string, env []string, dir string) (string, error) {
+	if strings.Contains(name, "/") {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(dir, name)
+		}
+		return name, nil
+	}
+	pathList := os.Getenv("PATH")
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathList = v
+		}
+	}
+	for _, d := range filepath.SplitList(pathList) {
+		if d == "" {
+			continue
+		}
+		candidate := filepath.Join(d, name)
+		if fi, err := os.Stat(candidate); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return candidate, nil
+		}
+	}
+	return "", fmt.Errorf("%q: %w", name, exec.ErrNotFound)
+}
+
+// placeFiles copies each File into dir, refusing names that leave it.
+func placeFiles(dir string, files []File) error {
+	for _, f := range files {
+		clean := filepath.Clean(f.Name)
+		if f.Name == "" || filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
+			return fmt.Errorf("sandbox: file name %q must be a relative path inside the work dir", f.Name)
+		}
+		mode := f.Mode
+		if mode == 0 {
+			mode = 0o644
+		}
+		target := filepath.Join(dir, clean)
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return fmt.Errorf("sandbox: file %q: %w", f.Name, err)
+		}
+		data := f.Data
+		if f.Source != "" {
+			var err error
+			if data, err = os.ReadFile(f.Source); err != nil {
+				return fmt.Errorf("sandbox: file %q: %w", f.Name, err)
+			}
+		}
+		if err := os.WriteFile(target, data, mode); err != nil {
+			return fmt.Errorf("sandbox: file %q: %w", f.Name, err)
+		}
+		if err := os.Chmod(target, mode); err != nil { // WriteFile's mode passes through umask
+			return fmt.Errorf("sandbox: file %q: %w", f.Name, err)
+		}
+	}
+	return nil
+}
+
+// applyRlimits sets (racing the child's first instructions; see NewPlain) the hard and soft limits of the running child. The CPU
+// limit is rounded up to whole seconds; the kernel sends SIGXCPU at the soft
+// limit and SIGKILL one second later.
+func applyRlimits(pid int, l Limits) error {
+	if l.CPUTime > 0 {
+		secs := uint64((l.CPUTime + time.Second - 1) / time.Second)
+		if err := prlimit(pid, syscall.RLIMIT_CPU, secs, secs+1); err != nil {
+			return fmt.Errorf("cpu time: %w", err)
+		}
+	}
+	if l.FileSize > 0 {
+		if err := prlimit(pid, syscall.RLIMIT_FSIZE, uint64(l.FileSize), uint64(l.FileSize)); err != nil {
+			return fmt.Errorf("file size: %w", err)
+		}
+	}
+	if l.OpenFiles > 0 {
+		if err := prlimit(pid, syscall.RLIMIT_NOFILE, uint64(l.OpenFiles), uint64(l.OpenFiles)); err != nil {
+			return fmt.Errorf("open files: %w", err)
+		}
+	}
+	return nil
+}
+
+func prlimit(pid, resource int, soft, hard uint64) error {
+	lim := [2]uint64{soft, hard}
+	_, _, errno := syscall.RawSyscall6(syscall.SYS_PRLIMIT64, uintptr(pid), uintptr(resource),
+		uintptr(unsafe.Pointer(&lim)), 0, 0, 0)
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}

@@ -1,0 +1,47 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrUnknownKind is returned by Select for a kind other than auto, linux, none.
+var ErrUnknownKind = errors.New("unknown sandbox kind")
+
+// Select returns the runner for kind:
+//
+//   - "linux": the linux runner, or an error (wrapping ErrLinuxUnavailable)
+//     that says what this machine is missing;
+//   - "none": plain processes, no isolation;
+//   - "auto" (or ""): linux when the machine can, else none, with a warning
+//     that names what is missing. The caller must show the warning loudly:
+//     untrusted code then runs without isolation.
+func Select(kind string) (r Runner, warning string, err error) {
+	return selectWith(kind, func() (Runner, error) {
+		l, err := NewLinux(nil)
+		if err != nil {
+			return nil, err
+		}
+		return l, nil
+	})
+}
+
+func selectWith(kind string, newLinux func() (Runner, error)) (Runner, string, error) {
+	switch kind {
+	case "none":
+		return NewPlain(), "", nil
+	case "linux":
+		r, err := newLinux()
+		if err != nil {
+			return nil, "", err
+		}
+		return r, "", nil
+	case "auto", "":
+		r, err := newLinux()
+		if err != nil {
+			return NewPlain(), fmt.Sprintf("WARNING: NO SANDBOX: untrusted code runs as plain processes with no isolation (%v)", err), nil
+		}
+		return r, "", nil
+	}
+	return nil, "", fmt.Errorf("sandbox: %q: %w (want auto, linux or none)", kind, ErrUnknownKind)
+}

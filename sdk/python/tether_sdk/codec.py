@@ -1,0 +1,289 @@
+"""The transferable-value codec of the dual protocol (dual.md, "Transferable values").
+
+Transferable: None, bool, int, finite float, str, bytes, list (recursive) and
+dict with str keys (recursive). bytes travel as ``{"__bytes__": "<base64>"}``.
+Everything else -- NaN and +-Infinity, non-str keys, tuple, set, any other
+object -- is refused with ``RejectedError`` whose message starts with the path
+of the offending value (``args[2]["x"]: NaN is not transferable``).
+
+Encoding is canonical and equal to Go's: compact separators, keys sorted,
+UTF-8 kept (no \\u escapes except where JSON requires them), never NaN.
+
+The bytes wrapper collides with a user dict whose only key is ``"__bytes__"``
+holding a str: such a dict would arrive as bytes, so the encoder refuses it
+(``dict with the single key "__bytes__" is reserved``). A ``"__bytes__"`` key
+next to other keys, or holding a non-str, is an ordinary dict both ways.
+
+All functions are pure and safe to call from any thread.
+"""
+
+import base64
+import binascii
+import json
+import math
+import re
+
+from .errors import RejectedError
+
+__all__ = ["encode", "encode_args", "decode", "decode_frame", "format_path", "BYTES_KEY"]
+
+BYTES_KEY = "__bytes__"
+MAX_DEPTH = 512  # lists/maps nested deeper are refused ("[]" is depth 1)
+MAX_INT_DIGITS = 4300  # Python's default int <-> str limit
+_INT_LIMIT = 10**MAX_INT_DIGITS
+
+_dumps = json.JSONEncoder(
+    separators=(",", ":"), ensure_ascii=False, sort_keys=True, allow_nan=False
+).encode
+
+
+def format_path(root, parts):
+    """``args`` + [2, "x"] -> ``args[2]["x"]``."""
+    out = [root]
+    for p in parts:
+        if isinstance(p, int):
+            out.append("[%d]" % p)
+        else:
+            out.append("[" + json.dumps(p, ensure_ascii=False) + "]")
+    return "".join(out)
+
+
+class _Refused(Exception):
+    def __init__(self, parts, reason):
+        super().__init__(reason)
+        self.parts = parts
+        self.reason = reason
+
+
+def _float_reason(v):
+    if v != v:
+        return "NaN is not transferable"
+    return ("Infinity" if v > 0 else "-Infinity") + " is not transferable"
+
+
+def _plain(v, parts):
+    """A JSON-ready copy of v (bytes wrapped), or _Refused. ``parts`` is the
+    path stack, copied only on failure."""
+    t = type(v)
+    if t is str or t is bool or v is None:
+        return v
+    if t is int:
+        if -_INT_LIMIT < v < _INT_LIMIT:
+            return v
+        raise _Refused(list(parts), "integer has more than %d digits" % MAX_INT_DIGITS)
+    if t is float:
+        if math.isfinite(v):
+            return v
+        raise _Refused(list(parts), _float_reason(v))
+    if t is list:
+        if len(parts) >= MAX_DEPTH:
+            raise _Refused(list(parts), "nesting too deep (more than %d)" % MAX_DEPTH)
+        out = []
+        parts.append(0)
+        for i, x in enumerate(v):
+            parts[-1] = i
+            out.append(_plain(x, parts))
+        parts.pop()
+        return out
+    if t is dict:
+        return _plain_dict(v, parts)
+    if t is bytes:
+        return {BYTES_KEY: base64.b64encode(v).decode("ascii")}
+    # Subclasses of the allowed types (IntEnum, OrderedDict, str subclasses...)
+    # are sent as their base type; tuple/set/others are refused.
+    if isinstance(v, bool):
+        return bool(v)
+    if isinstance(v, int):
+        return _plain(int(v), parts)
+    if isinstance(v, float):
+        return _plain(float(v), parts)
+    if isinstance(v, str):
+        return str(v)
+    if isinstance(v, bytes):
+        return {BYTES_KEY: base64.b64encode(bytes(v)).decode("ascii")}
+    if isinstance(v, list):
+        return _plain(list(v), parts)
+    if isinstance(v, dict):
+        return _plain_dict(v, parts)
+    raise _Refused(list(parts), "%s is not transferable" % t.__name__)
+
+
+def _plain_dict(v, parts):
+    if len(parts) >= MAX_DEPTH:
+        raise _Refused(list(parts), "nesting too deep (more than %d)" % MAX_DEPTH)
+    out = {}
+    for k, x in v.items():
+        if type(k) is not str:
+            if not isinstance(k, str):
+                raise _Refused(list(parts), "non-string key %r (%s)" % (k, type(k).__name__))
+            k = str(k)
+        parts.append(k)
+        out[k] = _plain(x, parts)
+        parts.pop()
+    if len(v) == 1 and isinstance(v.get(BYTES_KEY), str):
+        raise _Refused(list(parts), 'a dict whose only key is "__bytes__" with a str value is reserved for bytes')
+    return out
+
+
+def encode(value, root="value"):
+    """Canonical JSON text of one transferable value; RejectedError naming
+    the path (rooted at ``root``) otherwise."""
+    try:
+        text = _dumps(_plain(value, []))
+        text.encode("utf-8")  # lone surrogates cannot cross
+        return text
+    except _Refused as e:
+        path = format_path(root, e.parts)
+        raise RejectedError("%s: %s" % (path, e.reason), path=path) from None
+    except UnicodeEncodeError:
+        path = _surrogate_path(value, root)
+        raise RejectedError("%s: string is not valid UTF-8 (lone surrogate)" % path, path=path) from None
+
+
+def encode_args(args, root="args"):
+    """Canonical JSON array of positional arguments, paths rooted at ``args``."""
+    return encode(list(args), root)
+
+
+def _surrogate_path(value, root):
+    stack = [(value, [])]
+    while stack:
+        v, parts = stack.pop()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return format_path(root, parts)
+        elif isinstance(v, list):
+            stack.extend((x, parts + [i]) for i, x in enumerate(v))
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                try:
+                    k.encode("utf-8")
+                except UnicodeEncodeError:
+                    return format_path(root, parts)
+                stack.append((x, parts + [k]))
+    return root
+
+
+def _refuse_constant(name):
+    raise RejectedError("%s is not transferable" % name)
+
+
+def _parse_float(s):
+    f = float(s)
+    if not math.isfinite(f):
+        raise RejectedError("number %s overflows a float: not transferable" % s[:40])
+    return f
+
+
+def _parse_int(s):
+    digits = len(s) - (s[0] == "-")
+    if digits > MAX_INT_DIGITS:
+        raise RejectedError("integer has %d digits, more than %d" % (digits, MAX_INT_DIGITS))
+    return int(s)
+
+
+def _object(pairs):
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise RejectedError("duplicate key %s" % json.dumps(k, ensure_ascii=False))
+            seen.add(k)
+    if len(d) == 1 and BYTES_KEY in d:
+        b = d[BYTES_KEY]
+        if type(b) is str:
+            return _b64decode(b)
+    return d
+
+
+def _b64decode(s):
+    """Canonical standard base64 with padding only (what the encoder writes)."""
+    try:
+        raw = base64.b64decode(s.encode("ascii"), validate=True)
+    except (binascii.Error, UnicodeEncodeError, ValueError):
+        raw = None
+    if raw is None or base64.b64encode(raw).decode("ascii") != s:
+        raise RejectedError("invalid base64 in __bytes__: %s" % json.dumps(s[:40]))
+    return raw
+
+
+_decoder = json.JSONDecoder(
+    parse_constant=_refuse_constant,
+    object_pairs_hook=_object,
+    parse_float=_parse_float,
+    parse_int=_parse_int,
+)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _check_depth(text):
+    """Refuse nesting deeper than MAX_DEPTH before the recursive parser sees it."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    depth = 0
+    for m in _BRACKET.finditer(_STRING.sub("", text)):
+        if m.group() in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise RejectedError("nesting too deep (more than %d)" % MAX_DEPTH)
+        else:
+            depth -= 1
+
+
+def _check_surrogates(v):
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        if type(x) is str:
+            try:
+                x.encode("utf-8")
+            except UnicodeEncodeError:
+                raise RejectedError("lone surrogate escape in a string") from None
+        elif type(x) is list:
+            stack.extend(x)
+        elif type(x) is dict:
+            stack.extend(x)
+            stack.extend(x.values())
+
+
+def decode(data):
+    """Decode one transferable value from JSON text (str or UTF-8 bytes).
+
+    Refuses (RejectedError) NaN/Infinity, numbers overflowing a float,
+    integers over 4300 digits, nesting over 512, duplicate keys, invalid
+    UTF-8, lone surrogate escapes, non-canonical base64 in a bytes wrapper,
+    trailing data. ``{"__bytes__": str}`` (single key) becomes bytes."""
+    if isinstance(data, (bytes, bytearray)):
+        try:
+            data = bytes(data).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise RejectedError("invalid UTF-8 at byte %d" % e.start) from None
+    _check_depth(data)
+    try:
+        v = _decoder.decode(data)
+    except RejectedError:
+        raise
+    except json.JSONDecodeError as e:
+        if e.msg == "Extra data":
+            raise RejectedError("invalid JSON: trailing data at offset %d" % e.pos) from None
+        raise RejectedError("invalid JSON: %s at offset %d" % (e.msg, e.pos)) from None
+    except (ValueError, RecursionError) as e:
+        raise RejectedError("invalid JSON: %s" % e) from None
+    if "\\u" in data and _SURROGATE_ESCAPE.search(data):
+        _check_surrogates(v)
+    return v
+
+
+def decode_frame(line):
+    """Decode one protocol line into a dict (values decoded as by ``decode``).
+    Returns None when the line is not a JSON object with a ``type`` key
+    (plain text). Raises RejectedError when it is JSON but breaks the codec."""
+    v = decode(line)
+    if type(v) is dict and "type" in v:
+        return v
+    return None

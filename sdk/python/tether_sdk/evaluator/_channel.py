@@ -1,0 +1,189 @@
+"""The evaluator's one channel to the judge: frames out on stdout, frames in
+on stdin, one reader thread.
+
+Threads: ``channel()`` creates the process-wide channel on first use and
+starts its reader (a daemon thread, so an evaluator that returns from main
+exits even while the judge keeps stdin open). The reader resolves responses
+by id to the waiting callers and hands ``capability`` frames to the
+capability workers; it never runs user code itself.
+
+stdout is shared with the problem setter's ``print()``: evaluation output and
+``---RESULT---`` travel there too. So that a frame never lands inside a
+half-written line, ``sys.stdout`` (when it is still the real stdout) is
+replaced by a line-atomic wrapper that passes only whole lines to the real
+stream, under the same lock the frames are written with. A trailing line
+without newline is written at interpreter exit.
+"""
+
+import atexit
+import json
+import os
+import sys
+import threading
+
+from .. import codec
+from .._frames import FrameWriter, encode_line, error_frame, read_lines
+from .._pending import PendingTable
+from ..errors import ConnectionError, RejectedError
+
+_create_lock = threading.Lock()
+_channel = None
+
+
+class _LineAtomicStdout:
+    """Text stream that forwards only complete lines to ``text`` under
+    ``lock``. Safe for concurrent use."""
+
+    def __init__(self, text, lock):
+        self._text = text
+        self._lock = lock
+        self._partial = ""
+
+    def write(self, s):
+        if not isinstance(s, str):
+            raise TypeError("write() argument must be str, not %s" % type(s).__name__)
+        with self._lock:
+            if "\n" not in s:
+                self._partial += s
+            else:
+                head, _, tail = (self._partial + s).rpartition("\n")
+                self._partial = tail
+                self._text.write(head + "\n")
+        return len(s)
+
+    def writelines(self, lines):
+        for s in lines:
+            self.write(s)
+
+    def flush(self):
+        # A partial line stays back: flushing it would let a frame follow it
+        # on the same line. Complete lines are flushed.
+        with self._lock:
+            self._text.flush()
+
+    def finish(self):
+        with self._lock:
+            if self._partial:
+                self._text.write(self._partial)
+                self._partial = ""
+            self._text.flush()
+
+    def __getattr__(self, name):
+        return getattr(self._text, name)
+
+
+class Channel:
+    """Frames to and from the judge. Safe for concurrent use."""
+
+    def __init__(self, stdin_fd, stdout_text):
+        self.lock = threading.RLock()
+        self._text = stdout_text
+        self._writer = FrameWriter(stdout_text.buffer, self.lock)
+        self.pending = PendingTable()
+        self.capability_handler = None  # set by capability.py: fn(frame)
+        self.log_handler = None  # fn(stream, data) for solution log frames
+        self._stdin_fd = stdin_fd
+        self._reader = threading.Thread(target=self._read_loop, name="tether-evaluator-reader", daemon=True)
+
+    def start(self):
+        self._reader.start()
+
+    def write_line(self, data):
+        """Write one encoded line; text printed before it is flushed first.
+        Raises ConnectionError when stdout is gone."""
+        with self.lock:
+            try:
+                self._text.flush()
+                self._writer.write_line(data)
+            except (BrokenPipeError, OSError, ValueError) as e:
+                raise ConnectionError("cannot write to the judge: %s" % e) from None
+
+    def write_frame(self, frame):
+        self.write_line(encode_line(frame))
+
+    def _read_loop(self):
+        try:
+            for line in read_lines(self._stdin_fd):
+                self._dispatch(line)
+        except Exception:  # noqa: BLE001 - the reader must always close the table
+            pass
+        finally:
+            self.pending.fail_all(ConnectionError("channel to the judge closed (stdin EOF)"))
+
+    def _dispatch(self, line):
+        try:
+            frame = codec.decode_frame(line)
+        except RejectedError as e:
+            self._undecodable(line, e)
+            return
+        if frame is None:
+            return
+        kind = frame.get("type")
+        if kind == "result" or kind == "error":
+            call_id = frame.get("id")
+            if type(call_id) is str:
+                self.pending.resolve(call_id, frame)
+        elif kind == "capability":
+            handler = self.capability_handler
+            if handler is not None:
+                handler(frame)
+            else:
+                call_id = frame.get("id")
+                if type(call_id) is str and call_id:
+                    name = frame.get("name")
+                    self._reply(error_frame(call_id, "NotFound", "capability %s not registered" % _quoted_name(name)))
+        elif kind == "log":
+            handler = self.log_handler
+            if handler is not None:
+                try:
+                    handler(frame.get("stream"), frame.get("data"))
+                except Exception:  # noqa: BLE001 - a bad log handler must not stop the reader
+                    pass
+
+    def _undecodable(self, line, err):
+        """A frame whose values break the codec: answer Rejected to whoever
+        waits or asked, when its id can be recovered."""
+        try:
+            raw = json.loads(line)
+        except ValueError:
+            return
+        if not isinstance(raw, dict):
+            return
+        call_id, kind = raw.get("id"), raw.get("type")
+        if type(call_id) is not str or not call_id:
+            return
+        message = "undecodable %s: %s" % (kind, err)
+        if kind in ("result", "error"):
+            self.pending.resolve(call_id, {"type": "error", "id": call_id, "code": "Rejected", "message": message})
+        elif kind == "capability":
+            self._reply(error_frame(call_id, "Rejected", message))
+
+    def _reply(self, frame):
+        try:
+            self.write_frame(frame)
+        except (ConnectionError, RejectedError):
+            pass
+
+
+def _quoted_name(name):
+    return "'%s'" % name if isinstance(name, str) else repr(name)
+
+
+def channel():
+    """The process-wide channel, created and started on first use."""
+    global _channel
+    if _channel is not None:
+        return _channel
+    with _create_lock:
+        if _channel is None:
+            stdout = sys.__stdout__
+            # A private duplicate of fd 0: sys.stdin stays usable (and
+            # closable) by the evaluator without touching the channel.
+            ch = Channel(os.dup(0), stdout)
+            if sys.stdout is stdout:
+                wrapper = _LineAtomicStdout(stdout, ch.lock)
+                sys.stdout = wrapper
+                atexit.register(wrapper.finish)
+            ch.start()
+            _channel = ch
+    return _channel

@@ -1,0 +1,120 @@
+"""The evaluator's verdict: ``---RESULT---`` then one JSON line
+``{"status": S, "score": INT, "details": {...}}`` on stdout.
+
+``score`` is given in percent (0..100, float) and written as
+``round(score * 100)`` (0..10000). A result is written once per process: a
+second call raises ``ResultAlreadyWritten`` and writes nothing. Details are
+keyword arguments and must be JSON-serializable (finite numbers); a bad one
+raises before anything is written, so the evaluator may try again.
+Safe to call from any thread (the first writer wins).
+"""
+
+import json
+import math
+import threading
+
+from ._channel import channel
+
+__all__ = [
+    "accept",
+    "partially_correct",
+    "wrong_answer",
+    "runtime_error",
+    "system_error",
+    "time_limit_exceeded",
+    "write",
+    "written",
+    "ResultAlreadyWritten",
+    "MARKER",
+]
+
+MARKER = "---RESULT---"
+STATUSES = (
+    "Accepted",
+    "WrongAnswer",
+    "PartiallyCorrect",
+    "RuntimeError",
+    "TimeLimitExceeded",
+    "MemoryLimitExceeded",
+    "SystemError",
+)
+
+_lock = threading.Lock()
+_written = False
+
+
+class ResultAlreadyWritten(RuntimeError):
+    """The result of this evaluation was already written."""
+
+
+def written():
+    """True once a result has been written."""
+    return _written
+
+
+def write(status, score=0.0, **details):
+    """Write the result with any status of the enum (the functions below are
+    shorthands)."""
+    global _written
+    if status not in STATUSES:
+        raise ValueError("status %r is not one of %s" % (status, ", ".join(STATUSES)))
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+        raise ValueError("score must be a finite number (percent), not %r" % (score,))
+    line = json.dumps(
+        {"status": status, "score": int(round(score * 100)), "details": details},
+        ensure_ascii=False,
+        allow_nan=False,
+        separators=(",", ":"),
+    )
+    data = (MARKER + "\n" + line + "\n").encode("utf-8")
+    with _lock:
+        if _written:
+            raise ResultAlreadyWritten("the result was already written")
+        channel().write_line(data)
+        _written = True
+
+
+def _split(args, details, default_score):
+    """Neuro OJ style positional argument: a number is the score, a str the message."""
+    if len(args) > 1:
+        raise TypeError("expected at most one positional argument (score or message)")
+    score = details.pop("score", default_score)
+    if args:
+        if isinstance(args[0], str):
+            details.setdefault("message", args[0])
+        else:
+            score = args[0]
+    return score
+
+
+def accept(*args, **details):
+    """Accepted; score defaults to 100.0."""
+    write("Accepted", _split(args, details, 100.0), **details)
+
+
+def partially_correct(*args, **details):
+    """PartiallyCorrect; give the score in percent."""
+    write("PartiallyCorrect", _split(args, details, 0.0), **details)
+
+
+def wrong_answer(*args, **details):
+    """WrongAnswer; score defaults to 0.0, a str argument becomes details.message."""
+    write("WrongAnswer", _split(args, details, 0.0), **details)
+
+
+def runtime_error(message="", **details):
+    """RuntimeError with details.message."""
+    details.setdefault("message", message)
+    write("RuntimeError", details.pop("score", 0.0), **details)
+
+
+def system_error(message="", **details):
+    """SystemError with details.message."""
+    details.setdefault("message", message)
+    write("SystemError", details.pop("score", 0.0), **details)
+
+
+def time_limit_exceeded(message="", **details):
+    """TimeLimitExceeded with details.message."""
+    details.setdefault("message", message)
+    write("TimeLimitExceeded", details.pop("score", 0.0), **details)

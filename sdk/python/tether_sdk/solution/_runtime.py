@@ -1,0 +1,6 @@
+"""State of the running host that user code reaches through
+``call_capability``: the frame writer and the pending capability table.
+Set once by the host before the user file is imported."""
+
+writer = None  # FrameWriter on the private protocol fd
+pending = None  # PendingTable of capability ids

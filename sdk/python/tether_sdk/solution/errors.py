@@ -1,0 +1,45 @@
+"""Errors raised by ``call_capability`` in the solution."""
+
+__all__ = [
+    "CapabilityError",
+    "CapabilityNotFoundError",
+    "CapabilityRejectedError",
+    "CapabilityConnectionError",
+]
+
+
+class CapabilityError(Exception):
+    """A capability call failed. ``code`` is the wire code of the answer
+    (``"CallTimeout"`` when the judge's deadline passed, ``"Exception"`` when
+    the evaluator's handler raised, ...), ``message`` and ``trace`` its text."""
+
+    def __init__(self, message="", code=None, trace=None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.trace = trace
+
+
+class CapabilityNotFoundError(CapabilityError):
+    """The evaluator registered no capability of that name (code ``NotFound``)."""
+
+    def __init__(self, message="", code="NotFound", trace=None):
+        super().__init__(message, code, trace)
+
+
+class CapabilityRejectedError(CapabilityError, ValueError):
+    """An argument or the answer is outside the transferable contract, or a
+    frame over 1 MiB (code ``Rejected``). Raised before sending when the
+    arguments are at fault; ``path`` then names the value."""
+
+    def __init__(self, message="", code="Rejected", trace=None, path=None):
+        super().__init__(message, code, trace)
+        self.path = path
+
+
+class CapabilityConnectionError(CapabilityError, ConnectionError):
+    """The channel to the judge is closed (stdin EOF) or this process is not
+    running under a host; ``code`` is None."""
+
+    def __init__(self, message="", code=None, trace=None):
+        super().__init__(message, code, trace)
