@@ -1,0 +1,216 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tether-dev/tether/dual"
+	"github.com/tether-dev/tether/judge"
+	"github.com/tether-dev/tether/sandbox"
+)
+
+func init() {
+	var (
+		asJSON       bool
+		submissionID string
+		tracePath    string
+	)
+	cmd := &cobra.Command{
+		Use:   "judge PROBLEM_DIR SOLUTION_FILE",
+		Short: "Judge a solution file against a problem folder",
+		Long: `judge runs the problem's evaluator and the solution, each in its own sandbox,
+relays frames between them and prints the verdict. The exit status is 0 for
+every verdict; it is non-zero only for bad usage or when the judge itself fails.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runJudge(cmd, args[0], args[1], asJSON, submissionID, tracePath)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the full result object as JSON")
+	cmd.Flags().StringVar(&submissionID, "submission-id", "", "submission id copied into the result")
+	cmd.Flags().StringVar(&tracePath, "trace", "", "write every frame seen, with direction and time, as JSON lines to `FILE`")
+	cmd.Flags().String("sandbox", "auto", "isolation of both sides: auto (linux when this machine can, else none with a warning), linux, or none")
+	rootCmd.AddCommand(cmd)
+}
+
+// judgeRunner picks the runner named by --sandbox. Running without
+// isolation is announced loudly on stderr; the result says "sandbox": "none".
+func judgeRunner(cmd *cobra.Command) (sandbox.Runner, error) {
+	kind, _ := cmd.Flags().GetString("sandbox")
+	runner, warning, err := sandbox.Select(kind)
+	if err != nil {
+		return nil, fmt.Errorf("--sandbox %s: %w", kind, err)
+	}
+	if warning != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "\n!!! %s\n\n", warning)
+	}
+	return runner, nil
+}
+
+func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, id, tracePath string) error {
+	problem, err := judge.LoadProblem(problemDir, nil)
+	if err != nil {
+		return explainLoadError(err)
+	}
+	sub, err := judge.LoadSubmission(solutionFile)
+	if err != nil {
+		return fmt.Errorf("%w (pass a readable solution file)", err)
+	}
+	runner, err := judgeRunner(cmd)
+	if err != nil {
+		return err
+	}
+	opts := &judge.Options{Runner: runner, SubmissionID: id}
+
+	if tracePath != "" {
+		tw, err := newTraceWriter(tracePath)
+		if err != nil {
+			return err
+		}
+		defer tw.Close()
+		opts.Trace = tw.write
+	}
+	var calls atomic.Int64
+	opts.Progress = func(s dual.Stats) { calls.Store(s.Calls) }
+	stopLive := startLiveLine(cmd.ErrOrStderr(), &calls)
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := judge.Run(ctx, problem, sub, opts)
+	stopLive()
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	if asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	printSummary(out, res)
+	return nil
+}
+
+func explainLoadError(err error) error {
+	switch {
+	case errors.Is(err, judge.ErrNoProblemJSON):
+		return fmt.Errorf("%w (PROBLEM_DIR must be a folder holding problem.json)", err)
+	case errors.Is(err, judge.ErrCommandNotAllowed):
+		return fmt.Errorf("%w (change runtime_config.evaluator.command)", err)
+	case errors.Is(err, judge.ErrNoEvaluator):
+		return fmt.Errorf("%w (add evaluate.py or set runtime_config.evaluator.command)", err)
+	}
+	return err
+}
+
+func printSummary(w io.Writer, r *judge.Result) {
+	fmt.Fprintf(w, "verdict:  %s\n", r.Status)
+	fmt.Fprintf(w, "score:    %d.%02d / 100\n", r.Score/100, r.Score%100)
+	fmt.Fprintf(w, "time:     %d ms (solution cpu %d ms)\n", r.TimeMs, r.CPUMs)
+	fmt.Fprintf(w, "memory:   %d KiB\n", r.MemoryKB)
+	fmt.Fprintf(w, "calls:    %d (timeouts %d, restarts %d)\n", r.Calls.Count, r.Calls.Timeouts, r.Calls.Restarts)
+	if d := string(r.Details); d != "{}" && d != "" {
+		fmt.Fprintf(w, "details:  %s\n", d)
+	}
+	if r.Output != "" {
+		fmt.Fprintf(w, "evaluator output (tail):\n%s\n", tailLines(r.Output, 20))
+	}
+}
+
+func tailLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// startLiveLine shows elapsed time and calls on a terminal a few times a
+// second; the returned func clears the line and waits for the goroutine.
+func startLiveLine(w io.Writer, calls *atomic.Int64) func() {
+	f, ok := w.(*os.File)
+	if !ok {
+		return func() {}
+	}
+	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	start := time.Now()
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				fmt.Fprint(f, "\r\033[K")
+				return
+			case <-tick.C:
+				fmt.Fprintf(f, "\r\033[Kjudging… %.1fs, %d calls", time.Since(start).Seconds(), calls.Load())
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// traceWriter writes one JSON line per frame seen. Its write is called by
+// the relay one call at a time; the mutex only orders it against Close.
+type traceWriter struct {
+	mu  sync.Mutex
+	f   *os.File
+	enc *json.Encoder
+	err error
+}
+
+func newTraceWriter(path string) (*traceWriter, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("trace file: %w", err)
+	}
+	return &traceWriter{f: f, enc: json.NewEncoder(f)}, nil
+}
+
+type traceLine struct {
+	Time   string          `json:"time"`
+	From   string          `json:"from"`
+	Kind   string          `json:"kind"`
+	Frame  json.RawMessage `json:"frame,omitempty"`
+	Text   string          `json:"text,omitempty"`
+	Length int64           `json:"length"`
+}
+
+func (t *traceWriter) write(ev dual.TraceEvent) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err != nil {
+		return
+	}
+	l := traceLine{Time: ev.At.UTC().Format(time.RFC3339Nano), From: ev.From.String() + "→judge",
+		Kind: ev.Kind.String(), Length: ev.Length}
+	if ev.Kind == dual.Framed && int64(len(ev.Line)) == ev.Length && json.Valid(ev.Line) {
+		l.Frame = append(json.RawMessage(nil), ev.Line...)
+	} else {
+		l.Text = string(ev.Line)
+	}
+	t.err = t.enc.Encode(l)
+}
+
+func (t *traceWriter) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.f.Close()
+}

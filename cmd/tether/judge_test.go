@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tether-dev/tether/judge"
+)
+
+func runJudgeCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd, _, err := rootCmd.Find([]string{"judge"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Flags().VisitAll(func(f *pflag.Flag) { f.Value.Set(f.DefValue); f.Changed = false })
+	var out bytes.Buffer
+	rootCmd.SetOut(&out)
+	rootCmd.SetErr(&bytes.Buffer{})
+	rootCmd.SetArgs(append([]string{"judge"}, args...))
+	defer func() { rootCmd.SetOut(nil); rootCmd.SetErr(nil); rootCmd.SetArgs(nil) }()
+	err = rootCmd.Execute()
+	return out.String(), err
+}
+
+// shellProblem is a problem whose two sides are sh scripts.
+func shellProblem(t *testing.T) (dir, solution string) {
+	t.Helper()
+	dir = t.TempDir()
+	files := map[string]string{
+		"problem.json": `{"runtime_config":{"evaluator":{"command":"sh evaluate.sh"},"solution":{"command":["sh","` +
+			filepath.Join(dir, "host.sh") + `"]}}}`,
+		"evaluate.sh": `echo '{"type":"call","id":"a","fn":"add","args":[1,2]}'
+read line
+echo "got: $line"
+echo '---RESULT---'
+echo '{"status":"WrongAnswer","score":2500,"details":{"case":1}}'
+`,
+		"host.sh": `echo '{"type":"ready"}'
+read line
+echo '{"type":"result","id":"a","value":3}'
+`,
+		"sol.py": "x = 1\n",
+	}
+	for name, body := range files {
+		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+	}
+	return dir, filepath.Join(dir, "sol.py")
+}
+
+func TestJudgeCommandJSONAndTrace(t *testing.T) {
+	dir, sol := shellProblem(t)
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	// --sandbox none: the solution runs host.sh from the problem folder, which
+	// the linux runner rightly hides from it.
+	out, err := runJudgeCLI(t, dir, sol, "--sandbox", "none", "--json", "--submission-id", "s9", "--trace", trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res judge.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("--json output %q: %v", out, err)
+	}
+	if res.Status != judge.WrongAnswer || res.Score != 2500 || res.SubmissionID != "s9" || res.Calls.Count != 1 || res.Sandbox != "none" ||
+		res.Output != "got: {\"type\":\"result\",\"id\":\"a\",\"value\":3}\n" {
+		t.Fatalf("result %+v", res)
+	}
+	lines, _ := os.ReadFile(trace)
+	var first struct{ From, Kind string }
+	json.Unmarshal([]byte(strings.SplitN(string(lines), "\n", 2)[0]), &first)
+	if strings.Count(string(lines), "\n") < 4 || first.From == "" || first.Kind == "" {
+		t.Fatalf("trace:\n%s", lines)
+	}
+}
+
+func TestJudgeCommandSummary(t *testing.T) {
+	dir, sol := shellProblem(t)
+	out, err := runJudgeCLI(t, dir, sol, "--sandbox", "none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"verdict:  WrongAnswer", "score:    25.00 / 100", "calls:    1 (timeouts 0, restarts 0)", "got: "} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestJudgeCommandUsageErrors(t *testing.T) {
+	dir, sol := shellProblem(t)
+	if _, err := runJudgeCLI(t, t.TempDir(), sol); !errors.Is(err, judge.ErrNoProblemJSON) {
+		t.Fatalf("missing problem.json: %v", err)
+	}
+	if _, err := runJudgeCLI(t, dir, filepath.Join(dir, "nope.py")); !errors.Is(err, judge.ErrSolutionFile) {
+		t.Fatalf("missing solution: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "problem.json"), []byte(`{"runtime_config":{"evaluator":{"command":"ruby x.rb"}}}`), 0o644)
+	if _, err := runJudgeCLI(t, dir, sol); !errors.Is(err, judge.ErrCommandNotAllowed) {
+		t.Fatalf("command not allowed: %v", err)
+	}
+	if _, err := runJudgeCLI(t, dir); err == nil {
+		t.Fatal("one argument accepted")
+	}
+}

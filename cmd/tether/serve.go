@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tether-dev/tether/jsonrpc"
+	"github.com/tether-dev/tether/lm"
+	"github.com/tether-dev/tether/service"
+)
+
+func init() {
+	var (
+		stdio                bool
+		listen, httpAddr     string
+		framing, lmAddr      string
+		maxConcurrent, queue int
+	)
+	cmd := &cobra.Command{
+		Use:   "serve (--stdio | --listen ADDR | --http ADDR)",
+		Short: "Offer the judge and the LM handler over JSON-RPC 2.0",
+		Long: `serve answers JSON-RPC 2.0 requests: judge.run (with $/progress notifications,
+cancellable with judge.cancel or $/cancelRequest), judge.cancel, lm.complete
+(forwarded to the LM handler at --lm) and tether.version.
+
+  --stdio        newline-delimited JSON on stdin/stdout, until stdin ends
+  --listen ADDR  HOST:PORT or unix:PATH; --framing ndjson (default) or length
+  --http ADDR    HTTP POST; "Accept: text/event-stream" streams progress
+
+With --listen and --http the first line of stdout is the bound address.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			modes := 0
+			for _, on := range []bool{stdio, listen != "", httpAddr != ""} {
+				if on {
+					modes++
+				}
+			}
+			if modes != 1 {
+				return errors.New("serve: give exactly one of --stdio, --listen ADDR, --http ADDR")
+			}
+			var frame jsonrpc.Framing
+			switch framing {
+			case "ndjson":
+				frame = jsonrpc.LineFraming(0)
+			case "length":
+				frame = jsonrpc.LengthFraming(0)
+			default:
+				return fmt.Errorf("serve: --framing %q: want ndjson or length", framing)
+			}
+			runner, err := judgeRunner(cmd)
+			if err != nil {
+				return err
+			}
+			svcOpts := &service.Options{Runner: runner, Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))}
+			if lmAddr != "" {
+				client, err := lm.NewClient(lmAddr, nil)
+				if err != nil {
+					return fmt.Errorf("serve: --lm: %w", err)
+				}
+				defer client.Close()
+				svcOpts.LM = client
+			}
+			svc := service.New(svcOpts)
+			rpcOpts := &jsonrpc.Options{Handler: svc.Mux(), MaxConcurrent: maxConcurrent, MaxQueue: queue, Logger: svcOpts.Logger}
+
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			switch {
+			case stdio:
+				return serveStdio(ctx, cmd, rpcOpts)
+			case listen != "":
+				ln, err := lm.Listen(ctx, listen)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), lm.FormatAddr(ln.Addr()))
+				return jsonrpc.Serve(ctx, ln, frame, rpcOpts)
+			default:
+				return serveHTTP(ctx, cmd, httpAddr, rpcOpts)
+			}
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&stdio, "stdio", false, "serve one connection on stdin/stdout (newline-delimited JSON)")
+	f.StringVar(&listen, "listen", "", "serve connections on `ADDR`: HOST:PORT or unix:PATH")
+	f.StringVar(&httpAddr, "http", "", "serve HTTP POST on `HOST:PORT`")
+	f.StringVar(&framing, "framing", "ndjson", "with --listen: ndjson or length (4-byte big-endian length prefix)")
+	f.StringVar(&lmAddr, "lm", "", "answer lm.complete through the LM handler at `ADDR` (HOST:PORT or unix:PATH)")
+	f.IntVar(&maxConcurrent, "max-concurrent", 0, "requests handled at once per connection (0: 64)")
+	f.IntVar(&queue, "max-queue", 0, "requests waiting per connection before -32000 (0: 256)")
+	f.String("sandbox", "auto", "isolation of judge runs: auto, linux, or none")
+	rootCmd.AddCommand(cmd)
+}
+
+// stdinGrace bounds the wait for a stdin read that Close cannot interrupt
+// (a terminal) after an interrupt; running handlers are cancelled by then.
+const stdinGrace = 5 * time.Second
+
+func serveStdio(ctx context.Context, cmd *cobra.Command, opts *jsonrpc.Options) error {
+	conn := jsonrpc.NewConn(jsonrpc.NDJSON(pollableStdin(cmd.InOrStdin()), cmd.OutOrStdout(), 0), opts)
+	select {
+	case <-conn.Done():
+		return conn.Wait()
+	case <-ctx.Done():
+	}
+	closed := make(chan struct{})
+	go func() {
+		conn.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(stdinGrace):
+	}
+	return nil
+}
+
+// pollableStdin returns a stdin that is a pipe or socket as a non-blocking
+// file, so that closing it interrupts a read in progress and an interrupt
+// can stop the server while the client keeps its end open. Terminals and
+// other readers are returned as they are.
+func pollableStdin(in io.Reader) io.Reader {
+	if in != io.Reader(os.Stdin) {
+		return in
+	}
+	info, err := os.Stdin.Stat()
+	if err != nil || info.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
+		return in
+	}
+	if err := syscall.SetNonblock(0, true); err != nil {
+		return in
+	}
+	return os.NewFile(0, "/dev/stdin")
+}
+
+func serveHTTP(ctx context.Context, cmd *cobra.Command, addr string, opts *jsonrpc.Options) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(cmd.OutOrStdout(), ln.Addr().String())
+	srv := &http.Server{Handler: jsonrpc.NewHTTPHandler(opts, 0), BaseContext: func(net.Listener) context.Context { return ctx }}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		srv.Close()
+		<-done
+		return nil
+	case err := <-done:
+		return err
+	}
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+// resetServeFlags puts serve's flags back to their defaults, since cobra
+// keeps them between Execute calls.
+func resetServeFlags(t *testing.T) {
+	t.Helper()
+	serve, _, err := rootCmd.Find([]string{"serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve.Flags().VisitAll(func(f *pflag.Flag) {
+		f.Value.Set(f.DefValue)
+		f.Changed = false
+	})
+}
+
+func TestServeStdio(t *testing.T) {
+	defer resetServeFlags(t)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","method":"tether.version","id":1}`,
+		`{"jsonrpc":"2.0","method":"judge.cancel","params":{"submission_id":"none"},"id":2}`,
+		`{"jsonrpc":"2.0","method":"lm.complete","params":{"prompt":"hi"},"id":3}`,
+		`not json`,
+	}, "\n") + "\n"
+	var out bytes.Buffer
+	rootCmd.SetIn(strings.NewReader(in))
+	rootCmd.SetOut(&out)
+	rootCmd.SetErr(&bytes.Buffer{})
+	rootCmd.SetArgs([]string{"serve", "--stdio", "--sandbox", "none"})
+	defer func() {
+		rootCmd.SetIn(nil)
+		rootCmd.SetOut(nil)
+		rootCmd.SetErr(nil)
+		rootCmd.SetArgs(nil)
+	}()
+	if err := rootCmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]map[string]any{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var msg map[string]any
+		if err := json.Unmarshal([]byte(line), &msg); err != nil {
+			t.Fatalf("output line %q: %v", line, err)
+		}
+		id, _ := json.Marshal(msg["id"])
+		byID[string(id)] = msg
+	}
+	if r, _ := byID["1"]["result"].(map[string]any); r["protocols"] == nil || r["version"] == "" {
+		t.Errorf("tether.version: %v", byID["1"])
+	}
+	if r, _ := byID["2"]["result"].(map[string]any); r["cancelled"] != false {
+		t.Errorf("judge.cancel: %v", byID["2"])
+	}
+	if e, _ := byID["3"]["error"].(map[string]any); e["code"] != float64(-32002) {
+		t.Errorf("lm.complete without --lm: %v", byID["3"])
+	}
+	if e, _ := byID["null"]["error"].(map[string]any); e["code"] != float64(-32700) {
+		t.Errorf("not json: %v", byID["null"])
+	}
+}
+
+func TestServeNeedsExactlyOneMode(t *testing.T) {
+	rootCmd.SetArgs([]string{"serve", "--stdio", "--http", "127.0.0.1:0"})
+	defer rootCmd.SetArgs(nil)
+	defer resetServeFlags(t)
+	if err := rootCmd.Execute(); err == nil || !strings.Contains(err.Error(), "exactly one") {
+		t.Errorf("two modes: %v", err)
+	}
+}

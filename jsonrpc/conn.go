@@ -1,0 +1,215 @@
+package jsonrpc
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tether-dev/tether/wire"
+)
+
+// Options configure a connection. A nil *Options means the defaults.
+type Options struct {
+	// Handler answers the peer's requests and notifications. nil answers
+	// every request with -32601 Method not found.
+	Handler Handler
+	// MaxConcurrent bounds the handlers running at once (default 64).
+	MaxConcurrent int
+	// MaxQueue bounds the requests waiting for a free handler (default
+	// 256). A request past both bounds is answered with -32000 server
+	// overloaded; a notification past them is dropped and logged.
+	MaxQueue int
+	// Logger receives what cannot be answered (bad responses, dropped
+	// notifications, failed writes). nil discards.
+	Logger *slog.Logger
+	// Context is the parent of every handler's context for values (trace
+	// exporters, loggers) and deadline; cancelling it does not close the
+	// connection. nil means context.Background().
+	Context context.Context
+}
+
+const (
+	defaultMaxConcurrent = 64
+	defaultMaxQueue      = 256
+)
+
+// Conn is one JSON-RPC 2.0 peer: it answers the other side's requests with
+// its Handler and sends its own calls and notifications on the same Channel.
+//
+// One goroutine reads: it parses every frame, routes responses to waiting
+// calls, handles $/cancelRequest, answers malformed input, and queues
+// requests for the handler goroutines. Because it never waits for a
+// handler, a handler may call back into the peer and wait for the answer
+// without deadlock. Handler goroutines (at most MaxConcurrent) are started
+// on demand and live until the connection stops.
+//
+// The reader writes the answers to malformed input and the -32000 / -32001
+// errors itself; a peer that stops reading therefore also stops this side
+// reading once the pipe is full, and nothing grows without bound.
+//
+// All methods are safe for concurrent use. Close and Wait wait for every
+// goroutine the Conn started; do not call them from a handler.
+type Conn struct {
+	ch      Channel
+	handler Handler
+	log     *slog.Logger
+	base    context.Context
+
+	work        chan *inflight // queued requests; only the reader sends and closes it
+	idle        atomic.Int32   // handler goroutines waiting for work and not yet claimed
+	workers     int            // handler goroutines started; reader only
+	maxWorkers  int
+	outstanding atomic.Int32 // requests running or queued
+	maxOutstand int32
+	workerWG    sync.WaitGroup
+
+	methods map[string]string // interned method names; reader only
+	scratch []envelope        // reader only
+
+	mu       sync.Mutex // protects the fields below
+	nextID   int64
+	pending  map[int64]*waiter
+	inflight map[idKey]*inflight    // requests read and not yet answered, by id
+	running  map[*inflight]struct{} // handlers running now, notifications included
+	stopped  bool                   // the reader has stopped: no response can arrive
+	stopErr  error                  // why reading stopped (nil for a clean end of stream)
+	closing  bool
+
+	callErr   error // set once by newConn, then read-only
+	closeOnce sync.Once
+	done      chan struct{} // closed when every goroutine has stopped
+}
+
+// NewConn starts a peer on ch and returns at once; the Conn owns ch and
+// closes it when it stops.
+func NewConn(ch Channel, opts *Options) *Conn { return newConn(ch, opts, nil) }
+
+// newConn starts a Conn; a non-nil callErr makes every outgoing call fail
+// with it (a transport with no way to carry requests to the peer).
+func newConn(ch Channel, opts *Options, callErr error) *Conn {
+	if opts == nil {
+		opts = &Options{}
+	}
+	c := &Conn{
+		ch:         ch,
+		handler:    opts.Handler,
+		log:        opts.Logger,
+		base:       opts.Context,
+		maxWorkers: opts.MaxConcurrent,
+		methods:    make(map[string]string),
+		pending:    make(map[int64]*waiter),
+		inflight:   make(map[idKey]*inflight),
+		running:    make(map[*inflight]struct{}),
+		done:       make(chan struct{}),
+		callErr:    callErr,
+	}
+	if c.handler == nil {
+		c.handler = NewMux()
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.base == nil {
+		c.base = context.Background()
+	}
+	if c.maxWorkers <= 0 {
+		c.maxWorkers = defaultMaxConcurrent
+	}
+	queue := opts.MaxQueue
+	if queue <= 0 {
+		queue = defaultMaxQueue
+	}
+	c.maxOutstand = int32(c.maxWorkers + queue)
+	c.work = make(chan *inflight, c.maxWorkers+queue)
+	go c.readLoop()
+	return c
+}
+
+// Close cancels every running handler's context, closes the channel (which
+// ends reading) and waits until the handlers have returned. Calls still
+// waiting fail with ErrClosed. Close is safe to call more than once.
+func (c *Conn) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closing = true
+		for in := range c.running {
+			in.cancel(errCanceledByClose)
+		}
+		c.mu.Unlock()
+		c.ch.Close()
+	})
+	<-c.done
+	return nil
+}
+
+// Wait blocks until the connection has stopped: the peer ended the stream
+// (nil), Close was called (nil), or reading failed (that error). Requests
+// already read are answered before it returns.
+func (c *Conn) Wait() error {
+	<-c.done
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stopErr
+}
+
+// Done is closed when the connection has stopped.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+func (c *Conn) readLoop() {
+	err := c.readFrames()
+	c.mu.Lock()
+	if c.closing || errors.Is(err, io.EOF) {
+		err = nil
+	}
+	c.stopped, c.stopErr = true, err
+	pending := c.pending
+	c.pending = nil
+	c.mu.Unlock()
+	for _, w := range pending {
+		w.fail(ErrClosed)
+	}
+	close(c.work)
+	c.workerWG.Wait()
+	c.ch.Close()
+	close(c.done)
+}
+
+// readFrames reads until the stream ends or fails.
+func (c *Conn) readFrames() error {
+	for {
+		frame, err := c.ch.Read()
+		if err != nil {
+			if errors.Is(err, wire.ErrTooLarge) {
+				c.writeError(nil, ErrFrameTooLarge.withData("reason", err.Error()))
+				var skipped *wire.LineTooLongError
+				if errors.As(err, &skipped) {
+					continue
+				}
+			}
+			return err
+		}
+		c.handleFrame(frame)
+	}
+}
+
+func (c *Conn) write(frame []byte) {
+	if err := c.ch.Write(frame); err != nil {
+		c.log.Warn("jsonrpc: write failed", "err", err)
+	}
+}
+
+// writeError answers with an error response; id nil means null.
+func (c *Conn) writeError(id []byte, e *Error) {
+	f := getFrame()
+	f.errorResponse(id, e)
+	c.write(f.Bytes())
+	putFrame(f)
+}
+
+// withData returns a copy of e with a data object built from pairs.
+func (e *Error) withData(pairs ...string) *Error {
+	return &Error{Code: e.Code, Message: e.Message, Data: errorData(pairs...)}
+}

@@ -1,0 +1,310 @@
+package jsonrpc
+
+import (
+	"bytes"
+)
+
+// idKey identifies a request id by its exact bytes without allocating for
+// the short ids peers use in practice.
+type idKey struct {
+	n     uint8
+	short [31]byte
+	long  string
+}
+
+func keyOf(id []byte) idKey {
+	var k idKey
+	if len(id) <= len(k.short) {
+		k.n = uint8(len(id))
+		copy(k.short[:], id)
+	} else {
+		k.long = string(id)
+	}
+	return k
+}
+
+// handleFrame runs on the reader goroutine and never waits for a handler.
+func (c *Conn) handleFrame(frame []byte) {
+	if len(bytes.TrimSpace(frame)) == 0 {
+		return // blank lines between messages are tolerated
+	}
+	kind, envs := parseLine(frame, c.scratch)
+	c.scratch = envs
+	switch kind {
+	case lineNotJSON:
+		c.writeError(nil, ErrParse)
+	case lineEmptyBatch:
+		c.writeError(nil, ErrInvalidRequest)
+	case lineSingle:
+		c.handleEnvelope(&envs[0], nil)
+	case lineBatch:
+		b := newBatchCollector(c)
+		for i := range envs {
+			c.handleEnvelope(&envs[i], b)
+		}
+		b.release()
+	}
+	clear(envs) // drop references into the frame
+}
+
+// handleEnvelope routes one message; b collects answers of a batch.
+func (c *Conn) handleEnvelope(env *envelope, b *batchCollector) {
+	if env.invalid != "" {
+		if (env.hasResult || env.hasError) && !env.hasMethod {
+			c.badResponse(env)
+			return
+		}
+		c.log.Debug("jsonrpc: invalid request", "reason", env.invalid)
+		var id []byte
+		if env.idValid {
+			id = env.id
+		}
+		c.answerError(b, id, ErrInvalidRequest)
+		return
+	}
+	if env.isResponse() {
+		c.route(env)
+		return
+	}
+	method, ok := c.methodName(env.method)
+	if !ok {
+		c.answerError(b, nil, ErrInvalidRequest)
+		return
+	}
+	if env.isNotification() && method == "$/cancelRequest" {
+		c.cancelRequest(env.params)
+		return
+	}
+	c.dispatch(env, method, b)
+}
+
+// answerError sends an error for a request read by the reader itself.
+func (c *Conn) answerError(b *batchCollector, id []byte, e *Error) {
+	if b == nil {
+		c.writeError(id, e)
+		return
+	}
+	f := getFrame()
+	f.errorResponse(id, e)
+	b.add(f.Bytes())
+	putFrame(f)
+}
+
+// methodName interns method names so that the common case allocates nothing.
+func (c *Conn) methodName(raw []byte) (string, bool) {
+	if len(raw) >= 2 && bytes.IndexByte(raw, '\\') < 0 {
+		if name, ok := c.methods[string(raw[1:len(raw)-1])]; ok {
+			return name, true
+		}
+	}
+	name, ok := unquote(raw)
+	if ok && len(c.methods) < 1024 {
+		c.methods[name] = name
+	}
+	return name, ok
+}
+
+// dispatch queues a request or notification for a handler goroutine.
+func (c *Conn) dispatch(env *envelope, method string, b *batchCollector) {
+	in := &inflight{conn: c, batch: b}
+	in.buf = make([]byte, 0, len(env.id)+len(env.params))
+	in.buf = append(in.buf, env.id...)
+	in.buf = append(in.buf, env.params...)
+	in.req.Method = method
+	if env.hasID {
+		in.req.ID = in.buf[:len(env.id):len(env.id)]
+	}
+	if env.params != nil {
+		in.req.Params = in.buf[len(env.id):]
+	}
+	if env.hasID {
+		if b != nil {
+			b.expect()
+		}
+		in.key = keyOf(env.id)
+		c.mu.Lock()
+		_, dup := c.inflight[in.key]
+		if !dup {
+			c.inflight[in.key] = in
+		}
+		c.mu.Unlock()
+		if dup {
+			in.answer(nil, ErrInvalidRequest.withData("reason", "id "+string(env.id)+" is already in flight"))
+			return
+		}
+	}
+	if c.outstanding.Add(1) > c.maxOutstand {
+		c.outstanding.Add(-1)
+		if env.hasID {
+			c.forget(in)
+			in.answer(nil, ErrOverloaded)
+		} else {
+			c.log.Warn("jsonrpc: overloaded, notification dropped", "method", method)
+		}
+		return
+	}
+	c.work <- in // cannot block: capacity is maxOutstand
+	for {
+		n := c.idle.Load()
+		if n == 0 {
+			if c.workers < c.maxWorkers {
+				c.workers++
+				c.workerWG.Add(1)
+				go c.worker()
+			}
+			return
+		}
+		if c.idle.CompareAndSwap(n, n-1) {
+			return
+		}
+	}
+}
+
+func (c *Conn) forget(in *inflight) {
+	c.mu.Lock()
+	if c.inflight[in.key] == in {
+		delete(c.inflight, in.key)
+	}
+	c.mu.Unlock()
+}
+
+// worker runs queued requests until the reader stops. Its first request
+// was claimed when it was started; after each one it makes itself
+// claimable again.
+func (c *Conn) worker() {
+	defer c.workerWG.Done()
+	for in := range c.work {
+		c.run(in)
+		c.outstanding.Add(-1)
+		c.idle.Add(1)
+	}
+}
+
+func (c *Conn) run(in *inflight) {
+	c.mu.Lock()
+	if c.closing {
+		in.cancel(errCanceledByClose)
+	}
+	c.running[in] = struct{}{}
+	c.mu.Unlock()
+	in.readMeta()
+	result, err := c.handler.Handle(in, &in.req)
+	c.mu.Lock()
+	delete(c.running, in)
+	c.mu.Unlock()
+	if in.req.ID == nil {
+		if err != nil {
+			c.log.Warn("jsonrpc: notification handler failed", "method", in.req.Method, "trace_id", in.traceID, "err", err)
+		}
+		return
+	}
+	if err != nil {
+		e := toWireError(in.req.Method, err, in.cause() != nil)
+		if e.Code == CodeInternalError {
+			c.log.Warn("jsonrpc: handler failed", "method", in.req.Method, "trace_id", in.traceID, "err", err)
+		}
+		c.forget(in)
+		in.answer(nil, e)
+		return
+	}
+	c.forget(in)
+	in.answer(result, nil)
+}
+
+// answer writes the response (to the batch if the request came in one).
+// The id is released before the write so that the peer may reuse it as soon
+// as it reads the answer.
+func (in *inflight) answer(result any, e *Error) {
+	f := getFrame()
+	defer putFrame(f)
+	if e == nil {
+		if err := f.result(in.req.ID, result); err != nil {
+			f.Reset()
+			e = ErrInternal.withData("exception", exceptionName(err), "message", in.req.Method+": result: "+err.Error())
+		}
+	}
+	if e != nil {
+		f.errorResponse(in.req.ID, e)
+	}
+	if in.batch != nil {
+		in.batch.add(f.Bytes())
+		in.batch.finishOne()
+		return
+	}
+	in.conn.write(f.Bytes())
+}
+
+// cancelRequest handles $/cancelRequest {"id": ID} on the reader.
+func (c *Conn) cancelRequest(params []byte) {
+	id := objectMember(params, "id")
+	if id == nil {
+		c.log.Debug("jsonrpc: $/cancelRequest without id")
+		return
+	}
+	c.mu.Lock()
+	in := c.inflight[keyOf(id)]
+	c.mu.Unlock()
+	if in != nil {
+		in.cancel(errCanceledByPeer)
+	}
+}
+
+// readMeta picks the progress token and trace id out of params._meta.
+func (in *inflight) readMeta() {
+	p := in.req.Params
+	if len(p) == 0 || p[0] != '{' || !bytes.Contains(p, []byte(`"_meta"`)) {
+		return
+	}
+	meta := objectMember(p, "_meta")
+	if meta == nil || meta[0] != '{' {
+		return
+	}
+	if tok := objectMember(meta, "progressToken"); tok != nil && (tok[0] == '"' || tok[0] == '-' || tok[0] >= '0' && tok[0] <= '9') {
+		in.progressToken = tok
+	}
+	if s, ok := unquote(objectMember(meta, "traceId")); ok {
+		in.traceID = s
+	} else if s, ok := unquote(objectMember(meta, "traceparent")); ok {
+		in.traceID = traceIDFromParent(s)
+	}
+}
+
+// traceIDFromParent takes the trace-id field of a W3C traceparent
+// ("00-<32 hex>-<16 hex>-<2 hex>").
+func traceIDFromParent(s string) string {
+	if len(s) >= 35 && s[2] == '-' && s[35] == '-' {
+		return s[3:35]
+	}
+	return ""
+}
+
+// objectMember returns the raw value of member name in the valid JSON
+// object obj, or nil.
+func objectMember(obj []byte, name string) []byte {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return nil
+	}
+	i = skipSpace(obj, i+1)
+	for i < len(obj) && obj[i] == '"' {
+		keyEnd := skipString(obj, i)
+		if keyEnd < 0 {
+			return nil
+		}
+		key := obj[i+1 : keyEnd-1]
+		start := skipSpace(obj, skipSpace(obj, keyEnd)+1)
+		end := skipValue(obj, start, 1)
+		if end < 0 {
+			return nil
+		}
+		if string(key) == name {
+			return obj[start:end]
+		}
+		i = skipSpace(obj, end)
+		if i >= len(obj) || obj[i] != ',' {
+			return nil
+		}
+		i = skipSpace(obj, i+1)
+	}
+	return nil
+}

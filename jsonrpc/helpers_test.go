@@ -1,0 +1,125 @@
+package jsonrpc
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"reflect"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// rawPeer is the test's end of a connection: it writes raw lines and reads
+// what the Conn under test sends, one line at a time.
+type rawPeer struct {
+	t     *testing.T
+	conn  net.Conn
+	lines chan []byte
+}
+
+// serveRaw starts a Conn with opts on one end of a pipe and returns the
+// other end as a rawPeer. Cleanup closes both and waits for every goroutine.
+func serveRaw(t *testing.T, opts *Options, maxLine int) (*Conn, *rawPeer) {
+	t.Helper()
+	a, b := net.Pipe()
+	c := NewConn(NDJSON(a, a, maxLine), opts)
+	p := &rawPeer{t: t, conn: b, lines: make(chan []byte, 64)}
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		defer close(p.lines)
+		r := bufio.NewReader(b)
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(line) > 0 {
+				p.lines <- line[:len(line)-1]
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		c.Close()
+		b.Close()
+		<-readerDone
+	})
+	return c, p
+}
+
+func (p *rawPeer) send(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.conn, line+"\n"); err != nil {
+		p.t.Fatalf("send %s: %v", line, err)
+	}
+}
+
+func (p *rawPeer) next() []byte {
+	p.t.Helper()
+	select {
+	case line, ok := <-p.lines:
+		if !ok {
+			p.t.Fatal("connection closed while waiting for a line")
+		}
+		return line
+	case <-time.After(10 * time.Second):
+		p.t.Fatal("timed out waiting for a line")
+	}
+	return nil
+}
+
+// expectJSON reads the next line and compares it with want as parsed JSON.
+func (p *rawPeer) expectJSON(want string) {
+	p.t.Helper()
+	got := p.next()
+	if !jsonEqual(p.t, got, []byte(want)) {
+		p.t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// expectNothing proves no line is pending by sending a probe request and
+// getting its answer first.
+func (p *rawPeer) expectNothing() {
+	p.t.Helper()
+	p.send(`{"jsonrpc":"2.0","method":"echo","params":["probe"],"id":"probe"}`)
+	p.expectJSON(`{"jsonrpc":"2.0","id":"probe","result":["probe"]}`)
+}
+
+func jsonEqual(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var va, vb any
+	if err := json.Unmarshal(a, &va); err != nil {
+		t.Fatalf("%s is not JSON: %v", a, err)
+	}
+	if err := json.Unmarshal(b, &vb); err != nil {
+		t.Fatalf("%s is not JSON: %v", b, err)
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+// testMux has echo (returns params), fail (an internal error), typed add,
+// block (waits for cancellation) and a few more used across tests.
+func testMux() *Mux {
+	mux := NewMux()
+	mux.AddFunc("echo", func(_ context.Context, req *Request) (any, error) {
+		return append(json.RawMessage(nil), req.Params...), nil
+	})
+	mux.AddFunc("fail", func(context.Context, *Request) (any, error) {
+		return nil, fmt.Errorf("looking up: %w", &net.AddrError{Err: "boom", Addr: "x"})
+	})
+	Register(mux, "add", func(_ context.Context, p struct{ A, B int }) (int, error) {
+		return p.A + p.B, nil
+	})
+	mux.AddFunc("block", func(ctx context.Context, _ *Request) (any, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	return mux
+}

@@ -1,0 +1,167 @@
+package jsonrpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/tether-dev/tether/wire"
+)
+
+// HTTPHandler serves JSON-RPC over HTTP: each POST with Content-Type
+// application/json carries one request or batch and gets its response as
+// the body (204 No Content when it held only notifications). A client that
+// sends "Accept: text/event-stream" gets a server-sent-event stream
+// instead: every notification the handler sends while the request runs
+// ($/progress) as one event, then the response as the last one. There is
+// no way back to the client over HTTP, so a handler's calls to its peer
+// fail with ErrNoBackChannel.
+type HTTPHandler struct {
+	opts    Options
+	maxBody int64
+}
+
+// NewHTTPHandler serves with opts (nil for the defaults); bodies over
+// maxBody bytes (wire.DefaultMaxLine when <= 0) are answered with -32001.
+func NewHTTPHandler(opts *Options, maxBody int64) *HTTPHandler {
+	h := &HTTPHandler{maxBody: maxBody}
+	if opts != nil {
+		h.opts = *opts
+	}
+	if h.maxBody <= 0 {
+		h.maxBody = wire.DefaultMaxLine
+	}
+	return h
+}
+
+func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "JSON-RPC takes POST", http.StatusMethodNotAllowed)
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		http.Error(w, "Content-Type must be application/json", http.StatusUnsupportedMediaType)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, h.maxBody+1))
+	if err != nil {
+		http.Error(w, "reading the body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if int64(len(body)) > h.maxBody {
+		f := getFrame()
+		f.errorResponse(nil, ErrFrameTooLarge.withData("reason", fmt.Sprintf("body over %d bytes", h.maxBody)))
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		w.Write(f.Bytes())
+		putFrame(f)
+		return
+	}
+	ch := &httpChannel{body: body, w: w, sse: acceptsEventStream(r)}
+	opts := h.opts
+	opts.Context = r.Context()
+	conn := newConn(ch, &opts, ErrNoBackChannel)
+	stop := context.AfterFunc(r.Context(), func() { conn.Close() })
+	conn.Wait()
+	stop()
+	ch.finish()
+}
+
+func acceptsEventStream(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		if mt, _, err := mime.ParseMediaType(strings.TrimSpace(part)); err == nil && mt == "text/event-stream" {
+			return true
+		}
+	}
+	return false
+}
+
+// httpChannel gives the Conn the body as its only frame and collects what
+// it writes: notifications become events (or are dropped without SSE), the
+// response is kept for the body.
+type httpChannel struct {
+	body []byte
+	read bool
+	sse  bool
+	w    http.ResponseWriter
+
+	mu       sync.Mutex // protects the fields below
+	started  bool       // SSE headers sent
+	response []byte
+	closed   bool
+}
+
+var errHTTPClosed = errors.New("jsonrpc: http request finished")
+
+// ErrNoBackChannel is the error of a handler's call to its peer over HTTP,
+// which has no way to carry a request to the client.
+var ErrNoBackChannel = errors.New("jsonrpc: http: no way to send a request to the client")
+
+func (c *httpChannel) Read() ([]byte, error) {
+	if c.read {
+		return nil, io.EOF
+	}
+	c.read = true
+	return c.body, nil
+}
+
+func (c *httpChannel) Write(frame []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return errHTTPClosed
+	}
+	isResponse := frame[0] == '[' || objectMember(frame, "method") == nil
+	if !isResponse && objectMember(frame, "id") != nil {
+		return ErrNoBackChannel
+	}
+	if isResponse {
+		c.response = append(c.response[:0], frame...)
+		if !c.sse {
+			return nil
+		}
+	} else if !c.sse {
+		return nil // no stream to carry notifications
+	}
+	if !c.started {
+		c.started = true
+		c.w.Header().Set("Content-Type", "text/event-stream")
+		c.w.Header().Set("Cache-Control", "no-cache")
+		c.w.WriteHeader(http.StatusOK)
+	}
+	if _, err := fmt.Fprintf(c.w, "event: message\ndata: %s\n\n", frame); err != nil {
+		return err
+	}
+	if fl, ok := c.w.(http.Flusher); ok {
+		fl.Flush()
+	}
+	return nil
+}
+
+func (c *httpChannel) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return nil
+}
+
+// finish writes the plain response once the Conn has stopped.
+func (c *httpChannel) finish() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	if c.started {
+		return
+	}
+	if c.response == nil {
+		c.w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	c.w.Header().Set("Content-Type", "application/json")
+	c.w.Write(c.response)
+}

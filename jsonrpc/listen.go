@@ -1,0 +1,71 @@
+package jsonrpc
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"sync"
+)
+
+// Framing makes a Channel of a byte stream.
+type Framing func(r io.Reader, w io.Writer) Channel
+
+// LineFraming is newline-delimited JSON with a per-line cap (see NDJSON).
+func LineFraming(maxLine int) Framing {
+	return func(r io.Reader, w io.Writer) Channel { return NDJSON(r, w, maxLine) }
+}
+
+// LengthFraming is 4-byte length-prefixed JSON with a cap (see LengthPrefixed).
+func LengthFraming(maxFrame int) Framing {
+	return func(r io.Reader, w io.Writer) Channel { return LengthPrefixed(r, w, maxFrame) }
+}
+
+// Serve accepts connections on l (TCP or Unix) and runs one Conn with opts
+// on each, until ctx is done or Accept fails. Before returning it closes l
+// and every connection and waits for them; it returns nil when ctx ended
+// it, else the Accept error.
+func Serve(ctx context.Context, l net.Listener, framing Framing, opts *Options) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		conns = make(map[*Conn]struct{})
+	)
+	stop := context.AfterFunc(ctx, func() { l.Close() })
+	defer stop()
+	var acceptErr error
+	for {
+		nc, err := l.Accept()
+		if err != nil {
+			if ctx.Err() == nil {
+				acceptErr = err
+			}
+			break
+		}
+		c := NewConn(framing(nc, nc), opts)
+		mu.Lock()
+		conns[c] = struct{}{}
+		mu.Unlock()
+		wg.Go(func() {
+			<-c.Done()
+			mu.Lock()
+			delete(conns, c)
+			mu.Unlock()
+		})
+	}
+	l.Close()
+	mu.Lock()
+	open := make([]*Conn, 0, len(conns))
+	for c := range conns {
+		open = append(open, c)
+	}
+	mu.Unlock()
+	for _, c := range open {
+		c.Close()
+	}
+	wg.Wait()
+	if errors.Is(acceptErr, net.ErrClosed) {
+		return nil
+	}
+	return acceptErr
+}

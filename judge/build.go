@@ -1,0 +1,53 @@
+package judge
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// result assembles the Result after every side has stopped.
+func (r *run) result() *Result {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, u := range r.solUsage {
+		r.outcome.MemoryLimitExceeded = r.outcome.MemoryLimitExceeded || u.MemoryExceeded
+	}
+	v := Decide(r.outcome)
+	res := &Result{
+		SubmissionID: r.opts.SubmissionID,
+		RejudgeSeq:   r.opts.RejudgeSeq,
+		Status:       v.Status,
+		Score:        v.Score,
+		Sandbox:      r.opts.Runner.Kind(),
+		Calls:        CallStats{Count: r.counts.calls, Timeouts: r.counts.timeouts, Restarts: r.counts.restarts},
+		Logs:         Logs{Kept: r.logs, Dropped: r.counts.logsDropped},
+	}
+	if res.Logs.Kept == nil {
+		res.Logs.Kept = []LogEntry{}
+	}
+	var stderr string
+	if r.evaluator != nil {
+		stderr = r.evaluator.stderrText()
+	}
+	res.Output = joinOutput(r.stdout.String(), stderr)
+	switch {
+	case v.Message != "":
+		res.Details = messageDetails(v.Message)
+	case r.outcome.Payload != nil && r.outcome.Payload.Details != nil:
+		res.Details = r.outcome.Payload.Details
+	default:
+		res.Details = json.RawMessage("{}")
+	}
+	// time_ms is phase 2: from the evaluator's first output to the end.
+	if !r.firstOutput.IsZero() && !r.endedAt.IsZero() {
+		res.TimeMs = r.endedAt.Sub(r.firstOutput).Milliseconds()
+	}
+	// cpu_ms and memory_kb measure the solution (every process of it).
+	var cpu time.Duration
+	for _, u := range r.solUsage {
+		cpu += u.CPU
+		res.MemoryKB = max(res.MemoryKB, u.MemoryPeak/1024)
+	}
+	res.CPUMs = cpu.Milliseconds()
+	return res
+}

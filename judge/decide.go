@@ -1,0 +1,63 @@
+package judge
+
+// Outcome is what the judge observed in one run, the input of Decide.
+// Zero fields mean "did not happen".
+type Outcome struct {
+	Failure               string // an internal failure of the judge (panic, start error, ...)
+	EvaluatorStartTimeout bool   // no evaluator output within the start phase
+	EvaluatorSilentExit   bool   // the evaluator ended before any output
+	SolutionNotReady      bool   // the solution did not send ready in time
+	TimeLimitExceeded     bool   // the evaluator overran time_limit_ms
+	MemoryLimitExceeded   bool   // the solution sandbox hit its memory limit
+	Payload               *Payload
+	PayloadErr            error // the line after the marker did not parse
+	CallTimeouts          int   // CallTimeout errors sent to the evaluator
+}
+
+// Verdict is the decision of Decide.
+type Verdict struct {
+	Status  Status
+	Score   int64
+	Message string // why the judge decided, "" when the evaluator's result stands
+}
+
+// Decide maps an Outcome to a verdict. It is pure. The first rule that
+// applies wins:
+//
+//  1. an internal failure of the judge                → SystemError
+//  2. the evaluator produced no output in time        → SystemError ("evaluator start timeout")
+//  3. the evaluator ended without any output          → SystemError
+//  4. the solution host never became ready            → SystemError ("solution host did not start")
+//  5. the evaluator overran its time limit            → TimeLimitExceeded
+//  6. the solution hit its memory limit               → MemoryLimitExceeded
+//  7. the result payload did not parse                → SystemError
+//  8. the evaluator's result                          → its status and clamped score
+//  9. no result, and a CallTimeout was sent to it     → TimeLimitExceeded
+//  10. no result otherwise                            → SystemError
+//
+// So the evaluator's own status wins unless the judge saw a limit break or
+// a failure. Every verdict the judge decides itself has score 0.
+func Decide(o Outcome) Verdict {
+	switch {
+	case o.Failure != "":
+		return Verdict{Status: SystemError, Message: o.Failure}
+	case o.EvaluatorStartTimeout:
+		return Verdict{Status: SystemError, Message: "evaluator start timeout"}
+	case o.EvaluatorSilentExit:
+		return Verdict{Status: SystemError, Message: "evaluator exited without output"}
+	case o.SolutionNotReady:
+		return Verdict{Status: SystemError, Message: "solution host did not start"}
+	case o.TimeLimitExceeded:
+		return Verdict{Status: TimeLimitExceeded, Message: "evaluator time limit exceeded"}
+	case o.MemoryLimitExceeded:
+		return Verdict{Status: MemoryLimitExceeded, Message: "solution memory limit exceeded"}
+	case o.PayloadErr != nil:
+		return Verdict{Status: SystemError, Message: o.PayloadErr.Error()}
+	case o.Payload != nil:
+		return Verdict{Status: o.Payload.Status, Score: o.Payload.Score}
+	case o.CallTimeouts > 0:
+		return Verdict{Status: TimeLimitExceeded, Message: "evaluator ended without a result after a call timeout"}
+	default:
+		return Verdict{Status: SystemError, Message: "evaluator ended without a result"}
+	}
+}

@@ -1,0 +1,48 @@
+//go:build linux
+
+package judge
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tether-dev/tether/sandbox"
+)
+
+// BenchmarkAplusbSandbox judges examples/aplusb with its reference solution
+// through the "none" and the "linux" runner, side by side.
+// go test -run '^$' -bench BenchmarkAplusbSandbox -benchtime 10x ./judge
+func BenchmarkAplusbSandbox(b *testing.B) {
+	linux, err := sandbox.NewLinux(nil)
+	if err != nil {
+		b.Skipf("linux sandbox unavailable: %v", err)
+	}
+	problem, err := LoadProblem("../examples/aplusb", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	code, err := os.ReadFile("../examples/aplusb/solution.py")
+	if err != nil {
+		b.Fatal(err)
+	}
+	sdk, err := filepath.Abs("../sdk/python")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range []sandbox.Runner{sandbox.NewPlain(), linux} {
+		b.Run(r.Kind(), func(b *testing.B) {
+			opts := &Options{Runner: r, PythonPath: sdk}
+			for b.Loop() {
+				res, err := Run(context.Background(), problem, &Submission{Path: "solution.py", Code: code}, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Status != Accepted {
+					b.Fatalf("status %v: %s %s", res.Status, res.Details, res.Output)
+				}
+			}
+		})
+	}
+}

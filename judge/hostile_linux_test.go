@@ -1,0 +1,137 @@
+//go:build linux
+
+package judge
+
+import (
+	"context"
+
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/tether-dev/tether/sandbox"
+)
+
+// hostileRunner is the linux runner, or a skip when this machine cannot run
+// it — unless TETHER_REQUIRE_SANDBOX=1 (CI), where that fails the test.
+func hostileRunner(t *testing.T) *sandbox.Linux {
+	t.Helper()
+	r, err := sandbox.NewLinux(nil)
+	if err != nil {
+		if os.Getenv("TETHER_REQUIRE_SANDBOX") == "1" {
+			t.Fatalf("TETHER_REQUIRE_SANDBOX=1 but: %v", err)
+		}
+		t.Skipf("linux sandbox unavailable: %v", err)
+	}
+	return r
+}
+
+// leftovers lists this judge's sandbox directories and cgroups still on
+// the host (they are named after the judge's pid).
+func leftovers(t *testing.T) []string {
+	t.Helper()
+	pid := strconv.Itoa(os.Getpid())
+	var found []string
+	for _, pattern := range []string{
+		filepath.Join(os.TempDir(), "tether-sbx-"+pid+"-*"),
+		"/sys/fs/cgroup/*/tether/" + pid + "-*",
+		"/sys/fs/cgroup/*/*/*/tether/" + pid + "-*",
+		"/sys/fs/cgroup/tether/" + pid + "-*",
+	} {
+		m, _ := filepath.Glob(pattern)
+		found = append(found, m...)
+	}
+	return found
+}
+
+// The hostile-solution suite of sandbox.md, run through the judge with the
+// linux runner: each solution gets its verdict, leaves nothing behind, and
+// the next run on the same judge is clean.
+func TestHostileSolutions(t *testing.T) {
+	runner := hostileRunner(t)
+	problem, err := LoadProblem("testdata/hostile/problem", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdk, err := filepath.Abs("../sdk/python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // accept and drop: a connect that got here would succeed
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	opts := &Options{
+		Runner:     runner,
+		PythonPath: sdk,
+		Env: []string{
+			"TETHER_TEST_SECRET=" + filepath.Join(problem.Dir, "secret.txt"),
+			"TETHER_TEST_PORT=" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port),
+			"TETHER_TEST_JUDGE_PID=" + strconv.Itoa(os.Getpid()),
+		},
+	}
+	judge := func(t *testing.T, file string) *Result {
+		t.Helper()
+		code, err := os.ReadFile(filepath.Join("testdata/hostile", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), problem, &Submission{Path: file, Code: code}, opts)
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		if res.Sandbox != "linux" {
+			t.Errorf("sandbox = %q, want linux", res.Sandbox)
+		}
+		return res
+	}
+	for _, tc := range []struct {
+		file string
+		want Status
+		alt  Status // also right, see fork_bomb.py
+	}{
+		// Contained either by the pids limit (the call then times out) or,
+		// while the judge sets no pids limit, by the memory limit.
+		{"fork_bomb.py", TimeLimitExceeded, MemoryLimitExceeded},
+		{"memory_hog.py", MemoryLimitExceeded, 0}, // OOM-killed in its cgroup
+		{"infinite_loop.py", TimeLimitExceeded, 0},
+		{"stdout_flood.py", TimeLimitExceeded, 0}, // junk lines dropped; the call times out
+		{"long_line.py", Accepted, 0},             // the 100 MiB line is skipped, the result after it arrives
+		{"forged_frames.py", Accepted, 0},         // call, cap_reg, unknown and duplicate results dropped
+		{"non_utf8.py", Accepted, 0},
+		{"close_stdout.py", RuntimeError, 0}, // the side is gone: the call fails at once
+		{"suicide.py", RuntimeError, 0},
+		{"tcp_connect.py", Accepted, 0}, // "blocked": no network
+		{"read_data.py", Accepted, 0},   // "blocked": the problem folder is not there
+		{"write_outside.py", Accepted, 0},
+		{"signal_judge.py", Accepted, 0}, // the judge is not in its PID namespace
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			res := judge(t, tc.file)
+			if res.Status != tc.want && (tc.alt == 0 || res.Status != tc.alt) {
+				t.Errorf("status %v, want %v; details %s; output %q", res.Status, tc.want, res.Details, res.Output)
+			}
+			if left := leftovers(t); len(left) > 0 {
+				t.Errorf("left behind: %v", left)
+			}
+			if next := judge(t, "good.py"); next.Status != Accepted {
+				t.Errorf("next run: status %v, details %s, output %q", next.Status, next.Details, next.Output)
+			}
+		})
+	}
+	if left := leftovers(t); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}

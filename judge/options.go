@@ -1,0 +1,60 @@
+package judge
+
+import (
+	"time"
+
+	"github.com/tether-dev/tether/dual"
+	"github.com/tether-dev/tether/sandbox"
+)
+
+// Defaults of Options.
+const (
+	DefaultStartTimeout = 30 * time.Second
+	DefaultStopGrace    = 500 * time.Millisecond
+)
+
+// Options of a run. A nil *Options or a zero field means the default.
+type Options struct {
+	// Runner starts both sides; nil means sandbox.NewPlain().
+	Runner sandbox.Runner
+	// SubmissionID and RejudgeSeq are copied into the Result.
+	SubmissionID string
+	RejudgeSeq   int64
+	// StartTimeout is phase 1: how long the evaluator has for its first
+	// output line (dual.md: 30 s).
+	StartTimeout time.Duration
+	// StopGrace is how long a side gets to exit after its stdin is closed
+	// before its sandbox is killed.
+	StopGrace time.Duration
+	// Env is added to both sides' environment (after PATH, HOME, LANG and
+	// PYTHONPATH, which the judge sets).
+	Env []string
+	// PythonPath is a directory holding the Python SDK packages, put on
+	// PYTHONPATH and bound read-only into both sandboxes. Empty: the judge
+	// writes the embedded SDK (package sdk/python) to a temp dir for the run
+	// and removes it at the end.
+	PythonPath string
+	// Trace gets every line either side wrote, before routing. It is called
+	// from the relay's goroutines, one call at a time, and must return quickly.
+	Trace func(dual.TraceEvent)
+	// Progress gets the relay's counters after each completed call, under the
+	// same rules as Trace.
+	Progress func(dual.Stats)
+}
+
+func (o *Options) withDefaults() Options {
+	var v Options
+	if o != nil {
+		v = *o
+	}
+	if v.Runner == nil {
+		v.Runner = sandbox.NewPlain()
+	}
+	if v.StartTimeout <= 0 {
+		v.StartTimeout = DefaultStartTimeout
+	}
+	if v.StopGrace <= 0 {
+		v.StopGrace = DefaultStopGrace
+	}
+	return v
+}

@@ -1,0 +1,56 @@
+package judge
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestInteropPythonSDK judges a Neuro OJ style problem with the default
+// commands: python3 evaluate.py and the embedded Python solution host.
+func TestInteropPythonSDK(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		if os.Getenv("TETHER_REQUIRE_INTEROP") == "1" {
+			t.Fatal("python3 not found and TETHER_REQUIRE_INTEROP=1")
+		}
+		t.Skip("python3 not found")
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"problem.json": `{"format_version":1,"title":"add","image":"ignored","runtime_config":{"solution":{"call_timeout_ms":3000}}}`,
+		"evaluate.py": `from noj_evaluator_sdk import SolutionRunner, result
+r = SolutionRunner()
+print("checking")
+v = r.call("add", 2, 3)
+if v == 5:
+    result.accept(100.0, got=v)
+else:
+    result.wrong_answer(got=v)
+`,
+		"sol.py": "def add(a, b):\n    print('adding', a, b)\n    return a + b\n",
+	}
+	for name, body := range files {
+		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+	}
+	p, err := LoadProblem(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := LoadSubmission(filepath.Join(dir, "sol.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), p, sub, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, r, Accepted)
+	if r.Output != "checking\n" || details(t, r)["got"] != 5.0 {
+		t.Fatalf("output %q details %s", r.Output, r.Details)
+	}
+	if len(r.Logs.Kept) != 1 || r.Logs.Kept[0].Data != "adding 2 3\n" {
+		t.Fatalf("logs %+v", r.Logs)
+	}
+}

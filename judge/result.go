@@ -1,0 +1,54 @@
+package judge
+
+import "encoding/json"
+
+// Result is the judge's answer for one run, and the CLI's --json output.
+type Result struct {
+	SubmissionID string          `json:"submission_id"`
+	Status       Status          `json:"status"`
+	Score        int64           `json:"score"`
+	Output       string          `json:"output"`
+	Details      json.RawMessage `json:"details"`
+	TimeMs       int64           `json:"time_ms"`
+	MemoryKB     int64           `json:"memory_kb"`
+	RejudgeSeq   int64           `json:"rejudge_seq"`
+	CPUMs        int64           `json:"cpu_ms"`
+	Calls        CallStats       `json:"calls"`
+	Logs         Logs            `json:"logs"`
+	Sandbox      string          `json:"sandbox"`
+}
+
+// CallStats counts the calls of a run.
+type CallStats struct {
+	Count    int `json:"count"`    // call frames forwarded to the solution
+	Timeouts int `json:"timeouts"` // CallTimeout errors sent
+	Restarts int `json:"restarts"` // solution sandboxes restarted
+}
+
+// Logs are the solution's log frames kept for the result.
+type Logs struct {
+	Kept    []LogEntry `json:"kept"`
+	Dropped int        `json:"dropped"`
+}
+
+// LogEntry is one kept log frame.
+type LogEntry struct {
+	Stream string `json:"stream"`
+	Data   string `json:"data"`
+}
+
+// StderrSeparator joins evaluator stdout and stderr in Result.Output.
+const StderrSeparator = "\n--- STDERR ---\n"
+
+func joinOutput(stdout, stderr string) string {
+	if stderr == "" {
+		return stdout
+	}
+	return stdout + StderrSeparator + stderr
+}
+
+// messageDetails is the details object of a verdict the judge decided.
+func messageDetails(msg string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"message": msg})
+	return b
+}

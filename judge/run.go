@@ -1,0 +1,323 @@
+package judge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/tether-dev/tether/dual"
+	"github.com/tether-dev/tether/sandbox"
+)
+
+// ErrCancelled: the run was stopped by its context. Run then still returns
+// a SystemError Result.
+var ErrCancelled = errors.New("judge: run cancelled")
+
+// Run judges one submission: it starts the evaluator and the solution,
+// relays frames between them until the evaluator's result (or a limit, or
+// a failure), stops both and decides the verdict. Every verdict, including
+// SystemError, is a Result with a nil error; the error is non-nil only when
+// ctx ended the run (it wraps ErrCancelled and ctx.Err()). On return both
+// sides are killed and reaped, their pipes closed and no goroutine of the
+// run is left. Run is safe for concurrent use with different arguments.
+func Run(ctx context.Context, p *Problem, sub *Submission, opts *Options) (*Result, error) {
+	r := &run{opts: opts.withDefaults(), problem: p, sub: sub, stdout: newTailBuffer(MaxStreamOutput)}
+	return r.execute(ctx)
+}
+
+// run is the state of one Run. mu guards the fields below it; the hooks of
+// the relay, the phase timers and the run goroutine all go through it.
+type run struct {
+	opts    Options
+	problem *Problem
+	sub     *Submission
+	cancel  context.CancelFunc // ends the relay
+
+	pythonPath  string
+	sdkDir      string // the run's own copy of the Python SDK, "" if none
+	evaluator   *side
+	solSpec     sandbox.Spec
+	phase1      *time.Timer
+	phase2      *time.Timer
+	startedWall time.Time
+
+	mu          sync.Mutex
+	outcome     Outcome
+	firstOutput time.Time
+	ended       bool
+	endedAt     time.Time
+	stdout      *tailBuffer
+	logs        []LogEntry
+	solution    *side           // the live solution; replaced on restart
+	solUsage    []sandbox.Usage // of the solutions already stopped
+	counts      callCounts
+}
+
+type callCounts struct{ calls, timeouts, restarts, logsDropped int }
+
+// fail records an internal failure (a panic recovered in a goroutine of the
+// run) and ends the relay.
+func (r *run) fail(p any) {
+	r.mu.Lock()
+	if r.outcome.Failure == "" {
+		r.outcome.Failure = fmt.Sprintf("judge internal error: %v", p)
+	}
+	r.mu.Unlock()
+	if r.cancel != nil {
+		r.cancel()
+	}
+}
+
+// guard runs f and turns a panic into fail; used around every hook.
+func (r *run) guard(f func()) {
+	defer recoverTo(r.fail)
+	f()
+}
+
+func (r *run) execute(ctx context.Context) (res *Result, err error) {
+	relayCtx, cancel := context.WithCancel(ctx)
+	r.cancel = cancel
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			r.fail(p)
+		}
+		r.stopAll()
+		if r.sdkDir != "" {
+			os.RemoveAll(r.sdkDir)
+		}
+		res = r.result()
+		if ctxErr := ctx.Err(); ctxErr != nil && err == nil {
+			err = fmt.Errorf("%w: %w", ErrCancelled, ctxErr)
+		}
+	}()
+
+	r.pythonPath = r.opts.PythonPath
+	if r.pythonPath == "" {
+		dir, err := writePythonSDKDir()
+		if err != nil {
+			r.fail(err.Error())
+			return nil, nil
+		}
+		r.sdkDir = dir // removed after both sides have stopped
+		r.pythonPath = dir
+	}
+	r.solSpec = solutionSpec(r.problem, r.sub, r.pythonPath, r.opts.Env)
+	r.startedWall = time.Now()
+	ev, startErr := startSide(ctx, r.opts.Runner, evaluatorSpec(r.problem, r.pythonPath, r.opts.Env),
+		newTailBuffer(MaxStreamOutput), r.fail)
+	if startErr != nil {
+		r.fail(fmt.Sprintf("start evaluator %q: %v", r.problem.Runtime.Evaluator.Command[0], startErr))
+		return nil, nil
+	}
+	r.evaluator = ev
+	sol, startErr := startSide(ctx, r.opts.Runner, r.solSpec, nil, r.fail)
+	if startErr != nil {
+		r.fail(fmt.Sprintf("start solution %q: %v", r.solSpec.Args[0], startErr))
+		return nil, nil
+	}
+	r.mu.Lock()
+	r.solution = sol
+	r.mu.Unlock()
+
+	r.mu.Lock()
+	r.phase1 = time.AfterFunc(r.opts.StartTimeout, r.startTimedOut)
+	r.mu.Unlock()
+	relay := dual.NewRelay(endpointOf(ev), endpointOf(sol), r.relayConfig())
+	sum, relayErr := relay.Run(relayCtx)
+	r.endPhases()
+	r.absorb(ctx, sum, relayErr)
+	return nil, nil
+}
+
+func endpointOf(s *side) dual.Endpoint {
+	in, out := s.endpoint()
+	return dual.Endpoint{Stdin: in, Stdout: out, Exited: s.exited}
+}
+
+func (r *run) relayConfig() dual.RelayConfig {
+	sc := r.problem.Runtime.Solution
+	policy := dual.Restart
+	if sc.OnCallTimeout == OnCallTimeoutContinue {
+		policy = dual.Continue
+	}
+	cfg := dual.RelayConfig{
+		Engine: dual.Config{
+			CallTimeout:   time.Duration(sc.CallTimeoutMs) * time.Millisecond,
+			OnCallTimeout: policy,
+			ReadyTimeout:  time.Duration(sc.ReadyTimeoutMs) * time.Millisecond,
+		},
+		Restart: r.restartSolution,
+		Hooks: dual.Hooks{
+			Output: func(line []byte) {
+				r.guard(func() {
+					r.mu.Lock()
+					r.stdout.Write(line)
+					r.stdout.Write(newline)
+					r.mu.Unlock()
+				})
+			},
+			Log: func(stream string, data []byte) {
+				r.guard(func() {
+					r.mu.Lock()
+					r.logs = append(r.logs, LogEntry{Stream: stream, Data: string(data)})
+					r.mu.Unlock()
+				})
+			},
+			FirstEvaluatorLine: func(at time.Time) { r.guard(func() { r.evaluatorStarted(at) }) },
+		},
+	}
+	// Set only when wanted: the relay classifies every line again for a
+	// trace hook and copies its counters for a progress hook.
+	if r.opts.Trace != nil {
+		cfg.Hooks.Trace = func(ev dual.TraceEvent) { r.guard(func() { r.opts.Trace(ev) }) }
+	}
+	if r.opts.Progress != nil {
+		cfg.Hooks.Progress = func(s dual.Stats) { r.guard(func() { r.opts.Progress(s) }) }
+	}
+	return cfg
+}
+
+var newline = []byte{'\n'}
+
+// startTimedOut is phase 1's timer: no evaluator output in StartTimeout.
+func (r *run) startTimedOut() {
+	r.mu.Lock()
+	fire := r.firstOutput.IsZero() && !r.ended
+	if fire {
+		r.outcome.EvaluatorStartTimeout = true
+	}
+	r.mu.Unlock()
+	if fire {
+		r.cancel()
+	}
+}
+
+// evaluatorStarted ends phase 1 and arms phase 2, the evaluator's time limit.
+func (r *run) evaluatorStarted(at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.firstOutput.IsZero() || r.outcome.EvaluatorStartTimeout {
+		return
+	}
+	r.firstOutput = at
+	r.phase1.Stop()
+	limit := time.Duration(r.problem.Runtime.Evaluator.TimeLimitMs)*time.Millisecond - time.Since(at)
+	r.phase2 = time.AfterFunc(limit, r.timeLimitExceeded)
+}
+
+func (r *run) timeLimitExceeded() {
+	r.mu.Lock()
+	fire := !r.ended
+	if fire {
+		r.outcome.TimeLimitExceeded = true
+	}
+	r.mu.Unlock()
+	if fire {
+		r.cancel()
+	}
+}
+
+func (r *run) endPhases() {
+	r.mu.Lock()
+	r.ended = true
+	r.endedAt = time.Now()
+	if r.phase1 != nil {
+		r.phase1.Stop()
+	}
+	if r.phase2 != nil {
+		r.phase2.Stop()
+	}
+	r.mu.Unlock()
+}
+
+// restartSolution is the relay's RestartFunc: the old solution is killed
+// at once (it overran a call), a fresh one started from the same spec.
+func (r *run) restartSolution(ctx context.Context) (dual.Endpoint, error) {
+	r.mu.Lock()
+	old := r.solution
+	r.solution = nil
+	r.mu.Unlock()
+	if old != nil {
+		old.stop(0)
+		r.mu.Lock()
+		r.solUsage = append(r.solUsage, old.usage)
+		r.mu.Unlock()
+	}
+	s, err := startSide(ctx, r.opts.Runner, r.solSpec, nil, r.fail)
+	if err != nil {
+		return dual.Endpoint{}, fmt.Errorf("start solution %q: %w", r.solSpec.Args[0], err)
+	}
+	r.mu.Lock()
+	r.solution = s
+	r.mu.Unlock()
+	return endpointOf(s), nil
+}
+
+// absorb turns how the relay ended into the Outcome.
+func (r *run) absorb(ctx context.Context, sum dual.Summary, relayErr error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	o := &r.outcome
+	o.CallTimeouts = int(sum.Stats.CallTimeouts)
+	if sum.Result != nil {
+		pl, err := ParsePayload(sum.Result)
+		if err != nil {
+			o.PayloadErr = err
+		} else {
+			o.Payload = &pl
+		}
+	}
+	var restartErr *dual.RestartError
+	switch {
+	case relayErr == nil:
+	case errors.Is(relayErr, dual.ErrSolutionNotReady):
+		o.SolutionNotReady = true
+	case errors.As(relayErr, &restartErr):
+		if o.Failure == "" {
+			o.Failure = restartErr.Error()
+		}
+	case errors.Is(relayErr, context.Canceled) || errors.Is(relayErr, context.DeadlineExceeded):
+		if ctx.Err() != nil && o.Failure == "" {
+			o.Failure = "judge cancelled: " + ctx.Err().Error()
+		}
+	default:
+		if o.Failure == "" {
+			o.Failure = relayErr.Error()
+		}
+	}
+	if sum.FirstOutput.IsZero() && r.firstOutput.IsZero() && sum.EvaluatorGone != "" && !o.EvaluatorStartTimeout {
+		o.EvaluatorSilentExit = true
+	}
+	r.counts = callCounts{calls: int(sum.Stats.Calls), timeouts: int(sum.Stats.CallTimeouts),
+		restarts: sum.Restarts, logsDropped: int(sum.Stats.LogDroppedFrames)}
+}
+
+// stopAll stops both sides (in parallel, each: stdin closed, grace, kill)
+// and records the solution's usage.
+func (r *run) stopAll() {
+	r.mu.Lock()
+	sol := r.solution
+	r.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range []*side{r.evaluator, sol} {
+		if s == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer recoverTo(r.fail)
+			s.stop(r.opts.StopGrace)
+		}()
+	}
+	wg.Wait()
+	if sol != nil {
+		r.mu.Lock()
+		r.solUsage = append(r.solUsage, sol.usage)
+		r.mu.Unlock()
+	}
+}

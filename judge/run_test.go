@@ -1,0 +1,169 @@
+package judge
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestAccept(t *testing.T) {
+	r := judgeCase{eval: "add", sol: "basic", opts: Options{SubmissionID: "s-1", RejudgeSeq: 2}}.run(t)
+	wantStatus(t, r, Accepted)
+	if r.Score != 10000 || details(t, r)["sum"] != 5.0 {
+		t.Fatalf("score %d details %s", r.Score, r.Details)
+	}
+	if r.Output != "case 1 ok\n"+StderrSeparator+"evaluator log line\n" {
+		t.Fatalf("output %q", r.Output)
+	}
+	if r.SubmissionID != "s-1" || r.RejudgeSeq != 2 || r.Sandbox != "none" || r.Calls.Count != 1 {
+		t.Fatalf("result %+v", r)
+	}
+	if r.MemoryKB <= 0 {
+		t.Fatalf("memory_kb %d: want the solution's peak", r.MemoryKB)
+	}
+}
+
+func TestEvaluatorStatusWins(t *testing.T) {
+	r := judgeCase{eval: "runtime-error", sol: "basic"}.run(t)
+	wantStatus(t, r, RuntimeError)
+	if details(t, r)["message"] != "the solution crashed on case 3" {
+		t.Fatalf("details %s", r.Details)
+	}
+}
+
+func TestScoreClamped(t *testing.T) {
+	r := judgeCase{eval: "score-high", sol: "basic"}.run(t)
+	wantStatus(t, r, Accepted)
+	if r.Score != MaxScore {
+		t.Fatalf("score %d, want %d", r.Score, MaxScore)
+	}
+	r = judgeCase{eval: "score-low", sol: "basic"}.run(t)
+	wantStatus(t, r, WrongAnswer)
+	if r.Score != 0 {
+		t.Fatalf("score %d, want 0", r.Score)
+	}
+}
+
+func TestUnparsablePayloadIsSystemError(t *testing.T) {
+	for _, role := range []string{"bad-payload", "bad-status"} {
+		r := judgeCase{eval: role, sol: "basic"}.run(t)
+		wantStatus(t, r, SystemError)
+		if !strings.Contains(details(t, r)["message"].(string), ErrBadPayload.Error()) {
+			t.Fatalf("%s: details %s", role, r.Details)
+		}
+	}
+}
+
+func TestResultAcrossReadsWithoutFinalNewline(t *testing.T) {
+	r := judgeCase{eval: "split-result", sol: "basic"}.run(t)
+	wantStatus(t, r, PartiallyCorrect)
+	if r.Score != 4200 || details(t, r)["n"] != 1.0 {
+		t.Fatalf("score %d details %s", r.Score, r.Details)
+	}
+	if r.Output != "before\n" {
+		t.Fatalf("output %q: the marker and payload are not output", r.Output)
+	}
+}
+
+func TestNoResultWithoutTimeoutIsSystemError(t *testing.T) {
+	r := judgeCase{eval: "no-result", sol: "basic"}.run(t)
+	wantStatus(t, r, SystemError)
+	if details(t, r)["message"] != "evaluator ended without a result" {
+		t.Fatalf("details %s", r.Details)
+	}
+}
+
+func TestNoResultAfterCallTimeoutIsTLEWithExactText(t *testing.T) {
+	r := judgeCase{eval: "timeout-exact", sol: "basic"}.run(t)
+	wantStatus(t, r, TimeLimitExceeded)
+	if !strings.HasPrefix(r.Output, "exact: true\n") || r.Calls.Timeouts != 1 {
+		t.Fatalf("output %q calls %+v", r.Output, r.Calls)
+	}
+}
+
+func TestEvaluatorStartTimeout(t *testing.T) {
+	r := judgeCase{eval: "silent", sol: "basic", opts: Options{StartTimeout: 300 * time.Millisecond}}.run(t)
+	wantStatus(t, r, SystemError)
+	if details(t, r)["message"] != "evaluator start timeout" {
+		t.Fatalf("details %s", r.Details)
+	}
+}
+
+func TestEvaluatorExitWithoutOutput(t *testing.T) {
+	r := judgeCase{eval: "silent-exit", sol: "basic"}.run(t)
+	wantStatus(t, r, SystemError)
+	if details(t, r)["message"] != "evaluator exited without output" {
+		t.Fatalf("details %s", r.Details)
+	}
+}
+
+func TestEvaluatorTimeLimit(t *testing.T) {
+	r := judgeCase{eval: "slow", sol: "basic", evalRC: map[string]any{"time_limit_ms": 300}}.run(t)
+	wantStatus(t, r, TimeLimitExceeded)
+	if r.TimeMs < 300 || r.Output != "started\n" {
+		t.Fatalf("time_ms %d output %q", r.TimeMs, r.Output)
+	}
+}
+
+func TestRestartVersusContinue(t *testing.T) {
+	r := judgeCase{eval: "restart", sol: "basic"}.run(t)
+	wantStatus(t, r, Accepted)
+	d := details(t, r)
+	if d["timeout"] != true || d["message"] != "call timeout" || d["same_pid"] != false || r.Calls.Restarts != 1 || r.Calls.Timeouts != 1 {
+		t.Fatalf("restart: details %s calls %+v", r.Details, r.Calls)
+	}
+	r = judgeCase{eval: "restart", sol: "basic", solRC: map[string]any{"on_call_timeout": "continue"}}.run(t)
+	wantStatus(t, r, Accepted)
+	d = details(t, r)
+	if d["timeout"] != true || d["same_pid"] != true || r.Calls.Restarts != 0 {
+		t.Fatalf("continue: details %s calls %+v", r.Details, r.Calls)
+	}
+}
+
+func TestReadyTimeout(t *testing.T) {
+	r := judgeCase{eval: "add", sol: "never-ready", solRC: map[string]any{"ready_timeout_ms": 200}}.run(t)
+	wantStatus(t, r, SystemError)
+	if details(t, r)["message"] != "solution host did not start" {
+		t.Fatalf("details %s", r.Details)
+	}
+}
+
+func TestCapabilitiesWithCapRegTimeout(t *testing.T) {
+	r := judgeCase{eval: "capability", sol: "caps"}.run(t)
+	wantStatus(t, r, Accepted)
+	v := details(t, r)["value"].([]any)
+	if v[0] != "echo:hi" || v[1] != "CallTimeout" || v[2] != "call timeout" {
+		t.Fatalf("value %v", v)
+	}
+}
+
+func TestForgedAndDuplicateResponsesDropped(t *testing.T) {
+	r := judgeCase{eval: "forged", sol: "forger"}.run(t)
+	wantStatus(t, r, Accepted)
+	d := details(t, r)
+	if d["first"] != `{"type":"result","id":"c1","value":"answer-c1"}` ||
+		d["second"] != `{"type":"result","id":"c2","value":"answer-c2"}` {
+		t.Fatalf("details %s", r.Details)
+	}
+}
+
+func TestDuplicateCallIDRejected(t *testing.T) {
+	r := judgeCase{eval: "duplicate", sol: "basic"}.run(t)
+	wantStatus(t, r, Accepted)
+	if line := details(t, r)["line"]; line != `{"type":"error","id":"d","code":"Rejected","message":"duplicate call id"}` {
+		t.Fatalf("line %v", line)
+	}
+}
+
+func TestOversizeFramesRejected(t *testing.T) {
+	r := judgeCase{eval: "oversize", sol: "big"}.run(t)
+	wantStatus(t, r, Accepted)
+	d := details(t, r)
+	arg, ret := d["arg"].(map[string]any), d["ret"].(map[string]any)
+	if arg["id"] != "big-arg" || arg["code"] != "Rejected" || !strings.HasPrefix(arg["message"].(string), "frame size ") {
+		t.Fatalf("oversize call answer %v", arg)
+	}
+	if ret["id"] != "big-ret" || ret["code"] != "Rejected" {
+		t.Fatalf("oversize result answer %v", ret)
+	}
+}

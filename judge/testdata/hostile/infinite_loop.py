@@ -1,0 +1,3 @@
+def run():
+    while True:
+        pass

@@ -1,0 +1,4 @@
+def run():
+    hog = []
+    while True:
+        hog.append(bytearray(16 << 20))

@@ -1,0 +1,6 @@
+import os
+import signal
+
+
+def run():
+    os.kill(os.getpid(), signal.SIGKILL)

@@ -1,0 +1,189 @@
+package judge
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestTailBufferKeepsTailOnCharBoundary(t *testing.T) {
+	tb := newTailBuffer(10)
+	tb.Write([]byte("abc"))
+	if tb.String() != "abc" {
+		t.Fatalf("%q", tb.String())
+	}
+	tb.Write([]byte("défghijk")) // 9 bytes; total 12 > 10: "a","b" cut
+	if got := tb.String(); got != "cdéfghijk" {
+		t.Fatalf("%q", got)
+	}
+	tb.Write([]byte("éx")) // the cut lands inside the first "é": its tail byte is dropped
+	if got := tb.String(); got != "fghijkéx" || !utf8.ValidString(got) {
+		t.Fatalf("%q", got)
+	}
+	big := strings.Repeat("€", 100) // 300 bytes in one write
+	tb.Write([]byte(big))
+	if got := tb.String(); got != "€€€" {
+		t.Fatalf("%q", got)
+	}
+	for range 1000 { // memory stays within 2*max
+		tb.Write([]byte("0123456"))
+	}
+	if cap(tb.buf) > 64 || tb.String() != "6012345601234560123456"[12:] {
+		t.Fatalf("cap %d string %q", cap(tb.buf), tb.String())
+	}
+}
+
+func TestParsePayload(t *testing.T) {
+	ok := []struct {
+		in     string
+		status Status
+		score  int64
+	}{
+		{`{"status":"Accepted","score":10000,"details":{"a":1}}`, Accepted, 10000},
+		{`{"status":"WrongAnswer"}`, WrongAnswer, 0},
+		{`{"status":"PartiallyCorrect","score":42.6}`, PartiallyCorrect, 43},
+		{`{"status":"Accepted","score":1e300}`, Accepted, MaxScore},
+		{`{"status":"Accepted","score":1e999}`, Accepted, MaxScore},
+		{`{"status":"Accepted","score":-3}`, Accepted, 0},
+		{`{"status":"TimeLimitExceeded","score":5,"extra":true}`, TimeLimitExceeded, 5},
+	}
+	for _, c := range ok {
+		p, err := ParsePayload([]byte(c.in))
+		if err != nil || p.Status != c.status || p.Score != c.score {
+			t.Errorf("ParsePayload(%s) = %+v, %v", c.in, p, err)
+		}
+	}
+	for _, in := range []string{``, `nope`, `{}`, `{"status":"accepted"}`, `{"status":3}`,
+		`{"status":"Accepted","score":"10"}`, `{"status":"Accepted","details":[1]}`, `{"status":"Accepted"} x`} {
+		if _, err := ParsePayload([]byte(in)); !errors.Is(err, ErrBadPayload) {
+			t.Errorf("ParsePayload(%s) err = %v, want ErrBadPayload", in, err)
+		}
+	}
+}
+
+func TestStatusEnum(t *testing.T) {
+	for s := Accepted; s <= SystemError; s++ {
+		back, err := ParseStatus(s.String())
+		if err != nil || back != s {
+			t.Fatalf("%v round trip: %v %v", s, back, err)
+		}
+		b, _ := json.Marshal(s)
+		var u Status
+		if err := json.Unmarshal(b, &u); err != nil || u != s {
+			t.Fatalf("%v JSON round trip: %s %v", s, b, err)
+		}
+	}
+	if _, err := ParseStatus("OK"); !errors.Is(err, ErrUnknownStatus) {
+		t.Fatal(err)
+	}
+	if _, err := json.Marshal(Status(0)); err == nil {
+		t.Fatal("zero Status encoded")
+	}
+}
+
+func TestDecidePrecedence(t *testing.T) {
+	pl := &Payload{Status: Accepted, Score: 9000}
+	cases := []struct {
+		name string
+		o    Outcome
+		want Status
+	}{
+		{"failure beats all", Outcome{Failure: "x", TimeLimitExceeded: true, Payload: pl}, SystemError},
+		{"start timeout", Outcome{EvaluatorStartTimeout: true, CallTimeouts: 1}, SystemError},
+		{"silent exit", Outcome{EvaluatorSilentExit: true}, SystemError},
+		{"not ready beats TLE", Outcome{SolutionNotReady: true, TimeLimitExceeded: true}, SystemError},
+		{"TLE beats result", Outcome{TimeLimitExceeded: true, Payload: pl}, TimeLimitExceeded},
+		{"MLE beats result", Outcome{MemoryLimitExceeded: true, Payload: pl}, MemoryLimitExceeded},
+		{"bad payload", Outcome{PayloadErr: ErrBadPayload, CallTimeouts: 2}, SystemError},
+		{"evaluator wins", Outcome{Payload: pl, CallTimeouts: 3}, Accepted},
+		{"no result after timeout", Outcome{CallTimeouts: 1}, TimeLimitExceeded},
+		{"no result", Outcome{}, SystemError},
+	}
+	for _, c := range cases {
+		v := Decide(c.o)
+		if v.Status != c.want {
+			t.Errorf("%s: %v, want %v", c.name, v.Status, c.want)
+		}
+		if v.Status != Accepted && v.Score != 0 || v.Status == Accepted && v.Score != 9000 {
+			t.Errorf("%s: score %d", c.name, v.Score)
+		}
+	}
+}
+
+func writeProblem(t *testing.T, pj string, files ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if pj != "" {
+		os.WriteFile(filepath.Join(dir, "problem.json"), []byte(pj), 0o644)
+	}
+	for _, f := range files {
+		os.WriteFile(filepath.Join(dir, f), nil, 0o644)
+	}
+	return dir
+}
+
+func TestLoadProblemDefaultsAndUnknownFields(t *testing.T) {
+	dir := writeProblem(t, `{"format_version":1,"title":"T","image":"x","runtime_config":{"future":1}}`, "evaluate.py")
+	p, err := LoadProblem(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := p.Runtime
+	if strings.Join(rc.Evaluator.Command, " ") != "python3 evaluate.py" || rc.Evaluator.TimeLimitMs != 30000 ||
+		rc.Solution.CallTimeoutMs != 5000 || rc.Solution.ReadyTimeoutMs != 10000 ||
+		rc.Solution.OnCallTimeout != "restart" || rc.Solution.Command != nil || p.Title != "T" {
+		t.Fatalf("%+v", p)
+	}
+	if !strings.Contains(string(p.Raw), `"image":"x"`) {
+		t.Fatalf("raw problem.json not kept: %s", p.Raw)
+	}
+	dir = writeProblem(t, `{"runtime_config":{"evaluator":{"command":"node ev.js --x","time_limit_ms":700,"network":{"enabled":true}},
+		"solution":{"command":["./host","-v"],"call_timeout_ms":50,"on_call_timeout":"continue","ready_timeout_ms":9,"memory_limit_mb":64}}}`)
+	p, err = LoadProblem(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc = p.Runtime
+	if strings.Join(rc.Evaluator.Command, " ") != "node ev.js --x" || rc.Evaluator.TimeLimitMs != 700 || !rc.Evaluator.Network ||
+		strings.Join(rc.Solution.Command, " ") != "./host -v" || rc.Solution.CallTimeoutMs != 50 ||
+		rc.Solution.OnCallTimeout != "continue" || rc.Solution.ReadyTimeoutMs != 9 || rc.Solution.MemoryLimitMB != 64 {
+		t.Fatalf("%+v", rc)
+	}
+}
+
+func TestLoadProblemErrors(t *testing.T) {
+	cases := []struct {
+		dir  string
+		want error
+	}{
+		{writeProblem(t, ""), ErrNoProblemJSON},
+		{writeProblem(t, `{"title":`), ErrBadProblemJSON},
+		{writeProblem(t, `{}`), ErrNoEvaluator},
+		{writeProblem(t, `{"runtime_config":{"evaluator":{"command":"ruby x.rb"}}}`), ErrCommandNotAllowed},
+		{writeProblem(t, `{"runtime_config":{"evaluator":{"command":""}}}`, "evaluate.py"), ErrBadProblemJSON},
+		{writeProblem(t, `{"runtime_config":{"evaluator":{"command":5}}}`, "evaluate.py"), ErrBadProblemJSON},
+		{writeProblem(t, `{"runtime_config":{"solution":{"call_timeout_ms":-1}}}`, "evaluate.py"), ErrBadProblemJSON},
+		{writeProblem(t, `{"runtime_config":{"solution":{"on_call_timeout":"kill"}}}`, "evaluate.py"), ErrBadProblemJSON},
+	}
+	for i, c := range cases {
+		_, err := LoadProblem(c.dir, nil)
+		var pe *ProblemError
+		if !errors.Is(err, c.want) || !errors.As(err, &pe) {
+			t.Errorf("case %d: err = %v, want %v", i, err, c.want)
+		}
+	}
+	dir := writeProblem(t, `{"runtime_config":{"evaluator":{"command":"ruby x.rb"}}}`)
+	if _, err := LoadProblem(dir, []string{"ruby"}); err != nil {
+		t.Fatalf("custom allow-list: %v", err)
+	}
+	if _, err := LoadSubmission(filepath.Join(dir, "missing.py")); !errors.Is(err, ErrSolutionFile) {
+		t.Fatalf("LoadSubmission: %v", err)
+	}
+	if _, err := LoadSubmission(dir); !errors.Is(err, ErrSolutionFile) {
+		t.Fatalf("LoadSubmission(dir): %v", err)
+	}
+}

@@ -1,0 +1,69 @@
+package evaluator
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+)
+
+// Accept writes an Accepted result; score is in points (100.0 = full) and
+// is sent as round(score*100). The result can be written once per run;
+// later calls return ErrResultDone.
+func (r *Runner) Accept(score float64, details map[string]any) error {
+	return r.writeResult("Accepted", score, details)
+}
+
+// WrongAnswer writes a WrongAnswer result.
+func (r *Runner) WrongAnswer(score float64, details map[string]any) error {
+	return r.writeResult("WrongAnswer", score, details)
+}
+
+// PartiallyCorrect writes a PartiallyCorrect result.
+func (r *Runner) PartiallyCorrect(score float64, details map[string]any) error {
+	return r.writeResult("PartiallyCorrect", score, details)
+}
+
+// RuntimeError writes a RuntimeError result with details {"message": message}.
+func (r *Runner) RuntimeError(message string) error {
+	return r.writeResult("RuntimeError", 0, map[string]any{"message": message})
+}
+
+// SystemError writes a SystemError result with details {"message": message}.
+func (r *Runner) SystemError(message string) error {
+	return r.writeResult("SystemError", 0, map[string]any{"message": message})
+}
+
+func (r *Runner) writeResult(status string, score float64, details map[string]any) error {
+	if math.IsNaN(score) || math.IsInf(score, 0) {
+		return fmt.Errorf("evaluator: result score %v: %w", score, ErrRejected)
+	}
+	if details == nil {
+		details = map[string]any{}
+	}
+	payload, err := json.Marshal(struct {
+		Status  string         `json:"status"`
+		Score   int64          `json:"score"`
+		Details map[string]any `json:"details"`
+	}{status, int64(math.Round(score * 100)), details})
+	if err != nil {
+		return fmt.Errorf("evaluator: result details: %w: %w", ErrRejected, err)
+	}
+	r.resultMu.Lock()
+	defer r.resultMu.Unlock()
+	if r.resultDone {
+		return ErrResultDone
+	}
+	r.resultDone = true
+	// Through the peer's writer, so the marker cannot land inside a frame.
+	if err := r.p.Send([]byte("---RESULT---")); err != nil {
+		return fmt.Errorf("evaluator: write result: %w", err)
+	}
+	if err := r.p.Send(payload); err != nil {
+		return fmt.Errorf("evaluator: write result: %w", err)
+	}
+	// The evaluator usually exits right after: the result must be out.
+	if err := r.p.Flush(); err != nil {
+		return fmt.Errorf("evaluator: write result: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,195 @@
+package evaluator
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/tether-dev/tether/codec"
+	"github.com/tether-dev/tether/sdk/go/internal/frame"
+	"github.com/tether-dev/tether/sdk/go/internal/peer"
+)
+
+// Handler serves one capability call. args are decoded transferable values
+// (see package codec); the returned value must be transferable. A returned
+// error becomes an error frame with code Exception (or the code of a
+// *HandlerError).
+type Handler func(ctx context.Context, args []any) (any, error)
+
+// HandlerError lets a capability handler answer with a chosen code.
+type HandlerError struct {
+	Code    string
+	Message string
+}
+
+func (e *HandlerError) Error() string { return e.Code + ": " + e.Message }
+
+// Options of a Runner; nil means defaults.
+type Options struct {
+	// Log receives the solution's log frames (stream "stdout"/"stderr").
+	// Nil writes them to os.Stderr, which the judge collects.
+	Log func(stream, data string)
+}
+
+// Runner is the evaluator side of the dual protocol. It is safe for
+// concurrent use: many Calls may be in flight over the one channel; their
+// responses are routed by id on the reading goroutine. Capability handlers
+// run each in their own goroutine, which Close waits for.
+type Runner struct {
+	p    *peer.Peer
+	opts Options
+	out  io.Writer
+
+	mu   sync.Mutex // guards caps
+	caps map[string]Handler
+
+	handlers sync.WaitGroup
+	ctx      context.Context // cancelled by Close, passed to handlers
+	cancel   context.CancelFunc
+
+	resultMu   sync.Mutex
+	resultDone bool
+}
+
+// New returns a Runner reading frames from in and writing to out.
+func New(in io.Reader, out io.Writer, opts *Options) *Runner {
+	r := &Runner{out: out, caps: make(map[string]Handler)}
+	if opts != nil {
+		r.opts = *opts
+	}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	r.p = peer.New(in, out, r.onFrame)
+	return r
+}
+
+var (
+	stdOnce   sync.Once
+	stdRunner *Runner
+)
+
+// Default returns the process-wide Runner over os.Stdin and os.Stdout.
+func Default() *Runner {
+	stdOnce.Do(func() { stdRunner = New(os.Stdin, os.Stdout, nil) })
+	return stdRunner
+}
+
+// Call calls fn in the solution and waits for its value. Arguments must be
+// transferable; if not, Call fails with ErrRejected without sending. The
+// judge keeps time: Call waits until the solution answers or the judge sends
+// CallTimeout, or ctx ends. See CallWithTimeout for a per-call deadline.
+func (r *Runner) Call(ctx context.Context, fn string, args ...any) (any, error) {
+	return r.CallWithTimeout(ctx, 0, fn, args...)
+}
+
+// CallWithTimeout is Call with the frame's timeout_ms set (0: the problem's
+// default call timeout).
+func (r *Runner) CallWithTimeout(ctx context.Context, timeout time.Duration, fn string, args ...any) (any, error) {
+	enc, err := codec.MarshalArgs(args)
+	if err != nil {
+		return nil, fmt.Errorf("evaluator: call %s: %w: %w", fn, ErrRejected, err)
+	}
+	id := frame.NewID()
+	line := frame.Call(id, fn, enc, timeout.Milliseconds())
+	if err := codec.CheckFrameSize(len(line)); err != nil {
+		return nil, fmt.Errorf("evaluator: call %s: %w: %w", fn, ErrRejected, err)
+	}
+	resp, err := r.p.Request(ctx, id, line)
+	if err != nil {
+		return nil, fmt.Errorf("evaluator: call %s: %w", fn, err)
+	}
+	if resp.Type == "error" {
+		return nil, &CallError{Fn: fn, Code: resp.Code, Message: resp.Message, Trace: resp.Trace}
+	}
+	return resp.Value, nil
+}
+
+// RegisterCapability offers name to the solution: it writes cap_reg (with
+// timeout_ms when timeout > 0, so the judge uses it as the deadline) and
+// serves capability frames for name with h. Registering again replaces.
+func (r *Runner) RegisterCapability(name string, h Handler, timeout time.Duration) error {
+	r.mu.Lock()
+	r.caps[name] = h
+	r.mu.Unlock()
+	if err := r.p.Send(frame.CapReg(name, timeout.Milliseconds())); err != nil {
+		return fmt.Errorf("evaluator: register capability %s: %w", name, err)
+	}
+	return nil
+}
+
+// onFrame runs on the reading goroutine.
+func (r *Runner) onFrame(f frame.Frame) {
+	switch f.Type {
+	case "capability":
+		r.mu.Lock()
+		h, ok := r.caps[f.Name]
+		r.mu.Unlock()
+		if !ok {
+			r.p.Send(frame.Error(f.ID, frame.CodeNotFound, fmt.Sprintf("capability '%s' not registered", f.Name), ""))
+			return
+		}
+		r.handlers.Add(1)
+		go func() {
+			defer r.handlers.Done()
+			r.serveCapability(f, h)
+		}()
+	case "log":
+		if r.opts.Log != nil {
+			r.opts.Log(f.Stream, f.Data)
+		} else {
+			fmt.Fprint(os.Stderr, f.Data)
+		}
+	}
+}
+
+func (r *Runner) serveCapability(f frame.Frame, h Handler) {
+	args, ok := f.Args.([]any)
+	if !ok {
+		r.p.Send(frame.Error(f.ID, frame.CodeRejected, "args is not a list", ""))
+		return
+	}
+	v, err := callHandler(r.ctx, h, args)
+	if err != nil {
+		code := frame.CodeException
+		if he, ok := err.(*HandlerError); ok {
+			code = he.Code
+		}
+		msg := err.Error()
+		if len(msg) > 1024 {
+			msg = msg[:1024]
+		}
+		r.p.Send(frame.Error(f.ID, code, msg, ""))
+		return
+	}
+	enc, err := codec.Marshal(v)
+	if err == nil {
+		line := frame.Result(f.ID, enc)
+		if err = codec.CheckFrameSize(len(line)); err == nil {
+			r.p.Send(line)
+			return
+		}
+	}
+	r.p.Send(frame.Error(f.ID, frame.CodeRejected, err.Error(), ""))
+}
+
+// callHandler turns a panic of h into an error.
+func callHandler(ctx context.Context, h Handler, args []any) (v any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return h(ctx, args)
+}
+
+// Close ends pending calls with ErrClosed, cancels the context given to
+// capability handlers and waits for them, and stops reading (see
+// peer.Close for os.Stdin). Safe to call twice.
+func (r *Runner) Close() error {
+	err := r.p.Close()
+	r.cancel()
+	r.handlers.Wait()
+	return err
+}

@@ -1,0 +1,250 @@
+package evaluator_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tether-dev/tether/sdk/go/evaluator"
+	"github.com/tether-dev/tether/sdk/go/solution"
+)
+
+// pair joins a Runner and a Host by direct pipes (no judge in between).
+type pair struct {
+	r        *evaluator.Runner
+	h        *solution.Host
+	evOut    *io.PipeWriter // evaluator stdout -> solution stdin
+	solOut   *io.PipeWriter
+	served   chan error
+	logs     chan string
+	solStdin *io.PipeReader
+}
+
+func newPair(t *testing.T, sequential bool, register func(h *solution.Host)) *pair {
+	t.Helper()
+	evToSol, evOut := io.Pipe()
+	solToEv, solOut := io.Pipe()
+	p := &pair{evOut: evOut, solOut: solOut, served: make(chan error, 1), logs: make(chan string, 16), solStdin: evToSol}
+	p.h = solution.New(evToSol, solOut, &solution.Options{Sequential: sequential})
+	register(p.h)
+	go func() { p.served <- p.h.Serve(context.Background()); solOut.Close() }()
+	// The judge swallows ready; with direct pipes the Runner sees it and ignores it.
+	p.r = evaluator.New(solToEv, evOut, &evaluator.Options{Log: func(s, d string) { p.logs <- s + ":" + d }})
+	t.Cleanup(func() {
+		evOut.Close() // solution stdin EOF: Serve returns
+		if err := <-p.served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		p.r.Close()
+	})
+	return p
+}
+
+func basicFuncs(h *solution.Host) {
+	h.Register("add", func(ctx context.Context, args []any) (any, error) {
+		return args[0].(int64) + args[1].(int64), nil
+	})
+	h.Register("fail", func(ctx context.Context, args []any) (any, error) {
+		return nil, errors.New("bad input")
+	})
+	h.Register("panic", func(ctx context.Context, args []any) (any, error) {
+		panic("kaboom")
+	})
+	h.Register("nan", func(ctx context.Context, args []any) (any, error) {
+		return math.NaN(), nil
+	})
+	h.Register("echo", func(ctx context.Context, args []any) (any, error) { return args, nil })
+}
+
+func TestCallRoundTrip(t *testing.T) {
+	p := newPair(t, false, basicFuncs)
+	v, err := p.r.Call(context.Background(), "add", 2, 40)
+	if err != nil || v != int64(42) {
+		t.Fatalf("add = %v, %v", v, err)
+	}
+	v, err = p.r.Call(context.Background(), "echo", []byte{0, 1}, "é", nil, map[string]any{"k": 1.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(v)
+	if got != "[[0 1] é <nil> map[k:1.5]]" {
+		t.Fatalf("echo = %s", got)
+	}
+}
+
+func TestCallErrorsMapToSentinels(t *testing.T) {
+	p := newPair(t, false, basicFuncs)
+	ctx := context.Background()
+	_, err := p.r.Call(ctx, "missing")
+	var ce *evaluator.CallError
+	if !errors.Is(err, evaluator.ErrNotFound) || !errors.As(err, &ce) || ce.Message != "function 'missing' not registered" {
+		t.Fatalf("missing: %v", err)
+	}
+	_, err = p.r.Call(ctx, "fail")
+	if !errors.Is(err, evaluator.ErrException) || !errors.As(err, &ce) || ce.Message != "bad input" {
+		t.Fatalf("fail: %v", err)
+	}
+	_, err = p.r.Call(ctx, "panic")
+	if !errors.Is(err, evaluator.ErrException) || !errors.As(err, &ce) || !strings.Contains(ce.Trace, "runner_test.go") || strings.Contains(ce.Trace, "/runner_test.go") {
+		t.Fatalf("panic: %v (trace must name the file without its directory)", err)
+	}
+	_, err = p.r.Call(ctx, "nan")
+	if !errors.Is(err, evaluator.ErrRejected) {
+		t.Fatalf("nan result: %v", err)
+	}
+	_, err = p.r.Call(ctx, "echo", math.Inf(1))
+	if !errors.Is(err, evaluator.ErrRejected) {
+		t.Fatalf("Inf argument: %v", err)
+	}
+	_, err = p.r.Call(ctx, "echo", strings.Repeat("x", 1<<20))
+	if !errors.Is(err, evaluator.ErrRejected) {
+		t.Fatalf("oversize argument: %v", err)
+	}
+}
+
+func TestManyConcurrentCalls(t *testing.T) {
+	for _, seq := range []bool{false, true} {
+		t.Run(fmt.Sprint("sequential=", seq), func(t *testing.T) {
+			p := newPair(t, seq, basicFuncs)
+			var wg sync.WaitGroup
+			errs := make(chan error, 200)
+			for i := range 200 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					v, err := p.r.Call(context.Background(), "add", i, 1)
+					if err != nil || v != int64(i+1) {
+						errs <- fmt.Errorf("add(%d,1) = %v, %v", i, v, err)
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func TestCapabilityFromInsideACall(t *testing.T) {
+	var p *pair
+	p = newPair(t, true, func(h *solution.Host) {
+		h.Register("ask", func(ctx context.Context, args []any) (any, error) {
+			v, err := h.CallCapability(ctx, "llm", args[0])
+			if err != nil {
+				return nil, err
+			}
+			h.Log("stdout", "asked\n")
+			return v, nil
+		})
+		h.Register("ask_missing", func(ctx context.Context, args []any) (any, error) {
+			_, err := h.CallCapability(ctx, "nope")
+			if !errors.Is(err, solution.ErrCapabilityNotFound) {
+				return nil, fmt.Errorf("want ErrCapabilityNotFound, got %v", err)
+			}
+			var ce *solution.CapabilityError
+			errors.As(err, &ce)
+			return ce.Message, nil
+		})
+		h.Register("ask_failing", func(ctx context.Context, args []any) (any, error) {
+			_, err := h.CallCapability(ctx, "broken")
+			if !errors.Is(err, solution.ErrCapability) {
+				return nil, fmt.Errorf("want ErrCapability, got %v", err)
+			}
+			return "ok", nil
+		})
+	})
+	if err := p.r.RegisterCapability("llm", func(ctx context.Context, args []any) (any, error) {
+		return "answer to " + args[0].(string), nil
+	}, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	p.r.RegisterCapability("broken", func(ctx context.Context, args []any) (any, error) { panic("x") }, 0)
+	v, err := p.r.Call(context.Background(), "ask", "q")
+	if err != nil || v != "answer to q" {
+		t.Fatalf("ask = %v, %v", v, err)
+	}
+	if l := <-p.logs; l != "stdout:asked\n" {
+		t.Fatalf("log = %q", l)
+	}
+	v, err = p.r.Call(context.Background(), "ask_missing")
+	if err != nil || v != "capability 'nope' not registered" {
+		t.Fatalf("ask_missing = %v, %v", v, err)
+	}
+	if v, err = p.r.Call(context.Background(), "ask_failing"); err != nil || v != "ok" {
+		t.Fatalf("ask_failing = %v, %v", v, err)
+	}
+}
+
+func TestConnectionClosedFailsPendingCalls(t *testing.T) {
+	block := make(chan struct{})
+	p := newPair(t, false, func(h *solution.Host) {
+		h.Register("block", func(ctx context.Context, args []any) (any, error) {
+			select {
+			case <-block:
+			case <-ctx.Done():
+			}
+			return nil, nil
+		})
+	})
+	done := make(chan error, 1)
+	go func() { _, err := p.r.Call(context.Background(), "block"); done <- err }()
+	time.Sleep(20 * time.Millisecond)
+	p.solOut.CloseWithError(io.EOF) // the solution's stdout ends: host gone
+	if err := <-done; !errors.Is(err, evaluator.ErrClosed) {
+		t.Fatalf("pending call: %v, want ErrClosed", err)
+	}
+	if _, err := p.r.Call(context.Background(), "block"); !errors.Is(err, evaluator.ErrClosed) {
+		t.Fatalf("call after close: %v, want ErrClosed", err)
+	}
+	close(block)
+}
+
+func TestCallContextCancel(t *testing.T) {
+	block := make(chan struct{})
+	p := newPair(t, false, func(h *solution.Host) {
+		h.Register("block", func(ctx context.Context, args []any) (any, error) { <-block; return 1, nil })
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := p.r.Call(ctx, "block"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+	close(block)
+}
+
+func TestResultWrittenOnce(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	r := evaluator.New(inR, outW, nil)
+	defer func() { inW.Close(); r.Close() }()
+	lines := make(chan string, 4)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	if err := r.Accept(87.456, map[string]any{"cases": 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WrongAnswer(0, nil); !errors.Is(err, evaluator.ErrResultDone) {
+		t.Fatalf("second result: %v", err)
+	}
+	outW.Close()
+	got := []string{<-lines, <-lines}
+	if got[0] != "---RESULT---" || got[1] != `{"status":"Accepted","score":8746,"details":{"cases":3}}` {
+		t.Fatalf("result lines %q", got)
+	}
+	for range lines {
+	}
+}

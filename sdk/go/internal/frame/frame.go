@@ -1,0 +1,178 @@
+// Package frame holds what the Go evaluator and solution SDKs share: the
+// frame shape of the dual protocol (see spec dual.md), id generation and
+// frame encoding. It is internal to sdk/go.
+package frame
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/tether-dev/tether/codec"
+)
+
+// Error codes of dual.md.
+const (
+	CodeNotFound    = "NotFound"
+	CodeRejected    = "Rejected"
+	CodeCallTimeout = "CallTimeout"
+	CodeException   = "Exception"
+	CodeSystemError = "SystemError"
+)
+
+// Frame is any decoded frame; fields a type does not use are empty.
+// Args and Value are decoded transferable values (package codec).
+type Frame struct {
+	Type      string
+	ID        string
+	Fn        string
+	Name      string
+	Args      any // a []any when the frame is well-formed
+	Value     any
+	Code      string
+	Message   string
+	Trace     string
+	Stream    string
+	Data      string
+	TimeoutMs int64
+}
+
+// ErrNotFrame: the line is not a JSON object with a string "type".
+var ErrNotFrame = errors.New("frame: not a frame")
+
+// Parse decodes one line with the codec's strict decoder (one pass: the
+// frame and its args or value together). A line that is not a valid
+// transferable JSON object with a string "type" gives an error wrapping
+// ErrNotFrame, so the caller can skip it.
+func Parse(line []byte) (Frame, error) {
+	v, err := codec.Unmarshal(line)
+	if err != nil {
+		return Frame{}, fmt.Errorf("%w: %w", ErrNotFrame, err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return Frame{}, fmt.Errorf("%w: not an object", ErrNotFrame)
+	}
+	f := Frame{Args: m["args"], Value: m["value"]}
+	if f.Type, ok = m["type"].(string); !ok || f.Type == "" {
+		return Frame{}, fmt.Errorf("%w: no type", ErrNotFrame)
+	}
+	str := func(key string) string { s, _ := m[key].(string); return s }
+	f.ID, f.Fn, f.Name, f.Code = str("id"), str("fn"), str("name"), str("code")
+	f.Message, f.Trace, f.Stream, f.Data = str("message"), str("trace"), str("stream"), str("data")
+	f.TimeoutMs, _ = m["timeout_ms"].(int64)
+	return f, nil
+}
+
+// RejectedResponse salvages a response whose value the codec refused
+// (NaN, a duplicate key, ...): if line is a result frame with a string id,
+// it returns an error frame with code Rejected for that id, so the waiting
+// call fails instead of hanging.
+func RejectedResponse(line []byte, cause error) (Frame, bool) {
+	var head struct {
+		Type string `json:"type"`
+		ID   string `json:"id"`
+	}
+	if json.Unmarshal(line, &head) != nil || head.ID == "" || (head.Type != "result" && head.Type != "error") {
+		return Frame{}, false
+	}
+	return Frame{Type: "error", ID: head.ID, Code: CodeRejected, Message: cause.Error()}, true
+}
+
+// NewID returns a uuid4 as 32 hex digits, like Python's uuid.uuid4().hex.
+func NewID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("frame: crypto/rand failed: " + err.Error()) // rand.Read never fails on Linux
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return hex.EncodeToString(b[:])
+}
+
+// appendString appends s as a JSON string.
+func appendString(dst []byte, s string) []byte {
+	out, err := codec.Append(dst, s)
+	if err != nil { // invalid UTF-8: encode with replacement characters
+		b, _ := json.Marshal(s)
+		return append(dst, b...)
+	}
+	return out
+}
+
+// Call encodes a call frame; args is an encoded JSON array. timeoutMs <= 0
+// leaves timeout_ms out.
+func Call(id, fn string, args []byte, timeoutMs int64) []byte {
+	b := make([]byte, 0, 48+len(id)+len(fn)+len(args))
+	b = append(b, `{"type":"call","id":`...)
+	b = appendString(b, id)
+	b = append(b, `,"fn":`...)
+	b = appendString(b, fn)
+	b = append(b, `,"args":`...)
+	b = append(b, args...)
+	if timeoutMs > 0 {
+		b = append(b, `,"timeout_ms":`...)
+		b = fmt.Appendf(b, "%d", timeoutMs)
+	}
+	return append(b, '}')
+}
+
+// Capability encodes a capability frame; args is an encoded JSON array.
+func Capability(id, name string, args []byte) []byte {
+	b := make([]byte, 0, 48+len(id)+len(name)+len(args))
+	b = append(b, `{"type":"capability","id":`...)
+	b = appendString(b, id)
+	b = append(b, `,"name":`...)
+	b = appendString(b, name)
+	b = append(b, `,"args":`...)
+	b = append(b, args...)
+	return append(b, '}')
+}
+
+// Result encodes a result frame; value is an encoded JSON value.
+func Result(id string, value []byte) []byte {
+	b := make([]byte, 0, 32+len(id)+len(value))
+	b = append(b, `{"type":"result","id":`...)
+	b = appendString(b, id)
+	b = append(b, `,"value":`...)
+	b = append(b, value...)
+	return append(b, '}')
+}
+
+// Error encodes an error frame; an empty trace is left out.
+func Error(id, code, message, trace string) []byte {
+	b := make([]byte, 0, 48+len(id)+len(code)+len(message)+len(trace))
+	b = append(b, `{"type":"error","id":`...)
+	b = appendString(b, id)
+	b = append(b, `,"code":`...)
+	b = appendString(b, code)
+	b = append(b, `,"message":`...)
+	b = appendString(b, message)
+	if trace != "" {
+		b = append(b, `,"trace":`...)
+		b = appendString(b, trace)
+	}
+	return append(b, '}')
+}
+
+// CapReg encodes a cap_reg frame; timeoutMs <= 0 leaves timeout_ms out.
+func CapReg(name string, timeoutMs int64) []byte {
+	b := append([]byte(`{"type":"cap_reg","name":`), appendString(nil, name)...)
+	if timeoutMs > 0 {
+		b = fmt.Appendf(b, `,"timeout_ms":%d`, timeoutMs)
+	}
+	return append(b, '}')
+}
+
+// Log encodes a log frame.
+func Log(stream, data string) []byte {
+	b := append([]byte(`{"type":"log","stream":`), appendString(nil, stream)...)
+	b = append(b, `,"data":`...)
+	b = appendString(b, data)
+	return append(b, '}')
+}
+
+// Ready is the solution's first frame.
+var Ready = []byte(`{"type":"ready"}`)

@@ -1,0 +1,176 @@
+// Package peer is the connection core shared by the Go SDKs: one reading
+// goroutine that routes responses (result / error frames) to the waiting
+// calls by id, and hands every other frame to a callback; writes go through
+// one combining line writer (concurrent frames share a Write).
+package peer
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/tether-dev/tether/sdk/go/internal/frame"
+	"github.com/tether-dev/tether/wire"
+)
+
+// ErrClosed: the input reached EOF (or failed) or the peer was closed; no
+// response will come.
+var ErrClosed = errors.New("connection closed")
+
+// Peer is safe for concurrent use. Its reading goroutine is started by New
+// and ends when the input ends or Close is called; Close and Wait wait for it.
+type Peer struct {
+	in      io.Reader
+	w       *lineWriter
+	onFrame func(frame.Frame)
+
+	mu      sync.Mutex // guards the fields below
+	pending map[string]chan frame.Frame
+	err     error // set once when the input ends; ErrClosed-wrapping
+
+	done chan struct{} // closed when the reading goroutine has returned
+}
+
+// New starts reading frames from in. onFrame is called on the reading
+// goroutine for every frame that is not a response to a pending Request
+// (and for responses to unknown ids); it must not block: hand work to
+// another goroutine.
+func New(in io.Reader, out io.Writer, onFrame func(frame.Frame)) *Peer {
+	p := &Peer{
+		in:      in,
+		w:       newLineWriter(out),
+		onFrame: onFrame,
+		pending: make(map[string]chan frame.Frame),
+		done:    make(chan struct{}),
+	}
+	go p.readLoop()
+	return p
+}
+
+func (p *Peer) readLoop() {
+	defer close(p.done)
+	r := wire.NewLineReader(p.in, wire.DefaultMaxLine)
+	var cause error
+	for {
+		line, err := r.ReadLine()
+		if err != nil {
+			var tooLong *wire.LineTooLongError
+			if errors.As(err, &tooLong) {
+				continue // the line was skipped; the next one is intact
+			}
+			if !errors.Is(err, io.EOF) {
+				cause = err
+			}
+			break
+		}
+		f, err := frame.Parse(line)
+		if err != nil {
+			if rej, ok := frame.RejectedResponse(line, err); ok {
+				p.deliver(rej)
+			}
+			continue // plain text or garbage is not ours to answer
+		}
+		if (f.Type == "result" || f.Type == "error") && p.deliver(f) {
+			continue
+		}
+		p.onFrame(f)
+	}
+	p.fail(cause)
+}
+
+func (p *Peer) deliver(f frame.Frame) bool {
+	p.mu.Lock()
+	ch, ok := p.pending[f.ID]
+	delete(p.pending, f.ID)
+	p.mu.Unlock()
+	if ok {
+		ch <- f // buffered 1, and only this goroutine sends
+	}
+	return ok
+}
+
+// fail ends every pending request with ErrClosed.
+func (p *Peer) fail(cause error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err == nil {
+		p.err = ErrClosed
+		if cause != nil {
+			p.err = errors.Join(ErrClosed, cause)
+		}
+	}
+	for id, ch := range p.pending {
+		close(ch)
+		delete(p.pending, id)
+	}
+}
+
+// Request writes line (a call or capability frame with the given id) and
+// waits for its response. A cancelled ctx abandons the wait; a late
+// response is then dropped. Errors wrap ErrClosed or ctx.Err().
+func (p *Peer) Request(ctx context.Context, id string, line []byte) (frame.Frame, error) {
+	ch := make(chan frame.Frame, 1)
+	p.mu.Lock()
+	if p.err != nil {
+		err := p.err
+		p.mu.Unlock()
+		return frame.Frame{}, err
+	}
+	p.pending[id] = ch
+	p.mu.Unlock()
+	if err := p.w.WriteLine(line); err != nil {
+		p.forget(id)
+		return frame.Frame{}, errors.Join(ErrClosed, err)
+	}
+	select {
+	case f, ok := <-ch:
+		if !ok {
+			return frame.Frame{}, p.Err()
+		}
+		return f, nil
+	case <-ctx.Done():
+		p.forget(id)
+		return frame.Frame{}, ctx.Err()
+	}
+}
+
+func (p *Peer) forget(id string) {
+	p.mu.Lock()
+	delete(p.pending, id)
+	p.mu.Unlock()
+}
+
+// Send queues one frame for writing (see lineWriter: concurrent sends are
+// combined into one write). Use Flush where the frame must be out, as
+// before the process may exit.
+func (p *Peer) Send(line []byte) error { return p.w.WriteLine(line) }
+
+// Flush waits until every frame sent so far is written.
+func (p *Peer) Flush() error { return p.w.Flush() }
+
+// Err is nil while the input is open, then ErrClosed (possibly joined with
+// the read error).
+func (p *Peer) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// Done is closed when the reading goroutine has returned.
+func (p *Peer) Done() <-chan struct{} { return p.done }
+
+// Close fails pending requests and, if the input is an io.Closer, closes it
+// and waits for the reading goroutine. Without a closable input the reading
+// goroutine ends only at the input's EOF, so Close does not wait for it
+// then. os.Stdin is never closed (a blocked read on it would not return).
+func (p *Peer) Close() error {
+	var err error
+	if c, ok := p.in.(io.Closer); ok && p.in != io.Reader(os.Stdin) {
+		err = c.Close()
+		<-p.done
+	}
+	p.fail(nil)
+	return err
+}

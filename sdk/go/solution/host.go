@@ -1,0 +1,239 @@
+package solution
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"github.com/tether-dev/tether/codec"
+	"github.com/tether-dev/tether/sdk/go/internal/frame"
+	"github.com/tether-dev/tether/sdk/go/internal/peer"
+)
+
+// Func is a solution function. args are decoded transferable values; the
+// returned value must be transferable. A returned error becomes an error
+// frame with code Exception; a panic too, with the stack as trace.
+type Func func(ctx context.Context, args []any) (any, error)
+
+// Options of a Host; nil means defaults.
+type Options struct {
+	// Sequential runs calls one at a time in arrival order, like the Python
+	// host: a call that overran its timeout delays the ones behind it. The
+	// default runs every call in its own goroutine as soon as it arrives.
+	Sequential bool
+}
+
+// Host is the solution side of the dual protocol. Register functions, then
+// Serve. Register and CallCapability are safe for concurrent use, also from
+// inside a running Func.
+type Host struct {
+	in   io.Reader
+	out  io.Writer
+	opts Options
+
+	mu    sync.Mutex // guards funcs and p
+	funcs map[string]Func
+	p     *peer.Peer
+
+	calls chan frame.Frame // Sequential: the queue of the one worker
+	wg    sync.WaitGroup   // running calls
+	ctx   context.Context
+}
+
+// New returns a Host over in and out.
+func New(in io.Reader, out io.Writer, opts *Options) *Host {
+	h := &Host{in: in, out: out, funcs: make(map[string]Func)}
+	if opts != nil {
+		h.opts = *opts
+	}
+	return h
+}
+
+var (
+	stdOnce sync.Once
+	stdHost *Host
+)
+
+// Default returns the process-wide Host over os.Stdin and os.Stdout.
+func Default() *Host {
+	stdOnce.Do(func() { stdHost = New(os.Stdin, os.Stdout, nil) })
+	return stdHost
+}
+
+// Register makes fn callable as name on the Default host.
+func Register(name string, fn Func) { Default().Register(name, fn) }
+
+// Serve serves the Default host until stdin ends.
+func Serve() error { return Default().Serve(context.Background()) }
+
+// CallCapability calls a capability through the Default host.
+func CallCapability(ctx context.Context, name string, args ...any) (any, error) {
+	return Default().CallCapability(ctx, name, args...)
+}
+
+// Register makes fn callable as name; registering a name again replaces it.
+func (h *Host) Register(name string, fn Func) {
+	h.mu.Lock()
+	h.funcs[name] = fn
+	h.mu.Unlock()
+}
+
+// Serve writes ready, then serves calls until the input ends (stdin EOF: the
+// judge's signal to exit) or ctx is cancelled; it then waits for running
+// calls (their ctx is cancelled) and returns. Serve is called once.
+func (h *Host) Serve(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	h.ctx = ctx
+	if h.opts.Sequential {
+		h.calls = make(chan frame.Frame, 1024)
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			for f := range h.calls {
+				h.serveCall(f)
+			}
+		}()
+	}
+	p := peer.New(h.in, h.out, h.onFrame)
+	h.mu.Lock()
+	h.p = p
+	h.mu.Unlock()
+	if err := p.Send(frame.Ready); err != nil {
+		p.Close()
+		h.stopWorkers(cancel)
+		return fmt.Errorf("solution: write ready: %w", err)
+	}
+	select {
+	case <-p.Done():
+	case <-ctx.Done():
+	}
+	cancel()
+	p.Close()
+	<-p.Done()
+	h.stopWorkers(cancel)
+	return nil
+}
+
+func (h *Host) stopWorkers(cancel context.CancelFunc) {
+	cancel()
+	if h.calls != nil {
+		close(h.calls)
+	}
+	h.wg.Wait()
+}
+
+// onFrame runs on the reading goroutine.
+func (h *Host) onFrame(f frame.Frame) {
+	if f.Type != "call" {
+		return
+	}
+	if h.opts.Sequential {
+		h.calls <- f // blocks reading when 1024 calls queue: back-pressure
+		return
+	}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		h.serveCall(f)
+	}()
+}
+
+func (h *Host) serveCall(f frame.Frame) {
+	h.mu.Lock()
+	fn, ok := h.funcs[f.Fn]
+	h.mu.Unlock()
+	if !ok {
+		h.p.Send(frame.Error(f.ID, frame.CodeNotFound, fmt.Sprintf("function '%s' not registered", f.Fn), ""))
+		return
+	}
+	args, isList := f.Args.([]any)
+	if !isList {
+		h.p.Send(frame.Error(f.ID, frame.CodeRejected, "args is not a list", ""))
+		return
+	}
+	result, err, trace := invoke(h.ctx, fn, args)
+	if err != nil {
+		h.p.Send(frame.Error(f.ID, frame.CodeException, err.Error(), trace))
+		return
+	}
+	enc, err := codec.Marshal(result)
+	if err == nil {
+		line := frame.Result(f.ID, enc)
+		if err = codec.CheckFrameSize(len(line)); err == nil {
+			h.p.Send(line)
+			return
+		}
+	}
+	h.p.Send(frame.Error(f.ID, frame.CodeRejected, err.Error(), ""))
+}
+
+// invoke runs fn, turning a panic into an error with a sanitized stack:
+// absolute paths are cut to file names, as dual.md asks of traces.
+func invoke(ctx context.Context, fn Func, args []any) (v any, err error, trace string) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+			trace = sanitizeStack(string(debug.Stack()))
+		}
+	}()
+	v, err = fn(ctx, args)
+	return v, err, ""
+}
+
+func sanitizeStack(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if t := strings.TrimLeft(l, "\t"); strings.HasPrefix(t, "/") {
+			lines[i] = "\t" + filepath.Base(t)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// CallCapability calls a capability the evaluator registered and waits for
+// its value; errors match ErrCapabilityNotFound, ErrCapabilityRejected,
+// ErrCapabilityTimeout, ErrCapability or ErrConnection. It may only be
+// called while Serve runs.
+func (h *Host) CallCapability(ctx context.Context, name string, args ...any) (any, error) {
+	h.mu.Lock()
+	p := h.p
+	h.mu.Unlock()
+	if p == nil {
+		return nil, fmt.Errorf("solution: capability %s: host not serving: %w", name, ErrConnection)
+	}
+	enc, err := codec.MarshalArgs(args)
+	if err != nil {
+		return nil, fmt.Errorf("solution: capability %s: %w: %w", name, ErrCapabilityRejected, err)
+	}
+	id := frame.NewID()
+	line := frame.Capability(id, name, enc)
+	if err := codec.CheckFrameSize(len(line)); err != nil {
+		return nil, fmt.Errorf("solution: capability %s: %w: %w", name, ErrCapabilityRejected, err)
+	}
+	resp, err := p.Request(ctx, id, line)
+	if err != nil {
+		return nil, fmt.Errorf("solution: capability %s: %w", name, err)
+	}
+	if resp.Type == "error" {
+		return nil, &CapabilityError{Name: name, Code: resp.Code, Message: resp.Message, Trace: resp.Trace}
+	}
+	return resp.Value, nil
+}
+
+// Log sends a log frame (the judge keeps it in the result and forwards it
+// to the evaluator).
+func (h *Host) Log(stream, data string) error {
+	h.mu.Lock()
+	p := h.p
+	h.mu.Unlock()
+	if p == nil {
+		return fmt.Errorf("solution: log: host not serving: %w", ErrConnection)
+	}
+	return p.Send(frame.Log(stream, data))
+}

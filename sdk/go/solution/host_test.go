@@ -1,0 +1,105 @@
+package solution_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tether-dev/tether/sdk/go/solution"
+)
+
+// script drives a Host over pipes with raw frames.
+func script(t *testing.T, opts *solution.Options, register func(h *solution.Host)) (send func(string), recv func() string, done func()) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	h := solution.New(inR, outW, opts)
+	register(h)
+	served := make(chan error, 1)
+	go func() { served <- h.Serve(context.Background()); outW.Close() }()
+	sc := bufio.NewScanner(outR)
+	recv = func() string {
+		if !sc.Scan() {
+			return ""
+		}
+		return sc.Text()
+	}
+	send = func(line string) { io.WriteString(inW, line+"\n") }
+	done = func() {
+		inW.Close()
+		for sc.Scan() {
+		}
+		if err := <-served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}
+	return
+}
+
+func TestReadyFirstThenCalls(t *testing.T) {
+	send, recv, done := script(t, nil, func(h *solution.Host) {
+		h.Register("twice", func(ctx context.Context, args []any) (any, error) { return args[0].(string) + args[0].(string), nil })
+	})
+	defer done()
+	if l := recv(); l != `{"type":"ready"}` {
+		t.Fatalf("first line %q", l)
+	}
+	send(`not a frame`)
+	send(`{"type":"call","id":"1","fn":"twice","args":["ab"]}`)
+	if l := recv(); l != `{"type":"result","id":"1","value":"abab"}` {
+		t.Fatalf("%q", l)
+	}
+	send(`{"type":"call","id":"2","fn":"nope","args":[]}`)
+	if l := recv(); l != `{"type":"error","id":"2","code":"NotFound","message":"function 'nope' not registered"}` {
+		t.Fatalf("%q", l)
+	}
+	send(`{"type":"call","id":"3","fn":"twice","args":"x"}`)
+	if l := recv(); !strings.Contains(l, `"code":"Rejected"`) {
+		t.Fatalf("%q", l)
+	}
+}
+
+func TestSequentialRunsInArrivalOrder(t *testing.T) {
+	send, recv, done := script(t, &solution.Options{Sequential: true}, func(h *solution.Host) {
+		h.Register("sleep", func(ctx context.Context, args []any) (any, error) {
+			time.Sleep(time.Duration(args[0].(int64)) * time.Millisecond)
+			return args[0], nil
+		})
+	})
+	defer done()
+	recv()
+	send(`{"type":"call","id":"slow","fn":"sleep","args":[100]}`)
+	send(`{"type":"call","id":"fast","fn":"sleep","args":[0]}`)
+	if l := recv(); !strings.Contains(l, `"id":"slow"`) {
+		t.Fatalf("sequential host answered %q first", l)
+	}
+	recv()
+}
+
+func TestConcurrentAnswersFastCallFirst(t *testing.T) {
+	send, recv, done := script(t, nil, func(h *solution.Host) {
+		h.Register("sleep", func(ctx context.Context, args []any) (any, error) {
+			time.Sleep(time.Duration(args[0].(int64)) * time.Millisecond)
+			return args[0], nil
+		})
+	})
+	defer done()
+	recv()
+	send(`{"type":"call","id":"slow","fn":"sleep","args":[300]}`)
+	send(`{"type":"call","id":"fast","fn":"sleep","args":[0]}`)
+	if l := recv(); !strings.Contains(l, `"id":"fast"`) {
+		t.Fatalf("concurrent host answered %q first", l)
+	}
+	recv()
+}
+
+func TestCallCapabilityWithoutServe(t *testing.T) {
+	h := solution.New(strings.NewReader(""), io.Discard, nil)
+	if _, err := h.CallCapability(context.Background(), "x"); !errors.Is(err, solution.ErrConnection) {
+		t.Fatalf("err = %v", err)
+	}
+}

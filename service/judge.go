@@ -1,0 +1,211 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/tether-dev/tether/dual"
+	"github.com/tether-dev/tether/jsonrpc"
+	"github.com/tether-dev/tether/judge"
+)
+
+// RunParams are judge.run's params.
+type RunParams struct {
+	// Problem is a folder path (a JSON string) or an inline bundle
+	// {"files": {"relative/path": "content", ...}}.
+	Problem      json.RawMessage `json:"problem"`
+	Solution     SolutionParams  `json:"solution"`
+	SubmissionID string          `json:"submission_id,omitempty"`
+}
+
+// SolutionParams say what to run as the solution: Code or Path. Language
+// is recorded for the caller; the problem's runtime_config decides how the
+// solution is started.
+type SolutionParams struct {
+	Language string  `json:"language,omitempty"`
+	Code     *string `json:"code,omitempty"`
+	Path     string  `json:"path,omitempty"`
+}
+
+// CancelParams are judge.cancel's params.
+type CancelParams struct {
+	SubmissionID string `json:"submission_id"`
+}
+
+// CancelResult is judge.cancel's result.
+type CancelResult struct {
+	Cancelled bool `json:"cancelled"`
+}
+
+// errCancelledByClient is the cause of a run stopped by judge.cancel.
+var errCancelledByClient = errors.New("judge.cancel")
+
+func (s *Service) judgeRun(ctx context.Context, p RunParams) (*judge.Result, error) {
+	problem, cleanup, err := loadProblem(p.Problem)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	sub, err := loadSolution(p.Solution)
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	id, err := s.claim(p.SubmissionID, cancel)
+	if err != nil {
+		return nil, err
+	}
+	defer s.release(id)
+
+	opts := s.opts.Judge
+	opts.Runner, opts.SubmissionID = s.opts.Runner, id
+	pump := startPump(ctx, s.log)
+	start := time.Now()
+	var calls atomic.Int64 // for the evaluator-line notifications
+	opts.Progress = func(st dual.Stats) {
+		calls.Store(st.Calls)
+		pump.offer(progressValue{Phase: "running", Calls: st.Calls, ElapsedMs: time.Since(start).Milliseconds()})
+	}
+	afterMarker := false // the line after the marker is the result payload, not output
+	opts.Trace = func(ev dual.TraceEvent) {
+		if ev.From != dual.Evaluator {
+			return
+		}
+		if ev.Kind == dual.Marker {
+			afterMarker = true
+		}
+		if ev.Kind == dual.Text && !afterMarker {
+			pump.offer(progressValue{Phase: "running", Calls: calls.Load(), EvaluatorLine: string(ev.Line), ElapsedMs: time.Since(start).Milliseconds()})
+		}
+	}
+	pump.offer(progressValue{Phase: "started", SubmissionID: id})
+	res, err := judge.Run(runCtx, problem, sub, &opts)
+	if err == nil {
+		pump.offer(progressValue{Phase: "finished", Calls: int64(res.Calls.Count), ElapsedMs: time.Since(start).Milliseconds()})
+	}
+	pump.stop()
+	if err != nil {
+		reason := "connection closed or $/cancelRequest"
+		if errors.Is(context.Cause(runCtx), errCancelledByClient) {
+			reason = "judge.cancel"
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeCancelled, Message: "request cancelled",
+			Data: mustJSON(map[string]string{"submission_id": id, "reason": reason})}
+	}
+	return res, nil
+}
+
+func (s *Service) judgeCancel(_ context.Context, p CancelParams) (CancelResult, error) {
+	if p.SubmissionID == "" {
+		return CancelResult{}, jsonrpc.InvalidParams(`judge.cancel needs {"submission_id": "..."}`)
+	}
+	s.mu.Lock()
+	cancel, ok := s.runs[p.SubmissionID]
+	s.mu.Unlock()
+	if ok {
+		cancel(errCancelledByClient)
+	}
+	return CancelResult{Cancelled: ok}, nil
+}
+
+// claim records a run under its submission id, generating one if empty.
+func (s *Service) claim(id string, cancel context.CancelCauseFunc) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id == "" {
+		s.seq++
+		id = "run-" + strconv.FormatUint(s.seq, 10)
+	}
+	if _, busy := s.runs[id]; busy {
+		return "", jsonrpc.InvalidParams("submission_id %q is already running", id)
+	}
+	s.runs[id] = cancel
+	return id, nil
+}
+
+func (s *Service) release(id string) {
+	s.mu.Lock()
+	delete(s.runs, id)
+	s.mu.Unlock()
+}
+
+// loadProblem reads a problem from a path or writes an inline bundle to a
+// temporary folder that cleanup removes.
+func loadProblem(raw json.RawMessage) (*judge.Problem, func(), error) {
+	noop := func() {}
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, noop, jsonrpc.InvalidParams(`judge.run needs "problem": a folder path or {"files": {...}}`)
+	}
+	var dir string
+	if json.Unmarshal(raw, &dir) == nil {
+		p, err := judge.LoadProblem(dir, nil)
+		if err != nil {
+			return nil, noop, jsonrpc.InvalidParams("problem: %w", err)
+		}
+		return p, noop, nil
+	}
+	var bundle struct {
+		Files map[string]string `json:"files"`
+	}
+	if err := json.Unmarshal(raw, &bundle); err != nil || len(bundle.Files) == 0 {
+		return nil, noop, jsonrpc.InvalidParams(`problem must be a folder path or {"files": {"name": "content"}}`)
+	}
+	tmp, err := os.MkdirTemp("", "tether-problem-")
+	if err != nil {
+		return nil, noop, fmt.Errorf("problem bundle: %w", err)
+	}
+	cleanup := func() { os.RemoveAll(tmp) }
+	for name, content := range bundle.Files {
+		if !filepath.IsLocal(name) {
+			cleanup()
+			return nil, noop, jsonrpc.InvalidParams("problem.files[%q]: not a relative path inside the bundle", name)
+		}
+		path := filepath.Join(tmp, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			cleanup()
+			return nil, noop, fmt.Errorf("problem.files[%q]: %w", name, err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			cleanup()
+			return nil, noop, fmt.Errorf("problem.files[%q]: %w", name, err)
+		}
+	}
+	p, err := judge.LoadProblem(tmp, nil)
+	if err != nil {
+		cleanup()
+		return nil, noop, jsonrpc.InvalidParams("problem bundle: %w", err)
+	}
+	return p, cleanup, nil
+}
+
+func loadSolution(p SolutionParams) (*judge.Submission, error) {
+	switch {
+	case p.Code != nil && p.Path != "":
+		return nil, jsonrpc.InvalidParams(`solution: give "code" or "path", not both`)
+	case p.Code != nil:
+		return &judge.Submission{Path: judge.SolutionFileName, Code: []byte(*p.Code)}, nil
+	case p.Path != "":
+		sub, err := judge.LoadSubmission(p.Path)
+		if err != nil {
+			return nil, jsonrpc.InvalidParams("solution.path: %w", err)
+		}
+		return sub, nil
+	}
+	return nil, jsonrpc.InvalidParams(`judge.run needs "solution": {"code": "..."} or {"path": "..."}`)
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only called with maps of strings
+	}
+	return b
+}

@@ -1,0 +1,96 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+
+	"github.com/tether-dev/tether/internal/version"
+	"github.com/tether-dev/tether/jsonrpc"
+	"github.com/tether-dev/tether/judge"
+	"github.com/tether-dev/tether/lm"
+	"github.com/tether-dev/tether/sandbox"
+)
+
+// LMClient completes LM requests; *lm.Client is one (it forwards to an LM
+// handler such as `tether lm serve`).
+type LMClient interface {
+	Do(ctx context.Context, req *lm.Request) (*lm.Response, error)
+}
+
+// Options configure a Service. A nil *Options means the defaults.
+type Options struct {
+	// Runner starts both sides of judge runs; nil means the judge's default.
+	Runner sandbox.Runner
+	// Judge is the base of every run's options (Env, PythonPath, timeouts);
+	// Runner, SubmissionID, Trace and Progress are set per run.
+	Judge judge.Options
+	// LM answers lm.complete; nil answers it with CodeNoLM.
+	LM LMClient
+	// Logger gets what cannot be answered; nil discards.
+	Logger *slog.Logger
+}
+
+// CodeNoLM answers lm.complete when no LM handler is configured.
+const CodeNoLM = -32002
+
+// Service holds the runs in flight. Use Mux to serve it.
+type Service struct {
+	opts Options
+	log  *slog.Logger
+
+	mu   sync.Mutex // protects runs
+	runs map[string]context.CancelCauseFunc
+	seq  uint64 // for generated submission ids; under mu
+}
+
+// New returns a Service.
+func New(opts *Options) *Service {
+	s := &Service{runs: make(map[string]context.CancelCauseFunc)}
+	if opts != nil {
+		s.opts = *opts
+	}
+	s.log = s.opts.Logger
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	return s
+}
+
+// Mux returns a new Mux with the service's methods registered.
+func (s *Service) Mux() *jsonrpc.Mux {
+	mux := jsonrpc.NewMux()
+	jsonrpc.Register(mux, "judge.run", s.judgeRun)
+	jsonrpc.Register(mux, "judge.cancel", s.judgeCancel)
+	jsonrpc.Register(mux, "lm.complete", s.lmComplete)
+	mux.AddFunc("tether.version", s.tetherVersion)
+	return mux
+}
+
+// VersionResult is tether.version's result.
+type VersionResult struct {
+	Version   string            `json:"version"`
+	Protocols map[string]string `json:"protocols"`
+}
+
+func (s *Service) tetherVersion(_ context.Context, req *jsonrpc.Request) (any, error) {
+	if p := req.Params; p != nil && string(p) != "[]" && string(p) != "{}" {
+		return nil, jsonrpc.InvalidParams("tether.version takes no params, got %s", p)
+	}
+	return VersionResult{Version: version.Version, Protocols: version.Protocols}, nil
+}
+
+func (s *Service) lmComplete(ctx context.Context, req *lm.Request) (json.RawMessage, error) {
+	if req == nil {
+		return nil, jsonrpc.InvalidParams(`lm.complete needs an LMRequest object {"prompt": ...}`)
+	}
+	if s.opts.LM == nil {
+		return nil, &jsonrpc.Error{Code: CodeNoLM, Message: "no LM handler configured (start tether serve with --lm ADDR)"}
+	}
+	resp, err := s.opts.LM.Do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return resp.AppendJSON(nil), nil
+}
