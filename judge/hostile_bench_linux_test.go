@@ -12,13 +12,17 @@ import (
 )
 
 // BenchmarkAplusbSandbox judges examples/aplusb with its reference solution
-// through the "none" and the "linux" runner, side by side.
-// go test -run '^$' -bench BenchmarkAplusbSandbox -benchtime 10x ./judge
+// (one whole judge.Run: both sides started, relayed, reaped, cleaned up)
+// through the "none" and the "linux" runner, side by side. Both runners
+// exec the same interpreter for "python3": the one behind the judge's PATH
+// entry (a pyenv shim here), resolved once per process.
+// go test -run '^$' -bench BenchmarkAplusbSandbox -benchtime 8x -benchmem ./judge
 func BenchmarkAplusbSandbox(b *testing.B) {
 	linux, err := sandbox.NewLinux(nil)
 	if err != nil {
 		b.Skipf("linux sandbox unavailable: %v", err)
 	}
+	defer linux.Close()
 	problem, err := LoadProblem("../examples/aplusb", nil)
 	if err != nil {
 		b.Fatal(err)

@@ -31,6 +31,9 @@ type LinuxOptions struct {
 	// WorkDirBytes caps the private work dir (a tmpfs) when the Spec sets
 	// no memory limit; 0 means 256 MiB. With a memory limit the cap is that limit.
 	WorkDirBytes int64
+	// SeparateNetworks gives every start a new network namespace even where
+	// the runner could share one safely (see linux_netns.go); slower.
+	SeparateNetworks bool
 }
 
 // ErrLinuxUnavailable wraps every reason the linux runner cannot run here.
@@ -48,6 +51,12 @@ var ErrLinuxUnavailable = errors.New("linux sandbox not available")
 // itself, and kill(-1) reaches only its own children. When the program
 // exits the placeholder is killed, and with it every process it left.
 //
+// A sandbox without Spec.Network joins the runner's one empty network
+// namespace (loopback down) and gets a Landlock domain of its own that
+// keeps abstract Unix sockets inside it, where the kernel has that scoping;
+// else it gets a new network namespace (see linux_netns.go for the cost and
+// the trade-off). Close releases the shared namespace.
+//
 // Cgroups are made under "tether/" in the judge's own cgroup of each
 // controller and temp dirs under TempRoot/tether-sbx-*, named after the
 // judge process; NewLinux removes those whose judge has died.
@@ -63,6 +72,10 @@ type Linux struct {
 	placeholder  string // host path of sleep
 	seccomp      *syscall.SockFprog
 	seq          atomic.Uint64
+	// sharedNet holds the one empty network namespace that sandboxes
+	// without Spec.Network join; nil means a new one per start.
+	// Closed by Close.
+	sharedNet *os.File
 }
 
 // NewLinux checks that this machine can run the linux sandbox, removes what
@@ -101,7 +114,7 @@ func NewLinux(opts *LinuxOptions) (*Linux, error) {
 			return nil, fmt.Errorf("%w: %w", ErrLinuxUnavailable, err)
 		}
 	}
-	r.python = findPython()
+	r.python = sharedHostPython()
 	system := opts.SystemPaths
 	if system == nil {
 		system = defaultSystemPaths
@@ -122,7 +135,25 @@ func NewLinux(opts *LinuxOptions) (*Linux, error) {
 	if err := removeStale(cg.parentDirs(), r.tempRoot); err != nil {
 		return nil, fmt.Errorf("sandbox: clean up after a dead judge: %w", err)
 	}
+	if !opts.SeparateNetworks && landlockABI() >= landlockScopeABI {
+		if r.sharedNet, err = newSharedNetNS(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrLinuxUnavailable, err)
+		}
+	}
 	return r, nil
+}
+
+// Close releases the runner's shared network namespace. Processes already
+// started keep running; Start must not be called after Close. Safe twice.
+func (r *Linux) Close() error {
+	if r.sharedNet == nil {
+		return nil
+	}
+	err := r.sharedNet.Close()
+	if errors.Is(err, os.ErrClosed) {
+		return nil
+	}
+	return err
 }
 
 // probeLinux says what of the kernel features the runner needs is missing.
@@ -224,7 +255,6 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 		NoNewPrivs: true,
 		DropCaps:   true,
 		Seccomp:    r.seccomp,
-		SyncFunc:   p.cg.addProc,
 	}
 	program := &forkexec.Runner{
 		Args:       append([]string{execPath}, spec.Args[1:]...),
@@ -249,10 +279,15 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 			return nil
 		},
 	}
-	if !spec.Network {
+	var joinNet *os.File
+	switch {
+	case spec.Network:
+	case r.sharedNet != nil:
+		joinNet = r.sharedNet
+	default:
 		program.CloneFlags |= unix.CLONE_NEWNET
 	}
-	if err := startInNewPIDNamespace(placeholder, program, p); err != nil {
+	if err := startInNewPIDNamespace(placeholder, program, joinNet, p); err != nil {
 		return nil, err
 	}
 	p.closeChildEnds()
@@ -261,11 +296,12 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 }
 
 // startInNewPIDNamespace starts the placeholder as PID 1 of a new PID
-// namespace and the program as PID 2 in it. unshare(CLONE_NEWPID) changes
-// the namespace of the children of the calling thread only, so it runs on a
-// thread of its own that is never given back to the Go scheduler: the
+// namespace and the program as PID 2 in it, both in network namespace
+// joinNet when it is not nil. unshare(CLONE_NEWPID) and setns change the
+// namespaces of the calling thread (and its children) only, so they run on
+// a thread of its own that is never given back to the Go scheduler: the
 // goroutine ends locked, and the runtime then discards the thread.
-func startInNewPIDNamespace(placeholder, program *forkexec.Runner, p *linuxProcess) error {
+func startInNewPIDNamespace(placeholder, program *forkexec.Runner, joinNet *os.File, p *linuxProcess) error {
 	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: see above
@@ -273,6 +309,15 @@ func startInNewPIDNamespace(placeholder, program *forkexec.Runner, p *linuxProce
 			done <- fmt.Errorf("unshare pid namespace: %w", err)
 			return
 		}
+		if joinNet != nil {
+			if err := joinSandboxNetwork(joinNet); err != nil {
+				done <- err
+				return
+			}
+		}
+		// Without a SyncFunc go-sandbox can vfork (CLONE_VM|CLONE_VFORK)
+		// instead of copying the judge's page tables; the placeholder joins
+		// the cgroup right after its exec, before the program exists.
 		pid, err := placeholder.Start()
 		if err != nil {
 			done <- fmt.Errorf("namespace placeholder: %w", err)
@@ -280,6 +325,10 @@ func startInNewPIDNamespace(placeholder, program *forkexec.Runner, p *linuxProce
 		}
 		if p.init, err = os.FindProcess(pid); err != nil {
 			syscall.Kill(pid, syscall.SIGKILL)
+			done <- err
+			return
+		}
+		if err := p.cg.addProc(pid); err != nil {
 			done <- err
 			return
 		}

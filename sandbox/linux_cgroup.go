@@ -248,12 +248,3 @@ func destroyRetrying(destroy func() error) error {
 		delay = min(2*delay, 50*time.Millisecond)
 	}
 }
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}

@@ -24,40 +24,6 @@ var defaultSystemPaths = []string{
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
 }
 
-// hostPython is the host's Python as the judge's own PATH resolves it. A
-// "python3" or "python" in a Spec means this interpreter: PATH entries such
-// as pyenv shims are shell scripts that need the whole pyenv tree, so the
-// runner runs the real interpreter and binds only its install prefix.
-type hostPython struct {
-	executable string   // sys.executable
-	prefixes   []string // sys.prefix and sys.base_prefix (a venv has both)
-}
-
-// findPython asks the host's python3 where it lives. A missing python3 is
-// not an error: specs naming it then fail at Start.
-func findPython() *hostPython {
-	path, err := exec.LookPath("python3")
-	if err != nil {
-		return nil
-	}
-	out, err := exec.Command(path, "-I", "-c",
-		"import sys; print(sys.executable); print(sys.prefix); print(sys.base_prefix)").Output()
-	if err != nil {
-		return nil
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 3 || !filepath.IsAbs(lines[0]) {
-		return nil
-	}
-	py := &hostPython{executable: lines[0]}
-	for _, p := range lines[1:] {
-		if filepath.IsAbs(p) && !containsString(py.prefixes, p) {
-			py.prefixes = append(py.prefixes, p)
-		}
-	}
-	return py
-}
-
 // visibleRoots are the host paths a program can see inside, in mount order.
 type visibleRoots struct {
 	readOnly []string

@@ -14,10 +14,11 @@ var ErrLinuxUnavailable = errors.New("linux sandbox not available")
 
 // LinuxOptions configure the linux runner; see the Linux build of this package.
 type LinuxOptions struct {
-	UID, GID     int
-	SystemPaths  []string
-	TempRoot     string
-	WorkDirBytes int64
+	UID, GID         int
+	SystemPaths      []string
+	TempRoot         string
+	WorkDirBytes     int64
+	SeparateNetworks bool
 }
 
 // Linux is the "linux" runner; off Linux it cannot be made.
@@ -28,6 +29,9 @@ func NewLinux(*LinuxOptions) (*Linux, error) { return nil, errUnavailable() }
 
 // Kind implements Runner.
 func (*Linux) Kind() string { return "linux" }
+
+// Close releases nothing: no runner can exist here.
+func (*Linux) Close() error { return nil }
 
 // Start implements Runner; it always fails.
 func (*Linux) Start(context.Context, Spec) (Process, error) { return nil, errUnavailable() }

@@ -24,13 +24,19 @@ import (
 // missing capability fails the test.
 func requireLinuxRunner(t *testing.T) *Linux {
 	t.Helper()
-	r, err := NewLinux(nil)
+	return requireLinuxRunnerWith(t, nil)
+}
+
+func requireLinuxRunnerWith(t *testing.T, opts *LinuxOptions) *Linux {
+	t.Helper()
+	r, err := NewLinux(opts)
 	if err != nil {
 		if os.Getenv("TETHER_REQUIRE_SANDBOX") == "1" {
 			t.Fatalf("TETHER_REQUIRE_SANDBOX=1 but: %v", err)
 		}
 		t.Skipf("linux sandbox unavailable: %v", err)
 	}
+	t.Cleanup(func() { r.Close() })
 	if r.python == nil {
 		t.Fatal("no python3 on the host PATH; the sandbox tests use it")
 	}
@@ -136,8 +142,20 @@ func TestLinuxStdinToStdout(t *testing.T) {
 
 // A TCP connect to a listener on the host's loopback fails without
 // Network, and succeeds with it (so the check can tell the two apart).
+// networkModes are the two ways a sandbox gets its empty network: the
+// runner's shared namespace (where the kernel allows it) and a new one per start.
+var networkModes = []struct {
+	name string
+	opts *LinuxOptions
+}{{"shared", nil}, {"separate", &LinuxOptions{SeparateNetworks: true}}}
+
 func TestLinuxNoNetwork(t *testing.T) {
-	r := requireLinuxRunner(t)
+	for _, mode := range networkModes {
+		t.Run(mode.name, func(t *testing.T) { testNoNetwork(t, requireLinuxRunnerWith(t, mode.opts)) })
+	}
+}
+
+func testNoNetwork(t *testing.T, r *Linux) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -409,5 +427,63 @@ func TestLinuxStartErrors(t *testing.T) {
 	cancel()
 	if _, err := r.Start(ctx, Spec{Args: []string{"true"}}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: %v", err)
+	}
+}
+
+// Sandboxes without Network cannot reach each other, nor the host, through
+// abstract Unix sockets (per network namespace, and with the shared
+// namespace scoped per sandbox by Landlock), while a program still talks to
+// its own.
+func TestLinuxAbstractSocketsStayInside(t *testing.T) {
+	for _, mode := range networkModes {
+		t.Run(mode.name, func(t *testing.T) {
+			r := requireLinuxRunnerWith(t, mode.opts)
+			if mode.opts == nil && r.sharedNet == nil {
+				t.Log("kernel without Landlock scoping: the runner uses a namespace per start")
+			}
+			name := fmt.Sprintf("tether-test-%d-%s", os.Getpid(), mode.name)
+			hostLn, err := net.Listen("unix", "@"+name+"-host")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer hostLn.Close()
+			listener, err := r.Start(context.Background(), Spec{Args: pyArgs(fmt.Sprintf(`
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind("\0%s")
+s.listen(1)
+c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+c.connect("\0%s")
+print("listening", flush=True)
+sys.stdin.read()
+`, name, name))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer listener.Close()
+			line := make([]byte, 10)
+			if n, err := io.ReadFull(listener.Stdout(), line); err != nil || string(line[:n]) != "listening\n" {
+				errOut, _ := io.ReadAll(listener.Stderr())
+				t.Fatalf("listener: %q %v (stderr %q)", line[:n], err, errOut)
+			}
+			for _, target := range []string{name, name + "-host"} {
+				res := run(t, r, Spec{Args: pyArgs(fmt.Sprintf(`
+import socket
+c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    c.connect("\0%s")
+    print("connected")
+except OSError as e:
+    print("refused", e.errno)
+`, target))}, "")
+				if !strings.HasPrefix(res.stdout, "refused") {
+					t.Errorf("connect to @%s from another sandbox: stdout %q, stderr %q", target, res.stdout, res.stderr)
+				}
+			}
+			listener.Stdin().Close()
+			if u, err := listener.Wait(); err != nil || u.ExitCode != 0 {
+				t.Fatalf("listener: usage %+v, err %v", u, err)
+			}
+		})
 	}
 }

@@ -24,6 +24,11 @@ import (
 // MemoryPeak from the rusage high-water mark), Pids, Binds (every host path
 // is visible) and Network (the host network is always there).
 //
+// A bare "python3" or "python" that the Spec's PATH resolves to the same
+// file as the judge's own PATH runs the interpreter behind it directly
+// (found once per process, see hostPython), as the linux runner does: a
+// pyenv shim would otherwise cost a bash and a pyenv run on every start.
+//
 // The runner is stateless and safe for concurrent use.
 func NewPlain() Runner { return plainRunner{} }
 
@@ -66,12 +71,20 @@ func (plainRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: start %s: %w", spec.Args[0], err)
 	}
+	args := spec.Args
+	if !strings.Contains(spec.Args[0], "/") {
+		if real := sharedHostPython().interpreter(spec.Args[0], path); real != path {
+			// Python derives sys.executable and its prefix from argv[0]
+			// (searching PATH for a bare name, which finds the shim again).
+			path, args = real, append([]string{real}, spec.Args[1:]...)
+		}
+	}
 	if err := p.makePipes(); err != nil {
 		return nil, err
 	}
 	cmd := &exec.Cmd{
 		Path:   path,
-		Args:   spec.Args,
+		Args:   args,
 		Env:    append(make([]string, 0, len(spec.Env)), spec.Env...),
 		Dir:    dir,
 		Stdin:  p.childStdin,

@@ -12,12 +12,14 @@ var ErrUnknownKind = errors.New("unknown sandbox kind")
 //
 //   - "linux": the linux runner, or an error (wrapping ErrLinuxUnavailable)
 //     that says what this machine is missing;
-//   - "none": plain processes, no isolation;
+//   - "none": plain processes, no isolation, with a warning;
 //   - "auto" (or ""): linux when the machine can, else none, with a warning
-//     that names what is missing. The caller must show the warning loudly:
-//     untrusted code then runs without isolation.
+//     that names what is missing.
+//
+// The caller must show a warning loudly: untrusted code then runs without
+// isolation.
 func Select(kind string) (r Runner, warning string, err error) {
-	return selectWith(kind, func() (Runner, error) {
+	return SelectWith(kind, func() (Runner, error) {
 		l, err := NewLinux(nil)
 		if err != nil {
 			return nil, err
@@ -26,10 +28,12 @@ func Select(kind string) (r Runner, warning string, err error) {
 	})
 }
 
-func selectWith(kind string, newLinux func() (Runner, error)) (Runner, string, error) {
+// SelectWith is Select with the linux runner made by newLinux, so that a
+// caller can show what happens on a machine that cannot sandbox.
+func SelectWith(kind string, newLinux func() (Runner, error)) (Runner, string, error) {
 	switch kind {
 	case "none":
-		return NewPlain(), "", nil
+		return NewPlain(), "WARNING: NO SANDBOX: --sandbox none: untrusted code runs as plain processes with no isolation", nil
 	case "linux":
 		r, err := newLinux()
 		if err != nil {

@@ -1,0 +1,166 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"testing"
+
+	"github.com/criyle/go-sandbox/pkg/forkexec"
+	"golang.org/x/sys/unix"
+)
+
+// BenchmarkStartSteps breaks the linux runner's start of `true` into its
+// steps, each measured alone, so the cost of each is visible:
+//
+//   - exec: a go-sandbox fork+exec+wait of `true` with no isolation at all,
+//     the floor every other line is compared with;
+//   - exec+newns+mounts: the same in a new mount namespace with the
+//     runner's system binds and pivot_root (what buildMounts produces);
+//   - exec+newnet: the same in a new network namespace (what the runner
+//     does with SeparateNetworks or without Landlock scoping);
+//   - exec+joinnet: the same after joining the runner's shared network
+//     namespace and a new Landlock domain on the start thread;
+//   - exec+ipc+uts: the same in new IPC and UTS namespaces;
+//   - cgroup: making and removing one sandbox cgroup (three dirs on v1);
+//   - placeholder: starting, killing and reaping the PID-1 placeholder
+//     (placeholder+syncfunc: the same with a go-sandbox SyncFunc);
+//   - workdir: making and removing the per-sandbox temp dirs.
+//
+// go test -run '^$' -bench BenchmarkStartSteps -benchtime 20x ./sandbox
+func BenchmarkStartSteps(b *testing.B) {
+	r, err := NewLinux(nil)
+	if err != nil {
+		b.Skipf("linux sandbox unavailable: %v", err)
+	}
+	defer r.Close()
+	truePath := "/usr/bin/true"
+	execOnce := func(b *testing.B, fr *forkexec.Runner) {
+		pid, err := startProgram(fr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var ws syscall.WaitStatus
+		if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil {
+			b.Fatal(err)
+		}
+		if ws.ExitStatus() != 0 {
+			b.Fatalf("true: %v", ws)
+		}
+	}
+	b.Run("exec", func(b *testing.B) {
+		for b.Loop() {
+			execOnce(b, &forkexec.Runner{Args: []string{truePath}, WorkDir: "/"})
+		}
+	})
+	b.Run("exec+newns+mounts", func(b *testing.B) {
+		base := b.TempDir()
+		l := layout{base: base, root: filepath.Join(base, "root"), workDir: filepath.Join(base, "work")}
+		for _, d := range []string{l.root, l.workDir} {
+			if err := os.Mkdir(d, 0o755); err != nil {
+				b.Fatal(err)
+			}
+		}
+		mounts, err := buildMounts(l, &visibleRoots{readOnly: r.system}, 1<<20, r.uid, r.gid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(len(mounts)), "mounts")
+		for b.Loop() {
+			execOnce(b, &forkexec.Runner{Args: []string{truePath}, WorkDir: "/",
+				CloneFlags: unix.CLONE_NEWNS, Mounts: mounts, PivotRoot: l.root})
+		}
+	})
+	b.Run("exec+newnet", func(b *testing.B) {
+		for b.Loop() {
+			execOnce(b, &forkexec.Runner{Args: []string{truePath}, WorkDir: "/", CloneFlags: unix.CLONE_NEWNET})
+		}
+	})
+	b.Run("exec+joinnet", func(b *testing.B) {
+		if r.sharedNet == nil {
+			b.Skip("no shared network namespace on this kernel")
+		}
+		for b.Loop() {
+			done := make(chan error, 1)
+			go func() { // a throw-away thread, as in startInNewPIDNamespace
+				runtime.LockOSThread()
+				if err := joinSandboxNetwork(r.sharedNet); err != nil {
+					done <- err
+					return
+				}
+				pid, err := startProgram(&forkexec.Runner{Args: []string{truePath}, WorkDir: "/"})
+				if err == nil {
+					_, err = syscall.Wait4(pid, nil, 0, nil)
+				}
+				done <- err
+			}()
+			if err := <-done; err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("exec+ipc+uts", func(b *testing.B) {
+		for b.Loop() {
+			execOnce(b, &forkexec.Runner{Args: []string{truePath}, WorkDir: "/",
+				CloneFlags: unix.CLONE_NEWIPC | unix.CLONE_NEWUTS, HostName: "sandbox", DomainName: "sandbox"})
+		}
+	})
+	b.Run("cgroup", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			i++
+			cg, err := r.cgroups.newCgroup(fmt.Sprintf("%s-bench%d", ownerTag, i), 64<<20, 10)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := cg.destroy(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("placeholder", func(b *testing.B) {
+		for b.Loop() {
+			pid, err := startProgram(&forkexec.Runner{Args: []string{r.placeholder, "infinity"}, WorkDir: "/"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			syscall.Kill(pid, syscall.SIGKILL)
+			var ws syscall.WaitStatus
+			syscall.Wait4(pid, &ws, 0, nil)
+		}
+	})
+	b.Run("placeholder+syncfunc", func(b *testing.B) {
+		// What the placeholder cost while it joined its cgroup in a
+		// SyncFunc: go-sandbox then forks without CLONE_VM|CLONE_VFORK.
+		for b.Loop() {
+			pid, err := startProgram(&forkexec.Runner{Args: []string{r.placeholder, "infinity"}, WorkDir: "/",
+				SyncFunc: func(int) error { return nil }})
+			if err != nil {
+				b.Fatal(err)
+			}
+			syscall.Kill(pid, syscall.SIGKILL)
+			var ws syscall.WaitStatus
+			syscall.Wait4(pid, &ws, 0, nil)
+		}
+	})
+	b.Run("workdir", func(b *testing.B) {
+		root := b.TempDir()
+		i := 0
+		for b.Loop() {
+			i++
+			base := filepath.Join(root, fmt.Sprint(i))
+			for _, d := range []string{base, base + "/root", base + "/work"} {
+				if err := os.Mkdir(d, 0o700); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := os.RemoveAll(base); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
