@@ -11,6 +11,10 @@ func (r *run) result() *Result {
 	defer r.mu.Unlock()
 	for _, u := range r.solUsage {
 		r.outcome.MemoryLimitExceeded = r.outcome.MemoryLimitExceeded || u.MemoryExceeded
+		r.outcome.SolutionCPUExceeded = r.outcome.SolutionCPUExceeded || u.CPUExceeded
+	}
+	if r.evaluator != nil {
+		r.outcome.EvaluatorMemoryExceeded = r.evaluator.usage.MemoryExceeded
 	}
 	v := Decide(r.outcome)
 	res := &Result{
@@ -30,6 +34,7 @@ func (r *run) result() *Result {
 		stderr = r.evaluator.stderrText()
 	}
 	res.Output = joinOutput(r.stdout.String(), stderr)
+	res.LMUsage = r.lmUsage
 	switch {
 	case v.Message != "":
 		res.Details = messageDetails(v.Message)

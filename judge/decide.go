@@ -3,15 +3,17 @@ package judge
 // Outcome is what the judge observed in one run, the input of Decide.
 // Zero fields mean "did not happen".
 type Outcome struct {
-	Failure               string // an internal failure of the judge (panic, start error, ...)
-	EvaluatorStartTimeout bool   // no evaluator output within the start phase
-	EvaluatorSilentExit   bool   // the evaluator ended before any output
-	SolutionNotReady      bool   // the solution did not send ready in time
-	TimeLimitExceeded     bool   // the evaluator overran time_limit_ms
-	MemoryLimitExceeded   bool   // the solution sandbox hit its memory limit
-	Payload               *Payload
-	PayloadErr            error // the line after the marker did not parse
-	CallTimeouts          int   // CallTimeout errors sent to the evaluator
+	Failure                 string // an internal failure of the judge (panic, start error, ...)
+	EvaluatorMemoryExceeded bool   // the evaluator sandbox hit its memory limit
+	EvaluatorStartTimeout   bool   // no evaluator output within the start phase
+	EvaluatorSilentExit     bool   // the evaluator ended before any output
+	SolutionNotReady        bool   // the solution did not send ready in time
+	TimeLimitExceeded       bool   // the evaluator overran time_limit_ms
+	MemoryLimitExceeded     bool   // the solution sandbox hit its memory limit
+	SolutionCPUExceeded     bool   // the solution used up its whole-run CPU time
+	Payload                 *Payload
+	PayloadErr              error // the line after the marker did not parse
+	CallTimeouts            int   // CallTimeout errors sent to the evaluator
 }
 
 // Verdict is the decision of Decide.
@@ -25,22 +27,30 @@ type Verdict struct {
 // applies wins:
 //
 //  1. an internal failure of the judge                → SystemError
-//  2. the evaluator produced no output in time        → SystemError ("evaluator start timeout")
-//  3. the evaluator ended without any output          → SystemError
-//  4. the solution host never became ready            → SystemError ("solution host did not start")
-//  5. the evaluator overran its time limit            → TimeLimitExceeded
-//  6. the solution hit its memory limit               → MemoryLimitExceeded
-//  7. the result payload did not parse                → SystemError
-//  8. the evaluator's result                          → its status and clamped score
-//  9. no result, and a CallTimeout was sent to it     → TimeLimitExceeded
-//  10. no result otherwise                            → SystemError
+//  2. the evaluator hit its memory limit              → SystemError ("evaluator memory limit exceeded")
+//  3. the evaluator produced no output in time        → SystemError ("evaluator start timeout")
+//  4. the evaluator ended without any output          → SystemError
+//  5. the solution host never became ready            → SystemError ("solution host did not start")
+//  6. the evaluator overran its time limit            → TimeLimitExceeded
+//  7. the solution hit its memory limit               → MemoryLimitExceeded
+//  8. the solution used up its whole-run CPU time     → TimeLimitExceeded
+//  9. the result payload did not parse                → SystemError
+//  10. the evaluator's result                         → its status and clamped score
+//  11. no result, and a CallTimeout was sent to it    → TimeLimitExceeded
+//  12. no result otherwise                            → SystemError
 //
 // So the evaluator's own status wins unless the judge saw a limit break or
-// a failure. Every verdict the judge decides itself has score 0.
+// a failure. An evaluator over its memory limit means the problem is
+// broken, not the submission (sandbox.md), so it outranks everything the
+// solution did: whatever the evaluator decided or failed to decide after
+// the OOM kill cannot be trusted. Every verdict the judge decides itself
+// has score 0.
 func Decide(o Outcome) Verdict {
 	switch {
 	case o.Failure != "":
 		return Verdict{Status: SystemError, Message: o.Failure}
+	case o.EvaluatorMemoryExceeded:
+		return Verdict{Status: SystemError, Message: "evaluator memory limit exceeded"}
 	case o.EvaluatorStartTimeout:
 		return Verdict{Status: SystemError, Message: "evaluator start timeout"}
 	case o.EvaluatorSilentExit:
@@ -51,6 +61,8 @@ func Decide(o Outcome) Verdict {
 		return Verdict{Status: TimeLimitExceeded, Message: "evaluator time limit exceeded"}
 	case o.MemoryLimitExceeded:
 		return Verdict{Status: MemoryLimitExceeded, Message: "solution memory limit exceeded"}
+	case o.SolutionCPUExceeded:
+		return Verdict{Status: TimeLimitExceeded, Message: "solution CPU time limit exceeded"}
 	case o.PayloadErr != nil:
 		return Verdict{Status: SystemError, Message: o.PayloadErr.Error()}
 	case o.Payload != nil:

@@ -38,8 +38,45 @@
 // # Measures
 //
 // time_ms is phase 2's wall time; cpu_ms and memory_kb are the solution's
-// (CPU summed over restarts, the highest peak RSS) as the sandbox runner
-// reports them.
+// (CPU summed over restarts, the highest peak) as the sandbox runner
+// reports them: with the linux runner, from the cgroup (cpuacct usage and
+// the memory peak, memory.max_usage_in_bytes on cgroup v1).
+//
+// # Limits
+//
+// Each side's sandbox gets memory_limit_mb, pids_limit (default 64),
+// file_size_limit_mb (16) and open_files_limit (256) from its part of
+// runtime_config. The solution also gets cpu_time_limit_ms, a CPU cap for
+// the whole run shared by its restarts (default time_limit_ms + 1 s, see
+// DefaultSolutionCPUAllowanceMs); the evaluator's time is its wall limit.
+// The solution over memory is MemoryLimitExceeded, over its CPU cap
+// TimeLimitExceeded; the evaluator over memory is SystemError (the problem
+// is broken). Decide states the precedence. With a runner that runs as
+// another user, the problem folder must be readable by that user
+// (CheckProblemAccess); the run fails with a message saying so otherwise.
+//
+// # Cleanup
+//
+// Every sandbox is killed and its cgroup and temp dir removed on every
+// return of Run, also when its context is cancelled (tether judge cancels
+// it on SIGINT/SIGTERM). The run's Python SDK dir is named after the judge
+// process like the sandboxes' dirs, so after a kill -9 the next linux
+// runner made on the machine removes it with them.
+//
+// # LM handler
+//
+// With Options.LM set (package judge/lmstart builds it from an lm/lmconfig
+// configuration: the judge's --lm-config, else the problem's
+// runtime_config.lm), each run gets its own LM handler, so a configured
+// budget is per run. It listens on a Unix socket in a fresh directory
+// (mode 0711, socket 0777, so the sandbox's unprivileged uid can connect);
+// only the evaluator gets that directory bound into its sandbox and
+// TETHER_LM_ADDR=unix:PATH in its environment, so it needs no network. The
+// solution reaches models only through the evaluator's capabilities. After
+// both sides have stopped, the handler's usage becomes Result.LMUsage
+// (lm_usage) and the handler is closed and its directory removed, on every
+// exit path. A problem declaring runtime_config.lm on a judge without
+// Options.LM ends as SystemError (ErrNoLMHandler).
 //
 // # Concurrency
 //

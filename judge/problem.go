@@ -45,6 +45,7 @@ type EvaluatorConfig struct {
 	TimeLimitMs   int64
 	MemoryLimitMB int64 // 0 = no limit
 	Network       bool
+	Processes     ProcessLimits
 }
 
 // SolutionConfig is runtime_config.solution.
@@ -54,6 +55,11 @@ type SolutionConfig struct {
 	MemoryLimitMB  int64
 	OnCallTimeout  string // OnCallTimeoutRestart or OnCallTimeoutContinue
 	ReadyTimeoutMs int64
+	// CPUTimeLimitMs caps the CPU time of the whole run (all processes,
+	// summed over restarts); default evaluator.time_limit_ms +
+	// DefaultSolutionCPUAllowanceMs (see limits.go).
+	CPUTimeLimitMs int64
+	Processes      ProcessLimits
 }
 
 // Sentinels of problem and submission loading; the errors returned wrap them
@@ -94,6 +100,7 @@ type problemFile struct {
 			Network       struct {
 				Enabled bool `json:"enabled"`
 			} `json:"network"`
+			processLimitsFile
 		} `json:"evaluator"`
 		Solution struct {
 			Command        json.RawMessage `json:"command"`
@@ -101,6 +108,8 @@ type problemFile struct {
 			MemoryLimitMB  *int64          `json:"memory_limit_mb"`
 			OnCallTimeout  *string         `json:"on_call_timeout"`
 			ReadyTimeoutMs *int64          `json:"ready_timeout_ms"`
+			CPUTimeLimitMs *int64          `json:"cpu_time_limit_ms"`
+			processLimitsFile
 		} `json:"solution"`
 	} `json:"runtime_config"`
 }
@@ -153,6 +162,13 @@ func LoadProblem(dir string, allowed []string) (*Problem, error) {
 		{"runtime_config.solution.call_timeout_ms", so.CallTimeoutMs, &rc.Solution.CallTimeoutMs, DefaultCallTimeoutMs},
 		{"runtime_config.solution.memory_limit_mb", so.MemoryLimitMB, &rc.Solution.MemoryLimitMB, 0},
 		{"runtime_config.solution.ready_timeout_ms", so.ReadyTimeoutMs, &rc.Solution.ReadyTimeoutMs, DefaultReadyTimeoutMs},
+		{"runtime_config.solution.cpu_time_limit_ms", so.CPUTimeLimitMs, &rc.Solution.CPUTimeLimitMs, 0},
+		{"runtime_config.evaluator.pids_limit", ev.PidsLimit, &rc.Evaluator.Processes.Pids, DefaultPidsLimit},
+		{"runtime_config.evaluator.file_size_limit_mb", ev.FileSizeLimitMB, &rc.Evaluator.Processes.FileSizeMB, DefaultFileSizeLimitMB},
+		{"runtime_config.evaluator.open_files_limit", ev.OpenFilesLimit, &rc.Evaluator.Processes.OpenFiles, DefaultOpenFilesLimit},
+		{"runtime_config.solution.pids_limit", so.PidsLimit, &rc.Solution.Processes.Pids, DefaultPidsLimit},
+		{"runtime_config.solution.file_size_limit_mb", so.FileSizeLimitMB, &rc.Solution.Processes.FileSizeMB, DefaultFileSizeLimitMB},
+		{"runtime_config.solution.open_files_limit", so.OpenFilesLimit, &rc.Solution.Processes.OpenFiles, DefaultOpenFilesLimit},
 	} {
 		switch {
 		case f.src == nil || *f.src == 0:
@@ -162,6 +178,9 @@ func LoadProblem(dir string, allowed []string) (*Problem, error) {
 		default:
 			*f.dst = *f.src
 		}
+	}
+	if rc.Solution.CPUTimeLimitMs == 0 {
+		rc.Solution.CPUTimeLimitMs = defaultSolutionCPUTimeMs(rc.Evaluator.TimeLimitMs)
 	}
 	rc.Evaluator.Network = ev.Network.Enabled
 	rc.Solution.OnCallTimeout = OnCallTimeoutRestart

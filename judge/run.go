@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -40,6 +41,7 @@ type run struct {
 	sdkDir      string // the run's own copy of the Python SDK, "" if none
 	evaluator   *side
 	solSpec     sandbox.Spec
+	lm          lmRun // the run's LM handler, if any
 	phase1      *time.Timer
 	phase2      *time.Timer
 	startedWall time.Time
@@ -54,6 +56,7 @@ type run struct {
 	solution    *side           // the live solution; replaced on restart
 	solUsage    []sandbox.Usage // of the solutions already stopped
 	counts      callCounts
+	lmUsage     json.RawMessage // set by stopLM
 }
 
 type callCounts struct{ calls, timeouts, restarts, logsDropped int }
@@ -86,6 +89,7 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 			r.fail(p)
 		}
 		r.stopAll()
+		r.stopLM()
 		if r.sdkDir != "" {
 			os.RemoveAll(r.sdkDir)
 		}
@@ -95,6 +99,12 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 		}
 	}()
 
+	if err := CheckProblemAccess(r.problem, r.opts.Runner); err != nil {
+		r.mu.Lock()
+		r.outcome.Failure = err.Error() // not an internal error: the problem's setup
+		r.mu.Unlock()
+		return nil, nil
+	}
 	r.pythonPath = r.opts.PythonPath
 	if r.pythonPath == "" {
 		dir, err := writePythonSDKDir()
@@ -106,8 +116,12 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 		r.pythonPath = dir
 	}
 	r.solSpec = solutionSpec(r.problem, r.sub, r.pythonPath, r.opts.Env)
+	if err := r.startLM(ctx); err != nil {
+		r.fail(err.Error())
+		return nil, nil
+	}
 	r.startedWall = time.Now()
-	ev, startErr := startSide(ctx, r.opts.Runner, evaluatorSpec(r.problem, r.pythonPath, r.opts.Env),
+	ev, startErr := startSide(ctx, r.opts.Runner, r.withLM(evaluatorSpec(r.problem, r.pythonPath, r.opts.Env)),
 		newTailBuffer(MaxStreamOutput), r.fail)
 	if startErr != nil {
 		r.fail(fmt.Sprintf("start evaluator %q: %v", r.problem.Runtime.Evaluator.Command[0], startErr))
@@ -247,7 +261,11 @@ func (r *run) restartSolution(ctx context.Context) (dual.Endpoint, error) {
 		r.solUsage = append(r.solUsage, old.usage)
 		r.mu.Unlock()
 	}
-	s, err := startSide(ctx, r.opts.Runner, r.solSpec, nil, r.fail)
+	spec, err := r.restartSpec()
+	if err != nil {
+		return dual.Endpoint{}, err
+	}
+	s, err := startSide(ctx, r.opts.Runner, spec, nil, r.fail)
 	if err != nil {
 		return dual.Endpoint{}, fmt.Errorf("start solution %q: %w", r.solSpec.Args[0], err)
 	}
@@ -276,6 +294,8 @@ func (r *run) absorb(ctx context.Context, sum dual.Summary, relayErr error) {
 	case relayErr == nil:
 	case errors.Is(relayErr, dual.ErrSolutionNotReady):
 		o.SolutionNotReady = true
+	case errors.Is(relayErr, errSolutionCPUSpent):
+		o.SolutionCPUExceeded = true
 	case errors.As(relayErr, &restartErr):
 		if o.Failure == "" {
 			o.Failure = restartErr.Error()

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"os"
+	"time"
 
 	"github.com/tether-dev/tether/sandbox"
 )
@@ -37,7 +38,8 @@ func evaluatorSpec(p *Problem, pythonPath string, extra []string) sandbox.Spec {
 		Dir:     p.Dir,
 		Binds:   []sandbox.Bind{{Path: p.Dir}},
 		Network: rc.Network,
-		Limits:  sandbox.Limits{Memory: rc.MemoryLimitMB << 20},
+		// The evaluator's wall limit is the relay's phase 2 timer; no CPU cap.
+		Limits: sandboxLimits(rc.MemoryLimitMB, rc.Processes, 0),
 	}
 	if pythonPath != "" {
 		spec.Binds = append(spec.Binds, sandbox.Bind{Path: pythonPath})
@@ -60,7 +62,7 @@ func solutionSpec(p *Problem, sub *Submission, pythonPath string, extra []string
 		Args:   args,
 		Env:    env,
 		Files:  []sandbox.File{{Name: SolutionFileName, Data: sub.Code}},
-		Limits: sandbox.Limits{Memory: rc.MemoryLimitMB << 20},
+		Limits: sandboxLimits(rc.MemoryLimitMB, rc.Processes, time.Duration(rc.CPUTimeLimitMs)*time.Millisecond),
 	}
 	if pythonPath != "" {
 		spec.Binds = append(spec.Binds, sandbox.Bind{Path: pythonPath})

@@ -93,11 +93,16 @@ func TestDecidePrecedence(t *testing.T) {
 		want Status
 	}{
 		{"failure beats all", Outcome{Failure: "x", TimeLimitExceeded: true, Payload: pl}, SystemError},
+		{"evaluator MLE beats the solution's limits", Outcome{EvaluatorMemoryExceeded: true, TimeLimitExceeded: true,
+			MemoryLimitExceeded: true, SolutionCPUExceeded: true, Payload: pl}, SystemError},
+		{"evaluator MLE beats silent exit", Outcome{EvaluatorMemoryExceeded: true, EvaluatorSilentExit: true}, SystemError},
 		{"start timeout", Outcome{EvaluatorStartTimeout: true, CallTimeouts: 1}, SystemError},
 		{"silent exit", Outcome{EvaluatorSilentExit: true}, SystemError},
 		{"not ready beats TLE", Outcome{SolutionNotReady: true, TimeLimitExceeded: true}, SystemError},
 		{"TLE beats result", Outcome{TimeLimitExceeded: true, Payload: pl}, TimeLimitExceeded},
 		{"MLE beats result", Outcome{MemoryLimitExceeded: true, Payload: pl}, MemoryLimitExceeded},
+		{"MLE beats CPU cap", Outcome{MemoryLimitExceeded: true, SolutionCPUExceeded: true}, MemoryLimitExceeded},
+		{"CPU cap beats result", Outcome{SolutionCPUExceeded: true, Payload: pl}, TimeLimitExceeded},
 		{"bad payload", Outcome{PayloadErr: ErrBadPayload, CallTimeouts: 2}, SystemError},
 		{"evaluator wins", Outcome{Payload: pl, CallTimeouts: 3}, Accepted},
 		{"no result after timeout", Outcome{CallTimeouts: 1}, TimeLimitExceeded},

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tether-dev/tether/judge"
+	"github.com/tether-dev/tether/sandbox"
+)
+
+// judgeCLIWithStderr runs `tether judge args...` and returns stdout and stderr.
+func judgeCLIWithStderr(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	cmd, _, err := rootCmd.Find([]string{"judge"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Flags().VisitAll(func(f *pflag.Flag) { f.Value.Set(f.DefValue); f.Changed = false })
+	var out, errOut bytes.Buffer
+	rootCmd.SetOut(&out)
+	rootCmd.SetErr(&errOut)
+	rootCmd.SetArgs(append([]string{"judge"}, args...))
+	defer func() { rootCmd.SetOut(nil); rootCmd.SetErr(nil); rootCmd.SetArgs(nil) }()
+	err = rootCmd.Execute()
+	return out.String(), errOut.String(), err
+}
+
+// withoutLinuxSandbox plays a machine that cannot run the linux sandbox.
+func withoutLinuxSandbox(t *testing.T) {
+	t.Helper()
+	missing := fmt.Errorf("%w: not running as root (namespaces, mounts and cgroups need it)", sandbox.ErrLinuxUnavailable)
+	selectSandbox = func(kind string) (sandbox.Runner, string, error) {
+		return sandbox.SelectWith(kind, func() (sandbox.Runner, error) { return nil, missing })
+	}
+	t.Cleanup(func() { selectSandbox = sandbox.Select })
+}
+
+func TestJudgeSandboxNoneWarnsLoudly(t *testing.T) {
+	dir, sol := shellProblem(t)
+	out, stderr, err := judgeCLIWithStderr(t, dir, sol, "--sandbox", "none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, "!!! WARNING: NO SANDBOX") || !strings.Contains(out, "sandbox:  none — NO ISOLATION") {
+		t.Fatalf("no loud warning; stdout:\n%s\nstderr:\n%s", out, stderr)
+	}
+	out, stderr, err = judgeCLIWithStderr(t, dir, sol, "--sandbox", "none", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res judge.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Sandbox != "none" || !strings.Contains(stderr, "NO SANDBOX") {
+		t.Fatalf("json %q (%v), stderr %q", out, err, stderr)
+	}
+}
+
+func TestJudgeSandboxAutoFallsBackWithTheReason(t *testing.T) {
+	withoutLinuxSandbox(t)
+	dir, sol := shellProblem(t)
+	out, stderr, err := judgeCLIWithStderr(t, dir, sol, "--json") // --sandbox auto is the default
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res judge.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Sandbox != "none" {
+		t.Fatalf("json %q: %v", out, err)
+	}
+	if !strings.Contains(stderr, "NO SANDBOX") || !strings.Contains(stderr, "not running as root") {
+		t.Fatalf("the fallback does not say why: %q", stderr)
+	}
+}
+
+func TestJudgeSandboxLinuxSaysWhatIsMissing(t *testing.T) {
+	withoutLinuxSandbox(t)
+	dir, sol := shellProblem(t)
+	_, _, err := judgeCLIWithStderr(t, dir, sol, "--sandbox", "linux")
+	if !errors.Is(err, sandbox.ErrLinuxUnavailable) || !strings.Contains(err.Error(), "not running as root") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, _, err := judgeCLIWithStderr(t, dir, sol, "--sandbox", "docker"); !errors.Is(err, sandbox.ErrUnknownKind) {
+		t.Fatalf("--sandbox docker: %v", err)
+	}
+}
