@@ -16,6 +16,9 @@ type Result struct {
 	Calls        CallStats       `json:"calls"`
 	Logs         Logs            `json:"logs"`
 	Sandbox      string          `json:"sandbox"`
+	// LMUsage is what the run's LM handler served, per model (lm.md's usage
+	// summary); absent when the run had no handler.
+	LMUsage json.RawMessage `json:"lm_usage,omitempty"`
 }
 
 // CallStats counts the calls of a run.

@@ -73,6 +73,8 @@ guess wrong.py WrongAnswer 2000
 capability solution.py Accepted 10000
 bytes solution.py Accepted 10000
 noj solution.py Accepted 9500
+llm solution.py Accepted 10000
+llm template.py RuntimeError 0
 LIST
 if ((failed > 0)); then
 	echo "ci-python: $failed example verdict(s) wrong" >&2

@@ -41,14 +41,19 @@ every verdict; it is non-zero only for bad usage or when the judge itself fails.
 	cmd.Flags().StringVar(&submissionID, "submission-id", "", "submission id copied into the result")
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write every frame seen, with direction and time, as JSON lines to `FILE`")
 	cmd.Flags().String("sandbox", "auto", "isolation of both sides: auto (linux when this machine can, else none with a warning), linux, or none")
+	addJudgeLMFlags(cmd)
 	rootCmd.AddCommand(cmd)
 }
+
+// selectSandbox is sandbox.Select; tests replace it to play a machine that
+// cannot run the linux sandbox.
+var selectSandbox = sandbox.Select
 
 // judgeRunner picks the runner named by --sandbox. Running without
 // isolation is announced loudly on stderr; the result says "sandbox": "none".
 func judgeRunner(cmd *cobra.Command) (sandbox.Runner, error) {
 	kind, _ := cmd.Flags().GetString("sandbox")
-	runner, warning, err := sandbox.Select(kind)
+	runner, warning, err := selectSandbox(kind)
 	if err != nil {
 		return nil, fmt.Errorf("--sandbox %s: %w", kind, err)
 	}
@@ -71,7 +76,14 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 	if err != nil {
 		return err
 	}
-	opts := &judge.Options{Runner: runner, SubmissionID: id}
+	if err := judge.CheckProblemAccess(problem, runner); err != nil {
+		return err
+	}
+	lmStarter, err := judgeLM(cmd, problem)
+	if err != nil {
+		return err
+	}
+	opts := &judge.Options{Runner: runner, SubmissionID: id, LM: lmStarter}
 
 	if tracePath != "" {
 		tw, err := newTraceWriter(tracePath)
@@ -120,6 +132,12 @@ func printSummary(w io.Writer, r *judge.Result) {
 	fmt.Fprintf(w, "time:     %d ms (solution cpu %d ms)\n", r.TimeMs, r.CPUMs)
 	fmt.Fprintf(w, "memory:   %d KiB\n", r.MemoryKB)
 	fmt.Fprintf(w, "calls:    %d (timeouts %d, restarts %d)\n", r.Calls.Count, r.Calls.Timeouts, r.Calls.Restarts)
+	if r.Sandbox == "none" {
+		fmt.Fprintf(w, "sandbox:  none — NO ISOLATION, the solution ran as a plain process\n")
+	} else {
+		fmt.Fprintf(w, "sandbox:  %s\n", r.Sandbox)
+	}
+	printLMUsage(w, r)
 	if d := string(r.Details); d != "{}" && d != "" {
 		fmt.Fprintf(w, "details:  %s\n", d)
 	}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tether-dev/tether/judge"
+	"github.com/tether-dev/tether/judge/lmstart"
+	"github.com/tether-dev/tether/lm/lmconfig"
+)
+
+const lmConfigFlag = "lm-config"
+
+func addJudgeLMFlags(cmd *cobra.Command) {
+	cmd.Flags().String(lmConfigFlag, "", "start an LM handler for the run from this configuration `FILE` "+
+		"(see `tether lm serve --config`); it replaces the problem's runtime_config.lm")
+}
+
+// judgeLM resolves the run's LM handler configuration (package lmstart's
+// rules) before anything starts, so a bad file is a usage error, not a verdict.
+func judgeLM(cmd *cobra.Command, problem *judge.Problem) (judge.LMStarter, error) {
+	path, _ := cmd.Flags().GetString(lmConfigFlag)
+	if path != "" {
+		cfg, err := lmconfig.Load(path)
+		if err != nil {
+			return nil, fmt.Errorf("--%s: %w", lmConfigFlag, err)
+		}
+		if _, err := cfg.Router(nil); err != nil { // missing key variables are found now
+			return nil, fmt.Errorf("--%s %s: %w", lmConfigFlag, path, err)
+		}
+		return lmstart.Starter(cfg, nil), nil
+	}
+	cfg, err := lmstart.ProblemConfig(problem)
+	if err != nil {
+		return nil, err
+	}
+	if cfg == nil {
+		return nil, nil
+	}
+	return lmstart.Starter(nil, nil), nil
+}
+
+// printLMUsage adds the LM handler's usage to the human summary.
+func printLMUsage(w io.Writer, r *judge.Result) {
+	if len(r.LMUsage) > 0 {
+		fmt.Fprintf(w, "lm usage: %s\n", r.LMUsage)
+	}
+}
