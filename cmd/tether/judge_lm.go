@@ -18,21 +18,34 @@ func addJudgeLMFlags(cmd *cobra.Command) {
 		"(see `tether lm serve --config`); it replaces the problem's runtime_config.lm")
 }
 
-// judgeLM resolves the run's LM handler configuration (package lmstart's
-// rules) before anything starts, so a bad file is a usage error, not a verdict.
-func judgeLM(cmd *cobra.Command, problem *judge.Problem) (judge.LMStarter, error) {
+// judgeLMConfig loads --lm-config, if given, and checks it before anything
+// starts, so a bad file is a usage error, not a verdict.
+func judgeLMConfig(cmd *cobra.Command) (*lmconfig.Config, error) {
 	path, _ := cmd.Flags().GetString(lmConfigFlag)
-	if path != "" {
-		cfg, err := lmconfig.Load(path)
+	if path == "" {
+		return nil, nil
+	}
+	cfg, err := lmconfig.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("--%s: %w", lmConfigFlag, err)
+	}
+	if _, err := cfg.Router(nil); err != nil { // missing key variables are found now
+		return nil, fmt.Errorf("--%s %s: %w", lmConfigFlag, path, err)
+	}
+	return cfg, nil
+}
+
+// judgeLM resolves the run's LM handler configuration (package lmstart's
+// rules): --lm-config wins, else the problem's runtime_config.lm.
+func judgeLM(cmd *cobra.Command, problem *judge.Problem) (judge.LMStarter, error) {
+	cfg, err := judgeLMConfig(cmd)
+	if err != nil || cfg != nil {
 		if err != nil {
-			return nil, fmt.Errorf("--%s: %w", lmConfigFlag, err)
-		}
-		if _, err := cfg.Router(nil); err != nil { // missing key variables are found now
-			return nil, fmt.Errorf("--%s %s: %w", lmConfigFlag, path, err)
+			return nil, err
 		}
 		return lmstart.Starter(cfg, nil), nil
 	}
-	cfg, err := lmstart.ProblemConfig(problem)
+	cfg, err = lmstart.ProblemConfig(problem)
 	if err != nil {
 		return nil, err
 	}

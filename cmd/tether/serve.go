@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tether-dev/tether/jsonrpc"
+	"github.com/tether-dev/tether/judge/lmstart"
 	"github.com/tether-dev/tether/lm"
 	"github.com/tether-dev/tether/service"
 )
@@ -63,7 +64,14 @@ With --listen and --http the first line of stdout is the bound address.`,
 			if err != nil {
 				return err
 			}
+			judgeLMCfg, err := judgeLMConfig(cmd)
+			if err != nil {
+				return err
+			}
 			svcOpts := &service.Options{Runner: runner, Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))}
+			// Each judge.run gets its own LM handler: from --lm-config, else from
+			// the problem's runtime_config.lm, else none.
+			svcOpts.Judge.LM = lmstart.Starter(judgeLMCfg, nil)
 			if lmAddr != "" {
 				client, err := lm.NewClient(lmAddr, nil)
 				if err != nil {
@@ -101,6 +109,7 @@ With --listen and --http the first line of stdout is the bound address.`,
 	f.IntVar(&maxConcurrent, "max-concurrent", 0, "requests handled at once per connection (0: 64)")
 	f.IntVar(&queue, "max-queue", 0, "requests waiting per connection before -32000 (0: 256)")
 	f.String("sandbox", "auto", "isolation of judge runs: auto, linux, or none")
+	addJudgeLMFlags(cmd)
 	rootCmd.AddCommand(cmd)
 }
 

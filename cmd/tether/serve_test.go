@@ -76,3 +76,43 @@ func TestServeNeedsExactlyOneMode(t *testing.T) {
 		t.Errorf("two modes: %v", err)
 	}
 }
+
+// judge.run over JSON-RPC gives a problem's LM handler to its run, as
+// `tether judge` does: examples/llm is Accepted with its usage reported.
+func TestServeJudgeRunWithProblemLM(t *testing.T) {
+	requirePython3(t)
+	defer resetServeFlags(t)
+	in := `{"jsonrpc":"2.0","id":1,"method":"judge.run","params":{"problem":"../../examples/llm",` +
+		`"solution":{"language":"python","path":"../../examples/llm/solution.py"}}}` + "\n"
+	var out bytes.Buffer
+	rootCmd.SetIn(strings.NewReader(in))
+	rootCmd.SetOut(&out)
+	rootCmd.SetErr(&bytes.Buffer{})
+	rootCmd.SetArgs([]string{"serve", "--stdio"})
+	defer func() {
+		rootCmd.SetIn(nil)
+		rootCmd.SetOut(nil)
+		rootCmd.SetErr(nil)
+		rootCmd.SetArgs(nil)
+	}()
+	if err := rootCmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var resp struct {
+		Result struct {
+			Status  string `json:"status"`
+			LMUsage struct {
+				Models map[string]struct {
+					Calls int `json:"total_calls"`
+				} `json:"model_usage_summaries"`
+			} `json:"lm_usage"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &resp); err != nil {
+		t.Fatalf("last line %q: %v", lines[len(lines)-1], err)
+	}
+	if resp.Result.Status != "Accepted" || resp.Result.LMUsage.Models["echo"].Calls != 3 {
+		t.Fatalf("judge.run on examples/llm: %s", lines[len(lines)-1])
+	}
+}
