@@ -6,8 +6,11 @@
   bare    two Python processes that only json.dumps/json.loads one line each way (the floor)
 
 Usage: python3 bench/python_relay.py [--calls N] [--rounds R] [--tether BIN] [--sandbox KIND]
-Without --tether it builds ./cmd/tether into a temp dir. Prints one line per
-way (best of R rounds) and the two ratios the issue sets targets for.
+Without --tether it builds ./cmd/tether into a temp dir. The judge runs the
+Python SDK embedded in its binary (sdk/python/embed.go), so a --tether built
+before an SDK change measures the old SDK in the relay row: rebuild it.
+Prints one line per way (best of R rounds) and the two ratios the issue sets
+targets for.
 """
 
 import argparse

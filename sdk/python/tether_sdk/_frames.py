@@ -6,6 +6,7 @@ already encoded, so a value is serialized exactly once.
 
 import json
 import os
+import random
 import threading
 
 from .errors import RejectedError
@@ -13,12 +14,18 @@ from .errors import RejectedError
 MAX_FRAME = 1 << 20  # 1,048,576 bytes: soft cap on one frame (dual.md)
 MAX_LINE = 4 << 20  # the judge's line buffer; longer lines are skipped
 
-_quote = json.JSONEncoder(ensure_ascii=False).encode
+# The C function JSONEncoder(ensure_ascii=False).encode calls for a str.
+quote = json.encoder.encode_basestring
+
+# Call and capability ids: 128 random bits as 32 hex digits (uuid4-sized).
+# A private generator seeded from the OS: no system call per id, and the C
+# getrandbits is atomic under the GIL, so it is safe from any thread.
+_random_bits = random.Random(os.urandom(32)).getrandbits
 
 
-def quote(s):
-    """JSON string literal of s."""
-    return _quote(s)
+def new_id():
+    """A fresh call id: 32 lowercase hex digits."""
+    return "%032x" % _random_bits(128)
 
 
 def check_frame_size(n):
@@ -72,37 +79,3 @@ class FrameWriter:
     def write_frame(self, frame):
         self.write_line(encode_line(frame))
 
-
-def read_lines(fd, max_line=MAX_LINE, chunk=1 << 16):
-    """Yield lines (bytes, without the newline) read from file descriptor fd
-    until EOF. A final line without newline counts. A line longer than
-    max_line is skipped whole without holding more than max_line bytes;
-    reading resumes at the next line.
-
-    Reads with os.read on a raw fd, not through a buffered file object: a
-    daemon thread blocked inside a BufferedReader holds its lock, and the
-    interpreter aborts at exit when it tries to take that lock."""
-    read = os.read
-    buf = b""
-    skipping = False
-    while True:
-        data = read(fd, chunk)
-        if not data:
-            if buf and not skipping:
-                yield buf
-            return
-        buf += data
-        start = 0
-        while True:
-            nl = buf.find(b"\n", start)
-            if nl < 0:
-                break
-            if skipping:
-                skipping = False
-            else:
-                yield buf[start:nl]
-            start = nl + 1
-        buf = buf[start:]
-        if len(buf) > max_line:
-            buf = b""
-            skipping = True

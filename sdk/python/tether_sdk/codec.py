@@ -35,6 +35,30 @@ _INT_LIMIT = 10**MAX_INT_DIGITS
 _dumps = json.JSONEncoder(
     separators=(",", ":"), ensure_ascii=False, sort_keys=True, allow_nan=False
 ).encode
+_quote = json.encoder.encode_basestring  # the C quoting the encoder itself uses
+_int_repr = int.__repr__
+_float_repr = float.__repr__
+_isfinite = math.isfinite
+
+
+def _scalar(v):
+    """JSON text of a simple scalar the encoder would write identically
+    (None, bool, int within the digit cap, finite float, ASCII str), else
+    None: the common case skips the copying walk and the JSONEncoder."""
+    t = type(v)
+    if t is int:
+        if -_INT_LIMIT < v < _INT_LIMIT:
+            return _int_repr(v)
+        return None
+    if t is str:
+        return _quote(v) if v.isascii() else None
+    if v is None:
+        return "null"
+    if t is bool:
+        return "true" if v else "false"
+    if t is float and _isfinite(v):
+        return _float_repr(v)
+    return None
 
 
 def format_path(root, parts):
@@ -128,6 +152,9 @@ def _plain_dict(v, parts):
 def encode(value, root="value"):
     """Canonical JSON text of one transferable value; RejectedError naming
     the path (rooted at ``root``) otherwise."""
+    text = _scalar(value)
+    if text is not None:
+        return text
     try:
         text = _dumps(_plain(value, []))
         text.encode("utf-8")  # lone surrogates cannot cross
@@ -142,7 +169,13 @@ def encode(value, root="value"):
 
 def encode_args(args, root="args"):
     """Canonical JSON array of positional arguments, paths rooted at ``args``."""
-    return encode(list(args), root)
+    parts = []
+    for a in args:
+        text = _scalar(a)
+        if text is None:
+            return encode(list(args), root)
+        parts.append(text)
+    return "[" + ",".join(parts) + "]"
 
 
 def _surrogate_path(value, root):
@@ -216,6 +249,15 @@ _decoder = json.JSONDecoder(
     parse_float=_parse_float,
     parse_int=_parse_int,
 )
+# Text no longer than the digit cap cannot hold a too-long integer, so the
+# common short frame skips the per-int hook (and, up to MAX_DEPTH characters,
+# the depth scan) and the Python-level decode wrapper; the object hook
+# (duplicate keys, bytes) and the float and constant hooks always run.
+_fast_scan = json.JSONDecoder(
+    parse_constant=_refuse_constant,
+    object_pairs_hook=_object,
+    parse_float=_parse_float,
+).scan_once
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _BRACKET = re.compile(r"[\[\]{}]")
@@ -263,6 +305,17 @@ def decode(data):
             data = bytes(data).decode("utf-8")
         except UnicodeDecodeError as e:
             raise RejectedError("invalid UTF-8 at byte %d" % e.start) from None
+    if len(data) <= MAX_INT_DIGITS and data and data[0] in "{[":
+        if len(data) > MAX_DEPTH:
+            _check_depth(data)
+        try:
+            v, end = _fast_scan(data, 0)
+        except (StopIteration, ValueError):
+            end = -1  # the full path below produces the error text
+        if end == len(data):
+            if "\\u" in data and _SURROGATE_ESCAPE.search(data):
+                _check_surrogates(v)
+            return v
     _check_depth(data)
     try:
         v = _decoder.decode(data)

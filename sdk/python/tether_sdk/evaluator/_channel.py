@@ -1,11 +1,17 @@
 """The evaluator's one channel to the judge: frames out on stdout, frames in
-on stdin, one reader thread.
+on stdin.
 
-Threads: ``channel()`` creates the process-wide channel on first use and
-starts its reader (a daemon thread, so an evaluator that returns from main
-exits even while the judge keeps stdin open). The reader resolves responses
-by id to the waiting callers and hands ``capability`` frames to the
-capability workers; it never runs user code itself.
+Reading (see ``_conduit``): a thread waiting in ``SolutionRunner.call``
+reads stdin itself while no other thread does, so a lone caller gets its
+answer without a thread switch; answers for other callers are handed to
+them. Whoever reads resolves responses by id and hands ``capability``
+frames to the capability workers; it never runs user code itself.
+
+So that capabilities and log frames are served while no call is waiting, an
+idle reader (a daemon thread, so an evaluator that returns from main exits
+even while the judge keeps stdin open, started by ``channel()`` on first use)
+takes the reading role when nobody has taken it for IDLE_SECONDS, and gives
+it back as soon as a caller waits (it is woken through a pipe).
 
 stdout is shared with the problem setter's ``print()``: evaluation output and
 ``---RESULT---`` travel there too. So that a frame never lands inside a
@@ -22,12 +28,18 @@ import sys
 import threading
 
 from .. import codec
-from .._frames import FrameWriter, encode_line, error_frame, read_lines
-from .._pending import PendingTable
+from .._conduit import Conduit
+from .._frames import encode_line, error_frame
 from ..errors import ConnectionError, RejectedError
+
+IDLE_SECONDS = 0.05
 
 _create_lock = threading.Lock()
 _channel = None
+
+
+def _closed_error():
+    return ConnectionError("channel to the judge closed (stdin EOF)")
 
 
 class _LineAtomicStdout:
@@ -78,15 +90,14 @@ class Channel:
     def __init__(self, stdin_fd, stdout_text):
         self.lock = threading.RLock()
         self._text = stdout_text
-        self._writer = FrameWriter(stdout_text.buffer, self.lock)
-        self.pending = PendingTable()
+        self._out = stdout_text.buffer
+        self.pending = Conduit(stdin_fd, self._dispatch, _closed_error, wakeable=True)
         self.capability_handler = None  # set by capability.py: fn(frame)
         self.log_handler = None  # fn(stream, data) for solution log frames
-        self._stdin_fd = stdin_fd
-        self._reader = threading.Thread(target=self._read_loop, name="tether-evaluator-reader", daemon=True)
+        self._idle_reader = threading.Thread(target=self._idle_loop, name="tether-evaluator-idle-reader", daemon=True)
 
     def start(self):
-        self._reader.start()
+        self._idle_reader.start()
 
     def write_line(self, data):
         """Write one encoded line; text printed before it is flushed first.
@@ -94,21 +105,16 @@ class Channel:
         with self.lock:
             try:
                 self._text.flush()
-                self._writer.write_line(data)
+                self._out.write(data)
+                self._out.flush()
             except (BrokenPipeError, OSError, ValueError) as e:
                 raise ConnectionError("cannot write to the judge: %s" % e) from None
 
     def write_frame(self, frame):
         self.write_line(encode_line(frame))
 
-    def _read_loop(self):
-        try:
-            for line in read_lines(self._stdin_fd):
-                self._dispatch(line)
-        except Exception:  # noqa: BLE001 - the reader must always close the table
-            pass
-        finally:
-            self.pending.fail_all(ConnectionError("channel to the judge closed (stdin EOF)"))
+    def _idle_loop(self):
+        self.pending.serve_idle(IDLE_SECONDS)
 
     def _dispatch(self, line):
         try:

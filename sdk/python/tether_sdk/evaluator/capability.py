@@ -2,7 +2,7 @@
 
 ``register_capability`` writes a private ``cap_reg`` frame (the judge keeps
 the per-capability timeout; it is never forwarded) and stores the handler.
-When a ``capability`` frame arrives the reader thread only queues it; a pool
+When a ``capability`` frame arrives the thread reading stdin only queues it; a pool
 of daemon worker threads (grown on demand up to MAX_WORKERS) runs the
 handlers, so a slow handler never blocks responses to ``SolutionRunner.call``.
 Answers: ``result`` with the encoded return value; ``error`` with code
@@ -62,7 +62,7 @@ def unregister_capability(name):
 
 
 def _submit(frame):
-    """Called on the reader thread: queue the request, start a worker if none is idle."""
+    """Called on the thread reading stdin: queue the request, start a worker if none is idle."""
     global _workers, _idle
     _jobs.put(frame)
     with _lock:

@@ -1,10 +1,9 @@
 """SolutionRunner: call the solution's functions through the judge."""
 
-import os
 import threading
 
 from .. import codec
-from .._frames import call_frame, encode_line
+from .._frames import call_frame, encode_line, new_id
 from ..errors import ConnectionError, RejectedError, code_to_error
 from ._channel import channel
 
@@ -39,24 +38,28 @@ class SolutionRunner:
             raise TypeError("fn must be a non-empty str, not %r" % (fn,))
         if timeout_ms is not None and (type(timeout_ms) is not int or timeout_ms <= 0):
             raise ValueError("timeout_ms must be a positive int or None, not %r" % (timeout_ms,))
-        call_id = os.urandom(16).hex()  # uuid4-sized random hex, without building a UUID
+        call_id = new_id()
         data = encode_line(call_frame(call_id, fn, codec.encode_args(args), timeout_ms))
         ch = self._channel
         with self._lock:
             if self._closed:
                 raise ConnectionError("runner is closed")
             self._inflight.add(call_id)
+        pending = ch.pending
         try:
-            waiter = ch.pending.add(call_id)
+            waiter = pending.add(call_id)
             try:
                 ch.write_line(data)
-            except BaseException:
-                ch.pending.discard(call_id)
-                raise
-            frame = waiter.wait()
+                pending.wait(waiter)
+            finally:
+                if not waiter.done:
+                    pending.discard(call_id)
         finally:
             with self._lock:
                 self._inflight.discard(call_id)
+        if waiter.error is not None:
+            raise waiter.error
+        frame = waiter.frame
         if frame["type"] == "result":
             if "value" not in frame:
                 raise RejectedError("result frame without a value")
@@ -70,7 +73,7 @@ class SolutionRunner:
         with self._lock:
             self._closed = True
             ids = list(self._inflight)
-        self._channel.pending.fail_ids(ids, ConnectionError("runner closed"))
+        self._channel.pending.fail_ids(ids, _runner_closed)
 
     def __enter__(self):
         return self
@@ -78,6 +81,10 @@ class SolutionRunner:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+def _runner_closed():
+    return ConnectionError("runner closed")
 
 
 def _error_of(frame):

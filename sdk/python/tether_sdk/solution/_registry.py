@@ -28,6 +28,7 @@ def register(name_or_fn, fn=None):
     return fn
 
 
-def explicit():
-    with _lock:
-        return dict(_explicit)
+def lookup(name):
+    """The explicitly registered function called name, or None. A single
+    dict read is atomic under the GIL: no lock and no copy per call."""
+    return _explicit.get(name)

@@ -3,4 +3,4 @@
 Set once by the host before the user file is imported."""
 
 writer = None  # FrameWriter on the private protocol fd
-pending = None  # PendingTable of capability ids
+pending = None  # _conduit.Conduit: capability ids and the reading role

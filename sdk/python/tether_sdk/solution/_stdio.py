@@ -73,6 +73,8 @@ class LogStream(io.TextIOBase):
         return len(s)
 
     def flush(self):
+        if not self._buf:
+            return  # nothing to send; a racing write is flushed by its own newline or the next flush
         with self._lock:
             if self._buf:
                 text = "".join(self._buf)
@@ -90,7 +92,7 @@ class LogStream(io.TextIOBase):
 
 class ProtocolFiles:
     """The private protocol channel: ``in_fd`` (read with os.read, see
-    ``_frames.read_lines``) and ``out`` (buffered binary writer)."""
+    ``_conduit.LineReader``) and ``out`` (buffered binary writer)."""
 
     def __init__(self, in_fd, out):
         self.in_fd = in_fd

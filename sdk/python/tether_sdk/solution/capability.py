@@ -1,9 +1,7 @@
 """call_capability: call a function the evaluator registered."""
 
-import os
-
 from .. import codec
-from .._frames import capability_frame, encode_line
+from .._frames import capability_frame, encode_line, new_id
 from ..errors import RejectedError
 from . import _runtime
 from .errors import (
@@ -30,7 +28,7 @@ def call_capability(name, *args):
     writer, pending = _runtime.writer, _runtime.pending
     if writer is None:
         raise CapabilityConnectionError("not running under the tether solution host")
-    call_id = os.urandom(16).hex()  # uuid4-sized random hex, without building a UUID
+    call_id = new_id()
     try:
         data = encode_line(capability_frame(call_id, name, codec.encode_args(args)))
     except RejectedError as e:
@@ -41,7 +39,10 @@ def call_capability(name, *args):
     except OSError as e:
         pending.discard(call_id)
         raise CapabilityConnectionError("cannot write to the judge: %s" % e) from None
-    frame = waiter.wait()
+    pending.wait(waiter)
+    if waiter.error is not None:
+        raise waiter.error
+    frame = waiter.frame
     if frame["type"] == "result":
         return frame.get("value")
     code, message, trace = frame.get("code"), frame.get("message", ""), frame.get("trace")

@@ -5,11 +5,16 @@ written, then FILE is imported as the module ``user_solution`` (its folder
 first on sys.path). Every top-level function defined in FILE is callable,
 plus whatever ``register`` named (explicit registrations win).
 
-Serving: a reader thread reads frames from the judge. ``call`` frames are
-queued and run one at a time, in order, on the main thread (a call that runs
-long delays the ones behind it, as in Neuro OJ); ``result``/``error`` frames
-answer the solution's own ``call_capability`` calls and are handed straight
-to the waiting thread, so a function may call capabilities while it runs.
+Serving: the main thread reads frames from the judge itself and runs each
+``call`` right there, one at a time, in order (a call that runs long delays
+the ones behind it, as in Neuro OJ) -- no reader thread, so a call costs no
+thread switch. While user code runs, the reading role is free: a thread
+waiting in ``call_capability`` reads (see ``_conduit``) and resolves its own
+answer; ``call`` frames it reads meanwhile are queued for the main thread;
+answers for other waiting threads are handed to them. While a call runs
+longer than IDLE_SECONDS and nobody waits, a daemon idle reader drains stdin
+(call frames queue up, answers reach their threads), so the judge's writes
+never stall; it yields the role as soon as a thread waits.
 Output the function wrote through sys.stdout/sys.stderr is sent as ``log``
 frames before the call's answer.
 
@@ -35,43 +40,40 @@ import importlib.util
 import inspect
 import json
 import os
-import queue
 import sys
 import threading
+from collections import deque
 
 from .. import codec
-from .._frames import FrameWriter, encode_line, error_frame, read_lines, result_frame
-from .._pending import PendingTable
+from .._conduit import Conduit, Waiter
+from .._frames import FrameWriter, encode_line, error_frame, result_frame
 from .._trace import exception_line, exception_message, format_trace
 from ..errors import RejectedError
 from . import _registry, _runtime, _stdio
 from .errors import CapabilityConnectionError
 
 MODULE_NAME = "user_solution"
-_STOP = object()
+IDLE_SECONDS = 0.05
+
+
+def _closed_error():
+    return CapabilityConnectionError("channel to the judge closed (stdin EOF)")
 
 
 class Host:
+    """Serves calls on the thread that runs ``serve`` (the main thread)."""
+
     def __init__(self, files):
         self.files = files
         self.writer = FrameWriter(files.out)
-        self.pending = PendingTable()
-        self.calls = queue.SimpleQueue()
+        self.pending = Conduit(files.in_fd, self._dispatch, _closed_error, wakeable=True)
+        self.calls = deque()  # call frames read by a capability waiter, for serve()
+        self._next_call = Waiter()  # serve()'s wait: done when a call is queued
         self.functions = {}
         self.import_error = None
         self.streams = ()
 
-    # --- reader thread ---------------------------------------------------
-
-    def read_loop(self):
-        try:
-            for line in read_lines(self.files.in_fd):
-                self._dispatch(line)
-        except Exception:  # noqa: BLE001 - the reader must always signal the end
-            pass
-        finally:
-            self.pending.fail_all(CapabilityConnectionError("channel to the judge closed (stdin EOF)"))
-            self.calls.put(_STOP)
+    # --- whichever thread holds the reading role -------------------------
 
     def _dispatch(self, line):
         try:
@@ -85,7 +87,8 @@ class Host:
         if kind == "call":
             call_id = frame.get("id")
             if type(call_id) is str and call_id:
-                self.calls.put(frame)
+                self.calls.append(frame)
+                self.pending.wake(self._next_call)
         elif kind == "result" or kind == "error":
             call_id = frame.get("id")
             if type(call_id) is str:
@@ -106,7 +109,7 @@ class Host:
         elif kind in ("result", "error"):
             self.pending.resolve(call_id, {"type": "error", "id": call_id, "code": "Rejected", "message": str(err)})
 
-    # --- main thread -----------------------------------------------------
+    # --- main thread -------------------------------------------------------
 
     def send(self, frame):
         self.writer.write_line(encode_line(frame))
@@ -139,10 +142,19 @@ class Host:
             s.flush()
 
     def serve(self):
+        """Answer calls until stdin EOF; calls read before the EOF are answered."""
+        calls, waiter, conduit = self.calls, self._next_call, self.pending
         while True:
-            frame = self.calls.get()
-            if frame is _STOP:
-                return
+            # done is cleared before the queue is checked: a call queued by
+            # another thread after the check sets it again.
+            waiter.done = False
+            if not calls:
+                conduit.wait(waiter)
+                if not calls:
+                    if conduit.closed is not None:
+                        return
+                    continue
+            frame = calls.popleft()
             answer = self.run_call(frame)
             self.flush_logs()
             self.send_answer(frame["id"], answer)
@@ -154,7 +166,7 @@ class Host:
             message, trace = self.import_error
             return error_frame(call_id, "Exception", message, trace)
         name = frame.get("fn")
-        fn = _registry.explicit().get(name) if isinstance(name, str) else None
+        fn = _registry.lookup(name) if isinstance(name, str) else None
         if fn is None and isinstance(name, str):
             fn = self.functions.get(name)
         if fn is None:
@@ -194,7 +206,9 @@ def main(argv=None):
     try:
         host.writer.write_line(b'{"type":"ready"}\n')
         host.streams = _stdio.redirect_text(host.writer)
-        threading.Thread(target=host.read_loop, name="tether-host-reader", daemon=True).start()
+        threading.Thread(
+            target=host.pending.serve_idle, args=(IDLE_SECONDS,), name="tether-host-idle-reader", daemon=True
+        ).start()
         host.load(opts.entry)
         host.serve()
         host.flush_logs()
