@@ -46,10 +46,14 @@ var ErrLinuxUnavailable = errors.New("linux sandbox not available")
 // CPU time, file size and open files, and a cgroup for memory, pids and CPU
 // accounting.
 //
-// Inside, PID 1 is a placeholder (sleep) that only holds the namespace, and
-// the program is PID 2, so it is an ordinary process: it can signal or kill
-// itself, and kill(-1) reaches only its own children. When the program
-// exits the placeholder is killed, and with it every process it left.
+// Inside, PID 1 is a placeholder (cat reading the runner's lifeline pipe)
+// that only holds the namespace, and the program is PID 2, so it is an
+// ordinary process: it can signal or kill itself, and kill(-1) reaches only
+// its own children. When the program exits the placeholder is killed, and
+// with it every process it left. Only the judge holds the lifeline's write
+// end, so when the judge dies in any way (kill -9 included) every
+// placeholder reads EOF and exits, and the kernel kills the rest of its
+// namespace: no sandbox outlives its judge.
 //
 // A sandbox without Spec.Network joins the runner's one empty network
 // namespace (loopback down) and gets a Landlock domain of its own that
@@ -69,9 +73,12 @@ type Linux struct {
 	workDirBytes int64
 	cgroups      *cgroupLayout
 	python       *hostPython
-	placeholder  string // host path of sleep
-	seccomp      *syscall.SockFprog
-	seq          atomic.Uint64
+	placeholder  string // host path of cat
+	// lifeline is a pipe nobody writes to: placeholders read its read end,
+	// the judge alone holds its write end (close-on-exec), until Close.
+	lifeline, lifelineHold, devNull *os.File
+	seccomp                         *syscall.SockFprog
+	seq                             atomic.Uint64
 	// sharedNet holds the one empty network namespace that sandboxes
 	// without Spec.Network join; nil means a new one per start.
 	// Closed by Close.
@@ -106,8 +113,16 @@ func NewLinux(opts *LinuxOptions) (*Linux, error) {
 		return nil, fmt.Errorf("%w: %w", ErrLinuxUnavailable, err)
 	}
 	r.cgroups = cg
-	if r.placeholder, err = exec.LookPath("sleep"); err != nil {
-		return nil, fmt.Errorf("%w: no sleep binary for the namespace placeholder: %w", ErrLinuxUnavailable, err)
+	if r.placeholder, err = exec.LookPath("cat"); err != nil {
+		return nil, fmt.Errorf("%w: no cat binary for the namespace placeholder: %w", ErrLinuxUnavailable, err)
+	}
+	if r.lifeline, r.lifelineHold, err = os.Pipe(); err != nil {
+		return nil, fmt.Errorf("sandbox: lifeline pipe: %w", err)
+	}
+	if r.devNull, err = os.OpenFile(os.DevNull, os.O_WRONLY, 0); err != nil {
+		r.lifeline.Close()
+		r.lifelineHold.Close()
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	if seccompSupported() {
 		if r.seccomp, err = denyFilter(); err != nil {
@@ -143,17 +158,20 @@ func NewLinux(opts *LinuxOptions) (*Linux, error) {
 	return r, nil
 }
 
-// Close releases the runner's shared network namespace. Processes already
-// started keep running; Start must not be called after Close. Safe twice.
+// Close releases the runner's shared network namespace and ends its
+// lifeline, so every sandbox of this runner that still runs is killed: call
+// it after the last run. Start must not be called after Close. Safe twice.
 func (r *Linux) Close() error {
-	if r.sharedNet == nil {
-		return nil
+	var errs []error
+	for _, f := range []*os.File{r.sharedNet, r.lifelineHold, r.lifeline, r.devNull} {
+		if f == nil {
+			continue
+		}
+		if err := f.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+			errs = append(errs, err)
+		}
 	}
-	err := r.sharedNet.Close()
-	if errors.Is(err, os.ErrClosed) {
-		return nil
-	}
-	return err
+	return errors.Join(errs...)
 }
 
 // probeLinux says what of the kernel features the runner needs is missing.
@@ -249,7 +267,8 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 	}
 	cred := &syscall.Credential{Uid: uint32(r.uid), Gid: uint32(r.gid)}
 	placeholder := &forkexec.Runner{
-		Args:       []string{r.placeholder, "infinity"},
+		Args:       []string{r.placeholder},
+		Files:      []uintptr{r.lifeline.Fd(), r.devNull.Fd(), r.devNull.Fd()},
 		WorkDir:    "/",
 		Credential: cred,
 		NoNewPrivs: true,

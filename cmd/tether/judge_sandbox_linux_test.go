@@ -127,14 +127,17 @@ func sbxObserve(t *testing.T, judgePid int) sbxState {
 	return s
 }
 
-// sbxStartTime is "" for a process that is gone (or a zombie).
+// sbxStartTime is "" for a process that is gone, a zombie, or exiting: a
+// user process whose address space is released (vsize 0) runs no code any
+// more; a PID namespace's init stays so while it waits for its namespace's
+// zombies to be reaped by the host's init.
 func sbxStartTime(pid int) string {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return ""
 	}
 	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
-	if len(fields) < 20 || fields[0] == "Z" {
+	if len(fields) < 21 || fields[0] == "Z" || fields[0] == "X" || fields[20] == "0" {
 		return ""
 	}
 	return fields[19]
@@ -160,6 +163,7 @@ func sbxStartJudge(t *testing.T, bin, problem string) (*exec.Cmd, *bytes.Buffer,
 	cmd := exec.Command(bin, "judge", "--sandbox", "linux", "--trace", trace, problem, filepath.Join(problem, "sleeps.py"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	cmd.WaitDelay = 5 * time.Second // never hang on a pipe a leftover child holds
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -228,8 +232,8 @@ func TestJudgeSIGTERMCleansUp(t *testing.T) {
 	sbxWantClean(t, cmd.Process.Pid, running)
 }
 
-// kill -9 leaves the sandboxes behind; the next judge run on the machine
-// kills their processes and removes their cgroups and temp dirs.
+// kill -9 of the judge ends its sandboxes' processes at once; the next
+// judge run on the machine removes their cgroups and temp dirs.
 func TestJudgeAfterKill9CleansUpTheDeadJudge(t *testing.T) {
 	sbxRequireLinux(t)
 	bin := sbxTetherBinary(t)
@@ -237,6 +241,15 @@ func TestJudgeAfterKill9CleansUpTheDeadJudge(t *testing.T) {
 	cmd, _, running := sbxStartJudge(t, bin, problem)
 	cmd.Process.Kill()
 	sbxWaitExit(t, cmd)
+	// The sandboxes die with their judge (the lifeline), before any other
+	// judge runs; what they leave on disk is the next judge's to remove.
+	deadline := time.Now().Add(5 * time.Second)
+	for len(sbxStillRunning(running)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive := sbxStillRunning(running); len(alive) > 0 {
+		t.Errorf("processes outlived their kill -9'd judge by 5 s: %v", alive)
+	}
 
 	second := exec.Command(bin, "judge", "--sandbox", "linux", problem, filepath.Join(problem, "quick.py"))
 	out, err := second.CombinedOutput()

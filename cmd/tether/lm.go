@@ -71,17 +71,7 @@ Backends come from --config FILE (see package lmconfig) or --backend echo.`,
 			}
 			srv := lm.NewServer(router, cfg.Options())
 			fmt.Fprintln(cmd.OutOrStdout(), lm.FormatAddr(ln.Addr()))
-			done := make(chan error, 1)
-			go func() { done <- srv.Serve(ln) }()
-			select {
-			case <-ctx.Done():
-				srv.Close()
-				<-done
-				return nil
-			case err := <-done:
-				srv.Close()
-				return err
-			}
+			return serveUntil(ctx, func() error { return srv.Serve(ln) }, func() { srv.Close() })
 		},
 	}
 	f := cmd.Flags()

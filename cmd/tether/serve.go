@@ -161,14 +161,5 @@ func serveHTTP(ctx context.Context, cmd *cobra.Command, addr string, opts *jsonr
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), ln.Addr().String())
 	srv := &http.Server{Handler: jsonrpc.NewHTTPHandler(opts, 0), BaseContext: func(net.Listener) context.Context { return ctx }}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case <-ctx.Done():
-		srv.Close()
-		<-done
-		return nil
-	case err := <-done:
-		return err
-	}
+	return serveUntil(ctx, func() error { return srv.Serve(ln) }, func() { srv.Close() })
 }

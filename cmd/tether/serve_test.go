@@ -23,19 +23,15 @@ func resetServeFlags(t *testing.T) {
 	})
 }
 
-func TestServeStdio(t *testing.T) {
-	defer resetServeFlags(t)
-	in := strings.Join([]string{
-		`{"jsonrpc":"2.0","method":"tether.version","id":1}`,
-		`{"jsonrpc":"2.0","method":"judge.cancel","params":{"submission_id":"none"},"id":2}`,
-		`{"jsonrpc":"2.0","method":"lm.complete","params":{"prompt":"hi"},"id":3}`,
-		`not json`,
-	}, "\n") + "\n"
+// runServeStdio runs `tether serve --stdio` in-process on in and returns
+// what it wrote to stdout.
+func runServeStdio(t *testing.T, in string, flags ...string) string {
+	t.Helper()
 	var out bytes.Buffer
 	rootCmd.SetIn(strings.NewReader(in))
 	rootCmd.SetOut(&out)
 	rootCmd.SetErr(&bytes.Buffer{})
-	rootCmd.SetArgs([]string{"serve", "--stdio", "--sandbox", "none"})
+	rootCmd.SetArgs(append([]string{"serve", "--stdio"}, flags...))
 	defer func() {
 		rootCmd.SetIn(nil)
 		rootCmd.SetOut(nil)
@@ -45,8 +41,20 @@ func TestServeStdio(t *testing.T) {
 	if err := rootCmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
+	return out.String()
+}
+
+func TestServeStdio(t *testing.T) {
+	defer resetServeFlags(t)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","method":"tether.version","id":1}`,
+		`{"jsonrpc":"2.0","method":"judge.cancel","params":{"submission_id":"none"},"id":2}`,
+		`{"jsonrpc":"2.0","method":"lm.complete","params":{"prompt":"hi"},"id":3}`,
+		`not json`,
+	}, "\n") + "\n"
+	out := runServeStdio(t, in, "--sandbox", "none")
 	byID := map[string]map[string]any{}
-	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		var msg map[string]any
 		if err := json.Unmarshal([]byte(line), &msg); err != nil {
 			t.Fatalf("output line %q: %v", line, err)
@@ -84,21 +92,7 @@ func TestServeJudgeRunWithProblemLM(t *testing.T) {
 	defer resetServeFlags(t)
 	in := `{"jsonrpc":"2.0","id":1,"method":"judge.run","params":{"problem":"../../examples/llm",` +
 		`"solution":{"language":"python","path":"../../examples/llm/solution.py"}}}` + "\n"
-	var out bytes.Buffer
-	rootCmd.SetIn(strings.NewReader(in))
-	rootCmd.SetOut(&out)
-	rootCmd.SetErr(&bytes.Buffer{})
-	rootCmd.SetArgs([]string{"serve", "--stdio"})
-	defer func() {
-		rootCmd.SetIn(nil)
-		rootCmd.SetOut(nil)
-		rootCmd.SetErr(nil)
-		rootCmd.SetArgs(nil)
-	}()
-	if err := rootCmd.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	lines := strings.Split(strings.TrimSpace(runServeStdio(t, in)), "\n")
 	var resp struct {
 		Result struct {
 			Status  string `json:"status"`
