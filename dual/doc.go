@@ -70,12 +70,18 @@
 // # Relay
 //
 // One reader goroutine per side (wire.LineReader, 4 MiB cap) routes each
-// line under the relay's lock and then queues the forwarded frames; one
-// writer goroutine per side drains that side's bounded queue into its stdin.
+// line under the relay's lock and collects the forwarded frames, one buffer
+// per destination, until it is about to read its pipe again; it then queues
+// them, or, when the destination's queue is empty and its stdin is a
+// non-blocking pipe with room, writes them itself without blocking and
+// queues only what the pipe did not take. One writer goroutine per side
+// drains that side's bounded queue into its stdin, up to 64 KiB of lines
+// per Write. Lines to one side keep their order on every path.
 // Frames the engine writes itself (timeouts, rejections) never wait for
 // queue room, so a stuck peer never stalls a deadline; a write blocked for
 // WriteStall (3 s) or failing makes that side gone. The Run goroutine owns
 // the single timer for the earliest deadline and the restart hook. Memory is
-// bounded by the line cap per reader plus QueueBytes per side, whatever the
-// sides write.
+// bounded by twice the line cap per reader (its buffer, and the frames
+// collected from one read of it) plus QueueBytes per side and one batch in
+// each writer's hand, whatever the sides write.
 package dual

@@ -149,7 +149,11 @@ func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
 func FuzzClassify(f *testing.F) {
 	for _, s := range []string{`{"type":"call","id":"a","fn":"f","args":[1,2.5e3,{"x":null}]}`,
 		"---RESULT---", `{"type":"log","data":"\u00e9\ud83d\ude00"}`, `{"a":[true,false,null,-0.1E+2]}`,
-		`{"type":"result","id":"a","value":"` + "\xe2\x82" + `"}`, `{}`, `{"type":"x",}`, ` {"type" : "ready" } `} {
+		`{"type":"result","id":"a","value":"` + "\xe2\x82" + `"}`, `{}`, `{"type":"x",}`, ` {"type" : "ready" } `,
+		// strings long enough for the eight-byte scan, with a special byte at each offset
+		`{"type":"result","id":"0e230c36b0d040119b5437fe13c2bdb8","value":"abcdefgh\"ijklmnop\\qrstuvwxyzé✓"}`,
+		"{\"type\":\"log\",\"data\":\"abcdefg\x01hijklmno\"}", "{\"type\":\"log\",\"data\":\"abcdefghijk\xffmnop\"}",
+		`{"type":"log","data":"abcdefg"}`, `{"type":"log","data":"abcdefgh"}`, `{"type":"log","data":"abcdefghi`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {

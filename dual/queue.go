@@ -7,12 +7,14 @@ import "sync"
 // until popped, then by the writer.
 type writeQueue struct {
 	mu     sync.Mutex
-	cond   sync.Cond // signalled on put, pop and close
+	cond   sync.Cond // signalled on put, pop, close and when a direct write ends
 	items  [][]byte
 	head   int
 	bytes  int
 	limit  int
 	closed bool
+	direct bool // a putter is writing to the pipe itself (see putDirect); the writer waits
+	busy   bool // the writer holds a popped batch it may not have written yet
 }
 
 func newWriteQueue(limit int) *writeQueue {
@@ -40,25 +42,81 @@ func (q *writeQueue) put(buf []byte, wait bool) bool {
 	return true
 }
 
-// pop waits for a line; false when the queue is closed.
-func (q *writeQueue) pop() ([]byte, bool) {
+// putDirect is put(buf, true) that first tries to skip the queue: when
+// nothing is queued it calls try, which must write as much of buf as the
+// pipe takes now without blocking and report how much. Only what try did
+// not write is queued (before anything put meanwhile). It returns false,
+// like put, if the queue is closed; buf is then the caller's again. try
+// runs without the lock; while it runs the writer goroutine does not pop,
+// so lines keep their order.
+//
+// It writes directly only when the queue is empty and the writer holds no
+// batch (busy), so a direct write never overtakes a line put before it.
+func (q *writeQueue) putDirect(buf []byte, try func([]byte) int) bool {
+	q.mu.Lock()
+	if q.closed || q.direct || q.head != len(q.items) || q.busy {
+		q.mu.Unlock()
+		return q.put(buf, true)
+	}
+	q.direct = true
+	q.mu.Unlock()
+	n := try(buf)
+	q.mu.Lock()
+	q.direct = false
+	defer q.mu.Unlock()
+	defer q.cond.Broadcast()
+	if q.closed {
+		return false
+	}
+	if n == len(buf) {
+		putLine(buf)
+		return true
+	}
+	rest := buf[n:]
+	q.items = append(q.items, nil)
+	copy(q.items[q.head+1:], q.items[q.head:])
+	q.items[q.head] = rest
+	q.bytes += len(rest)
+	return true
+}
+
+// maxBatch is how many bytes of queued lines the writer takes for one
+// Write: enough to turn a burst of small frames into one system call,
+// small enough that the writer's copy stays cheap.
+const maxBatch = 64 << 10
+
+// popBatch waits for lines and moves the oldest ones, up to maxBatch bytes
+// (at least one line), onto dst; false when the queue is closed. The
+// buffers moved are the caller's from then on. Calling popBatch again
+// tells the queue the previous batch is written.
+func (q *writeQueue) popBatch(dst [][]byte) ([][]byte, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for !q.closed && q.head == len(q.items) {
+	q.busy = false // the writer is back: its last batch is written
+	for !q.closed && (q.head == len(q.items) || q.direct) {
 		q.cond.Wait()
 	}
 	if q.closed {
-		return nil, false
+		return dst, false
 	}
-	buf := q.items[q.head]
-	q.items[q.head] = nil
-	q.head++
+	taken := 0
+	for q.head < len(q.items) {
+		buf := q.items[q.head]
+		if taken > 0 && taken+len(buf) > maxBatch {
+			break
+		}
+		dst = append(dst, buf)
+		taken += len(buf)
+		q.items[q.head] = nil
+		q.head++
+	}
 	if q.head == len(q.items) {
 		q.items, q.head = q.items[:0], 0
 	}
-	q.bytes -= len(buf)
+	q.bytes -= taken
+	q.busy = true
 	q.cond.Broadcast()
-	return buf, true
+	return dst, true
 }
 
 // close drops what is queued and wakes every waiter.

@@ -46,8 +46,9 @@ type conn struct {
 	side      Side
 	ep        Endpoint
 	q         *writeQueue
-	gone      bool         // guarded by Relay.mu
-	busySince atomic.Int64 // writer: 1 + ns since Relay.base when the current write began, 0 when idle
+	direct    func([]byte) int // non-blocking write to ep.Stdin, nil if it has none
+	gone      bool             // guarded by Relay.mu
+	busySince atomic.Int64     // writer: 1 + ns since Relay.base when the current write began, 0 when idle
 }
 
 // pendingSend is a forwarded line the reader puts after dropping the lock.
@@ -184,6 +185,7 @@ func (r *Relay) signal() {
 // start launches c's reader and writer goroutines. Called with r.mu held.
 func (r *Relay) start(c *conn) {
 	c.q = newWriteQueue(r.cfg.QueueBytes)
+	c.direct = directWriter(c.ep.Stdin)
 	r.wg.Add(2)
 	go r.read(c)
 	go r.write(c)
@@ -211,15 +213,38 @@ func closeEndpoint(ep Endpoint) {
 }
 
 // read is c's reader goroutine: it routes each line on this goroutine and
-// then puts the forwarded frames, waiting for queue room without the lock.
+// collects the forwarded frames, one buffer per destination; it puts them,
+// waiting for queue room without the lock, only when it is about to read
+// from the pipe again (or stops). So the lines one read brought in reach
+// each destination's queue as one buffer, in order. When a destination's
+// queue is empty and its pipe has room, the buffer is written right here
+// (putDirect) and its writer goroutine is not woken at all.
 func (r *Relay) read(c *conn) {
 	defer r.wg.Done()
-	lr := wire.NewLineReader(c.ep.Stdout, r.cfg.MaxLine)
-	sends := make([]pendingSend, 0, 4) // non-nil: dispatchLocked returns the sends to put
+	var sends []pendingSend
+	flush := func() {
+		for i, s := range sends {
+			var ok bool
+			if s.c.direct != nil {
+				ok = s.c.q.putDirect(s.buf, s.c.direct)
+			} else {
+				ok = s.c.q.put(s.buf, true)
+			}
+			if !ok {
+				putLine(s.buf)
+			}
+			sends[i] = pendingSend{}
+		}
+		sends = sends[:0]
+	}
+	defer flush()
+	lr := wire.NewLineReader(flushingReader{c.ep.Stdout, flush}, r.cfg.MaxLine)
+	sends = make([]pendingSend, 0, 4) // non-nil: dispatchLocked returns the sends to put
 	for {
 		line, err := lr.ReadLine()
 		var tooLong *wire.LineTooLongError
 		if err != nil && !errors.As(err, &tooLong) {
+			flush()
 			r.sideGone(c, r.endReason(c, err))
 			return
 		}
@@ -239,19 +264,25 @@ func (r *Relay) read(c *conn) {
 				r.acts = r.eng.Line(c.side, line, now, r.acts[:0])
 			}
 		}
-		sends = r.dispatchLocked(sends[:0])
+		sends = r.dispatchLocked(sends)
 		if d, ok := r.eng.NextDeadline(); ok && (!r.armed || d.Before(r.armedAt)) {
 			r.armedAt, r.armed = d, true
 			r.signal() // Run re-arms its timer for the new earliest deadline
 		}
 		r.mu.Unlock()
-		for i, s := range sends {
-			if !s.c.q.put(s.buf, true) {
-				putLine(s.buf)
-			}
-			sends[i] = pendingSend{}
-		}
 	}
+}
+
+// flushingReader calls flush before every Read of the pipe: the reader's
+// collected sends go out before it may block waiting for more input.
+type flushingReader struct {
+	r     io.Reader
+	flush func()
+}
+
+func (f flushingReader) Read(p []byte) (int, error) {
+	f.flush()
+	return f.r.Read(p)
 }
 
 // endReason names why c's stdout ended: the process's exit when the
@@ -299,7 +330,9 @@ func (r *Relay) observe(from Side, now time.Time, line []byte, tooLong *wire.Lin
 }
 
 // write is c's writer goroutine; a failed write, or one blocked for
-// WriteStall, makes c gone.
+// WriteStall, makes c gone. It takes the queued lines in batches and
+// writes each batch with one Write, so a burst of frames costs one system
+// call and one wake-up rather than one per frame.
 func (r *Relay) write(c *conn) {
 	defer r.wg.Done()
 	stall := time.AfterFunc(time.Hour, func() {
@@ -309,17 +342,31 @@ func (r *Relay) write(c *conn) {
 	})
 	stall.Stop()
 	defer stall.Stop()
+	var batch [][]byte
+	joined := make([]byte, 0, maxBatch) // the batch as one buffer, when it has several lines
 	for {
-		buf, ok := c.q.pop()
+		var ok bool
+		batch, ok = c.q.popBatch(batch[:0])
 		if !ok {
 			return
 		}
+		out := batch[0]
+		if len(batch) > 1 {
+			joined = joined[:0]
+			for _, b := range batch {
+				joined = append(joined, b...)
+			}
+			out = joined
+		}
 		c.busySince.Store(int64(time.Since(r.base)) + 1)
 		stall.Reset(r.cfg.WriteStall)
-		_, err := c.ep.Stdin.Write(buf)
+		_, err := c.ep.Stdin.Write(out)
 		stall.Stop()
 		c.busySince.Store(0)
-		putLine(buf)
+		for i, b := range batch {
+			putLine(b)
+			batch[i] = nil
+		}
 		if err != nil {
 			r.sideGone(c, "stdin write failed: "+err.Error())
 			return
@@ -347,6 +394,22 @@ func (r *Relay) sideGone(c *conn, reason string) {
 	}
 }
 
+// appendSend adds frame and its newline to the last pending buffer for c
+// (keeping c's order), or starts a new one when there is none or it has
+// reached maxBatch.
+func appendSend(sends []pendingSend, c *conn, frame []byte) []pendingSend {
+	for i := len(sends) - 1; i >= 0; i-- {
+		if s := &sends[i]; s.c == c {
+			if len(s.buf)+len(frame) < maxBatch {
+				s.buf = append(append(s.buf, frame...), '\n')
+				return sends
+			}
+			break
+		}
+	}
+	return append(sends, pendingSend{c, getLine(frame)})
+}
+
 // dispatchLocked carries out r.acts. Sends are copied; with sends != nil
 // (a reader) they are returned for a waiting put after the lock is
 // dropped, else put at once without waiting. r.mu held.
@@ -360,10 +423,9 @@ func (r *Relay) dispatchLocked(sends []pendingSend) []pendingSend {
 			if c == nil || c.gone {
 				continue
 			}
-			buf := getLine(a.Frame)
 			if sends != nil {
-				sends = append(sends, pendingSend{c, buf})
-			} else if !c.q.put(buf, false) {
+				sends = appendSend(sends, c, a.Frame)
+			} else if buf := getLine(a.Frame); !c.q.put(buf, false) {
 				putLine(buf)
 			}
 		case Output:

@@ -207,6 +207,15 @@ func (p *scanner) nested(closer byte) bool {
 	}
 }
 
+// plainStringByte marks the bytes a string holds as they are: printable
+// ASCII other than '"' and '\\'.
+var plainStringByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 func (p *scanner) str() bool {
 	if p.i >= len(p.b) || p.b[p.i] != '"' {
 		return false
@@ -214,6 +223,10 @@ func (p *scanner) str() bool {
 	p.i++
 	for p.i < len(p.b) {
 		c := p.b[p.i]
+		if plainStringByte[c] { // the common case: one load, one branch
+			p.i++
+			continue
+		}
 		switch {
 		case c == '"':
 			p.i++

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tether-dev/tether/codec"
 	"github.com/tether-dev/tether/sdk/go/internal/frame"
@@ -24,7 +25,8 @@ type Func func(ctx context.Context, args []any) (any, error)
 type Options struct {
 	// Sequential runs calls one at a time in arrival order, like the Python
 	// host: a call that overran its timeout delays the ones behind it. The
-	// default runs every call in its own goroutine as soon as it arrives.
+	// default runs every call in its own goroutine as soon as it arrives
+	// (a goroutine that finished an earlier call, or a new one).
 	Sequential bool
 }
 
@@ -40,9 +42,11 @@ type Host struct {
 	funcs map[string]Func
 	p     *peer.Peer
 
-	calls chan frame.Frame // Sequential: the queue of the one worker
-	wg    sync.WaitGroup   // running calls
-	ctx   context.Context
+	calls     chan frame.Frame // Sequential: the queue of the one worker
+	idle      chan frame.Frame // default mode: hands a call to an idle worker (unbuffered)
+	idleCount atomic.Int32
+	wg        sync.WaitGroup // running calls and idle workers
+	ctx       context.Context
 }
 
 // New returns a Host over in and out.
@@ -90,6 +94,7 @@ func (h *Host) Serve(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	h.ctx = ctx
+	h.idle = make(chan frame.Frame)
 	if h.opts.Sequential {
 		h.calls = make(chan frame.Frame, 1024)
 		h.wg.Add(1)
@@ -137,11 +142,37 @@ func (h *Host) onFrame(f frame.Frame) {
 		h.calls <- f // blocks reading when 1024 calls queue: back-pressure
 		return
 	}
-	h.wg.Add(1)
-	go func() {
-		defer h.wg.Done()
+	select {
+	case h.idle <- f: // a worker that finished its call takes it
+	default:
+		h.wg.Add(1)
+		go h.worker(f)
+	}
+}
+
+// maxIdleWorkers is how many finished call goroutines wait for the next
+// call instead of exiting: under a steady stream of calls, starting a
+// goroutine per call then costs a channel hand-off, not a new stack.
+const maxIdleWorkers = 64
+
+// worker serves f, then further calls handed to it while it is idle, and
+// exits when enough others are idle or Serve stops (its ctx is cancelled;
+// h.idle is never closed, so a late onFrame cannot panic).
+func (h *Host) worker(f frame.Frame) {
+	defer h.wg.Done()
+	for {
 		h.serveCall(f)
-	}()
+		if h.idleCount.Add(1) > maxIdleWorkers {
+			h.idleCount.Add(-1)
+			return
+		}
+		select {
+		case f = <-h.idle:
+			h.idleCount.Add(-1)
+		case <-h.ctx.Done():
+			return
+		}
+	}
 }
 
 func (h *Host) serveCall(f frame.Frame) {

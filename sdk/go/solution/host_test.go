@@ -103,3 +103,31 @@ func TestCallCapabilityWithoutServe(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// Goroutines kept from finished calls must not serialise later calls: with
+// idle workers waiting, a slow call still does not hold up a fast one, and
+// Serve's end stops the idle workers (goleak checks in TestMain).
+func TestReusedWorkersStillRunCallsConcurrently(t *testing.T) {
+	send, recv, done := script(t, nil, func(h *solution.Host) {
+		h.Register("sleep", func(ctx context.Context, args []any) (any, error) {
+			time.Sleep(time.Duration(args[0].(int64)) * time.Millisecond)
+			return args[0], nil
+		})
+	})
+	defer done()
+	recv()
+	for round := range 3 {
+		for i := range 8 {
+			send(`{"type":"call","id":"w` + string(rune('a'+i)) + `","fn":"sleep","args":[0]}`)
+		}
+		for range 8 {
+			recv()
+		}
+		send(`{"type":"call","id":"slow","fn":"sleep","args":[300]}`)
+		send(`{"type":"call","id":"fast","fn":"sleep","args":[0]}`)
+		if l := recv(); !strings.Contains(l, `"id":"fast"`) {
+			t.Fatalf("round %d: host with idle workers answered %q first", round, l)
+		}
+		recv()
+	}
+}

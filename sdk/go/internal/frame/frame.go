@@ -4,11 +4,12 @@
 package frame
 
 import (
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/tether-dev/tether/codec"
 )
@@ -47,6 +48,17 @@ var ErrNotFrame = errors.New("frame: not a frame")
 // transferable JSON object with a string "type" gives an error wrapping
 // ErrNotFrame, so the caller can skip it.
 func Parse(line []byte) (Frame, error) {
+	if f, ok := parseEnvelope(line); ok {
+		return f, nil
+	}
+	return parseWhole(line)
+}
+
+// parseWhole is Parse the plain way: the whole line through the codec into
+// a map. It is the reference parseEnvelope must agree with, and the path
+// for every line parseEnvelope declines (including every invalid one, so
+// errors are always the codec's).
+func parseWhole(line []byte) (Frame, error) {
 	v, err := codec.Unmarshal(line)
 	if err != nil {
 		return Frame{}, fmt.Errorf("%w: %w", ErrNotFrame, err)
@@ -82,24 +94,44 @@ func RejectedResponse(line []byte, cause error) (Frame, bool) {
 }
 
 // NewID returns a uuid4 as 32 hex digits, like Python's uuid.uuid4().hex.
+// Ids only need to be unique among the calls in flight (dual.md accepts any
+// non-empty string), not unpredictable, so the bits come from math/rand/v2's
+// per-thread generator: no system call and no lock per call.
 func NewID() string {
 	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic("frame: crypto/rand failed: " + err.Error()) // rand.Read never fails on Linux
-	}
+	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
-	return hex.EncodeToString(b[:])
+	var out [32]byte
+	hex.Encode(out[:], b[:])
+	return string(out[:])
 }
 
 // appendString appends s as a JSON string.
 func appendString(dst []byte, s string) []byte {
+	if plainASCII(s) { // ids, names, codes: nothing to escape, no boxing into the codec's any
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
 	out, err := codec.Append(dst, s)
 	if err != nil { // invalid UTF-8: encode with replacement characters
 		b, _ := json.Marshal(s)
 		return append(dst, b...)
 	}
 	return out
+}
+
+// plainASCII reports whether s is printable ASCII without '"' and '\\',
+// so that its JSON form is s in quotes, as codec.Append writes it.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // Call encodes a call frame; args is an encoded JSON array. timeoutMs <= 0
@@ -133,7 +165,7 @@ func Capability(id, name string, args []byte) []byte {
 
 // Result encodes a result frame; value is an encoded JSON value.
 func Result(id string, value []byte) []byte {
-	b := make([]byte, 0, 32+len(id)+len(value))
+	b := make([]byte, 0, 40+len(id)+len(value))
 	b = append(b, `{"type":"result","id":`...)
 	b = appendString(b, id)
 	b = append(b, `,"value":`...)

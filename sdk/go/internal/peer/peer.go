@@ -111,7 +111,7 @@ func (p *Peer) fail(cause error) {
 // waits for its response. A cancelled ctx abandons the wait; a late
 // response is then dropped. Errors wrap ErrClosed or ctx.Err().
 func (p *Peer) Request(ctx context.Context, id string, line []byte) (frame.Frame, error) {
-	ch := make(chan frame.Frame, 1)
+	ch := replyChans.Get().(chan frame.Frame)
 	p.mu.Lock()
 	if p.err != nil {
 		err := p.err
@@ -124,17 +124,29 @@ func (p *Peer) Request(ctx context.Context, id string, line []byte) (frame.Frame
 		p.forget(id)
 		return frame.Frame{}, errors.Join(ErrClosed, err)
 	}
-	select {
-	case f, ok := <-ch:
-		if !ok {
-			return frame.Frame{}, p.Err()
+	var f frame.Frame
+	var ok bool
+	if done := ctx.Done(); done == nil { // a context that never ends: a plain receive, no select
+		f, ok = <-ch
+	} else {
+		select {
+		case f, ok = <-ch:
+		case <-done:
+			p.forget(id)
+			return frame.Frame{}, ctx.Err()
 		}
-		return f, nil
-	case <-ctx.Done():
-		p.forget(id)
-		return frame.Frame{}, ctx.Err()
 	}
+	if !ok {
+		return frame.Frame{}, p.Err()
+	}
+	replyChans.Put(ch) // received its one send and left the map: nobody else holds it
+	return f, nil
 }
+
+// replyChans recycles the one-slot channels a Request waits on. Only a
+// channel whose response was received goes back: an abandoned one may still
+// get a late send, a closed one is done.
+var replyChans = sync.Pool{New: func() any { return make(chan frame.Frame, 1) }}
 
 func (p *Peer) forget(id string) {
 	p.mu.Lock()

@@ -107,6 +107,9 @@ func TestPeerRoutesResponsesAndFailsPendingOnEOF(t *testing.T) {
 	if f := <-others; f.ID != "unknown" {
 		t.Fatalf("response for an unknown id not handed on: %+v", f)
 	}
+	for p.pendingCount() == 0 { // the response must not overtake the request's registration
+		time.Sleep(time.Millisecond)
+	}
 	io.WriteString(inW, `{"type":"result","id":"id1","value":7}`+"\n")
 	if err := <-got; err != nil {
 		t.Fatal(err)
@@ -127,4 +130,33 @@ func (p *Peer) pendingCount() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.pending)
+}
+
+// Reply channels are reused: a late response to an abandoned request must
+// never reach a later request, whatever channel it waits on.
+func TestLateResponseNeverReachesAnotherRequest(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	p := New(inR, outW, func(frame.Frame) {})
+	defer func() { inW.Close(); p.Close(); outW.Close() }()
+	go io.Copy(io.Discard, outR)
+	for i := range 50 {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		old := fmt.Sprintf("old%d", i)
+		if _, err := p.Request(ctx, old, []byte(`{}`)); !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled request: %v", err)
+		}
+		fresh := fmt.Sprintf("new%d", i)
+		got := make(chan frame.Frame, 1)
+		go func() { f, _ := p.Request(context.Background(), fresh, []byte(`{}`)); got <- f }()
+		for p.pendingCount() == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		fmt.Fprintf(inW, `{"type":"result","id":%q,"value":1}`+"\n", old)
+		fmt.Fprintf(inW, `{"type":"result","id":%q,"value":2}`+"\n", fresh)
+		if f := <-got; f.ID != fresh || f.Value != int64(2) {
+			t.Fatalf("request %s got %+v", fresh, f)
+		}
+	}
 }
