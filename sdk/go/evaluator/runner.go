@@ -62,6 +62,7 @@ func New(in io.Reader, out io.Writer, opts *Options) *Runner {
 	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.p = peer.New(in, out, r.onFrame)
+	r.p.Start()
 	return r
 }
 

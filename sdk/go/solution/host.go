@@ -109,6 +109,7 @@ func (h *Host) Serve(ctx context.Context) error {
 	h.mu.Lock()
 	h.p = p
 	h.mu.Unlock()
+	p.Start()
 	if err := p.Send(frame.Ready); err != nil {
 		p.Close()
 		h.stopWorkers(cancel)

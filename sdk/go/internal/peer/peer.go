@@ -33,10 +33,11 @@ type Peer struct {
 	done chan struct{} // closed when the reading goroutine has returned
 }
 
-// New starts reading frames from in. onFrame is called on the reading
-// goroutine for every frame that is not a response to a pending Request
-// (and for responses to unknown ids); it must not block: hand work to
-// another goroutine.
+// New returns a peer over in and out; Start begins reading. onFrame is
+// called on the reading goroutine for every frame that is not a response to
+// a pending Request (and for responses to unknown ids); it must not block:
+// hand work to another goroutine. Keeping New apart from Start lets the
+// owner store the peer before any onFrame can use it.
 func New(in io.Reader, out io.Writer, onFrame func(frame.Frame)) *Peer {
 	p := &Peer{
 		in:      in,
@@ -45,9 +46,11 @@ func New(in io.Reader, out io.Writer, onFrame func(frame.Frame)) *Peer {
 		pending: make(map[string]chan frame.Frame),
 		done:    make(chan struct{}),
 	}
-	go p.readLoop()
 	return p
 }
+
+// Start starts the reading goroutine; call it once.
+func (p *Peer) Start() { go p.readLoop() }
 
 func (p *Peer) readLoop() {
 	defer close(p.done)

@@ -86,6 +86,7 @@ func TestPeerRoutesResponsesAndFailsPendingOnEOF(t *testing.T) {
 	outR, outW := io.Pipe()
 	others := make(chan frame.Frame, 4)
 	p := New(inR, outW, func(f frame.Frame) { others <- f })
+	p.Start()
 	defer p.Close()
 	go io.Copy(io.Discard, outR)
 
@@ -138,6 +139,7 @@ func TestLateResponseNeverReachesAnotherRequest(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	p := New(inR, outW, func(frame.Frame) {})
+	p.Start()
 	defer func() { inW.Close(); p.Close(); outW.Close() }()
 	go io.Copy(io.Discard, outR)
 	for i := range 50 {
