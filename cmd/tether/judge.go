@@ -32,7 +32,12 @@ func init() {
 		Long: `judge runs the problem's evaluator and the solution, each in its own sandbox,
 relays frames between them and prints the verdict. The exit status is 0 for
 every verdict; it is non-zero only for bad usage or when the judge itself fails.`,
-		Args: cobra.ExactArgs(2),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return fmt.Errorf("judge takes PROBLEM_DIR and SOLUTION_FILE, got %d argument(s); e.g. tether judge examples/aplusb examples/aplusb/solution.py", len(args))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runJudge(cmd, args[0], args[1], asJSON, submissionID, tracePath)
 		},

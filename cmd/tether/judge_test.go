@@ -105,7 +105,7 @@ func TestJudgeCommandUsageErrors(t *testing.T) {
 	if _, err := runJudgeCLI(t, dir, sol); !errors.Is(err, judge.ErrCommandNotAllowed) {
 		t.Fatalf("command not allowed: %v", err)
 	}
-	if _, err := runJudgeCLI(t, dir); err == nil {
-		t.Fatal("one argument accepted")
+	if _, err := runJudgeCLI(t, dir); err == nil || !strings.Contains(err.Error(), "PROBLEM_DIR and SOLUTION_FILE") {
+		t.Fatalf("one argument: %v, want an error naming the two arguments", err)
 	}
 }
