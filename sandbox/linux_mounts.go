@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -85,8 +86,8 @@ func resolveExecutable(name string, env []string, py *hostPython, roots *visible
 // layout is where one sandbox's directories are on the host.
 type layout struct {
 	base    string // <tempRoot>/tether-sbx-<tag>: removed by Close
-	root    string // <base>/root: mount point of the new root (a tmpfs in the sandbox's own mount namespace)
-	workDir string // <base>/work: on the host the staged Files; inside, a private tmpfs at the same path with those files bound read-only
+	root    string // mount point of the new root (a tmpfs in the sandbox's own mount namespace): the runner's shared one, else <base>/.root
+	workDir string // on the host the staged Files; inside, a private tmpfs at the same path with those files bound read-only
 }
 
 // buildMounts lists the mounts made inside the new mount namespace, all
@@ -110,7 +111,7 @@ func buildMounts(l layout, roots *visibleRoots, tmpfsBytes int64, uid, gid int) 
 		Data:   fmt.Sprintf("size=%d,nr_inodes=16384,mode=0755,uid=%d,gid=%d", tmpfsBytes, uid, gid),
 	})
 	staged, err := os.ReadDir(l.workDir)
-	if err != nil {
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("sandbox: work dir: %w", err)
 	}
 	for _, e := range staged {

@@ -77,9 +77,11 @@ func TestLinuxCleansUpAfterKilledJudge(t *testing.T) {
 		t.Errorf("sandbox process %d outlived its judge by 5 s: %s", sandboxPid, st)
 	}
 
-	if _, err := NewLinux(nil); err != nil { // the next judge removes the rest
+	next, err := NewLinux(nil) // the next judge removes the rest
+	if err != nil {
 		t.Fatal(err)
 	}
+	next.Close()
 	for _, d := range left {
 		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("still there after the next start: %s (%v)", d, err)

@@ -29,7 +29,8 @@ import (
 //   - cgroup: making and removing one sandbox cgroup (three dirs on v1);
 //   - placeholder: starting, killing and reaping the PID-1 placeholder
 //     (placeholder+syncfunc: the same with a go-sandbox SyncFunc);
-//   - workdir: making and removing the per-sandbox temp dirs.
+//   - workdir: making and removing the per-sandbox temp dir (only a start
+//     with Files makes one; the new root's mount point is the runner's).
 //
 // go test -run '^$' -bench BenchmarkStartSteps -benchtime 20x ./sandbox
 func BenchmarkStartSteps(b *testing.B) {
@@ -59,12 +60,7 @@ func BenchmarkStartSteps(b *testing.B) {
 	})
 	b.Run("exec+newns+mounts", func(b *testing.B) {
 		base := b.TempDir()
-		l := layout{base: base, root: filepath.Join(base, "root"), workDir: filepath.Join(base, "work")}
-		for _, d := range []string{l.root, l.workDir} {
-			if err := os.Mkdir(d, 0o755); err != nil {
-				b.Fatal(err)
-			}
-		}
+		l := layout{base: base, root: r.root, workDir: base}
 		mounts, err := buildMounts(l, &visibleRoots{readOnly: r.system}, 1<<20, r.uid, r.gid)
 		if err != nil {
 			b.Fatal(err)
@@ -124,7 +120,8 @@ func BenchmarkStartSteps(b *testing.B) {
 	})
 	b.Run("placeholder", func(b *testing.B) {
 		for b.Loop() {
-			pid, err := startProgram(&forkexec.Runner{Args: []string{r.placeholder, "infinity"}, WorkDir: "/"})
+			pid, err := startProgram(&forkexec.Runner{Args: []string{r.placeholder}, WorkDir: "/",
+				Files: []uintptr{r.lifeline.Fd(), r.devNull.Fd(), r.devNull.Fd()}})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -137,7 +134,8 @@ func BenchmarkStartSteps(b *testing.B) {
 		// What the placeholder cost while it joined its cgroup in a
 		// SyncFunc: go-sandbox then forks without CLONE_VM|CLONE_VFORK.
 		for b.Loop() {
-			pid, err := startProgram(&forkexec.Runner{Args: []string{r.placeholder, "infinity"}, WorkDir: "/",
+			pid, err := startProgram(&forkexec.Runner{Args: []string{r.placeholder}, WorkDir: "/",
+				Files:    []uintptr{r.lifeline.Fd(), r.devNull.Fd(), r.devNull.Fd()},
 				SyncFunc: func(int) error { return nil }})
 			if err != nil {
 				b.Fatal(err)
@@ -153,10 +151,8 @@ func BenchmarkStartSteps(b *testing.B) {
 		for b.Loop() {
 			i++
 			base := filepath.Join(root, fmt.Sprint(i))
-			for _, d := range []string{base, base + "/root", base + "/work"} {
-				if err := os.Mkdir(d, 0o700); err != nil {
-					b.Fatal(err)
-				}
+			if err := os.Mkdir(base, 0o700); err != nil {
+				b.Fatal(err)
 			}
 			if err := os.RemoveAll(base); err != nil {
 				b.Fatal(err)

@@ -86,3 +86,14 @@ func containsString(list []string, s string) bool {
 	}
 	return false
 }
+
+// HostPython is the interpreter both runners exec for a Spec's "python3"
+// (the real one behind a pyenv shim), or "" when the host has none. The
+// judge compiles the Python SDK with it, so the bytecode's cache tag
+// matches what runs in the sandboxes. Safe for concurrent use.
+func HostPython() string {
+	if py := sharedHostPython(); py != nil {
+		return py.executable
+	}
+	return ""
+}
