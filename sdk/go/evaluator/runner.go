@@ -88,12 +88,14 @@ func (r *Runner) Call(ctx context.Context, fn string, args ...any) (any, error) 
 // CallWithTimeout is Call with the frame's timeout_ms set (0: the problem's
 // default call timeout).
 func (r *Runner) CallWithTimeout(ctx context.Context, timeout time.Duration, fn string, args ...any) (any, error) {
-	enc, err := codec.MarshalArgs(args)
+	id := frame.NewID()
+	buf := frame.GetBuffer()
+	defer frame.PutBuffer(buf) // Request copies the line out before it returns
+	line, err := frame.AppendCall(*buf, id, fn, args, timeout.Milliseconds())
+	*buf = line
 	if err != nil {
 		return nil, fmt.Errorf("evaluator: call %s: %w: %w", fn, ErrRejected, err)
 	}
-	id := frame.NewID()
-	line := frame.Call(id, fn, enc, timeout.Milliseconds())
 	if err := codec.CheckFrameSize(len(line)); err != nil {
 		return nil, fmt.Errorf("evaluator: call %s: %w: %w", fn, ErrRejected, err)
 	}
@@ -164,9 +166,11 @@ func (r *Runner) serveCapability(f frame.Frame, h Handler) {
 		r.p.Send(frame.Error(f.ID, code, msg, ""))
 		return
 	}
-	enc, err := codec.Marshal(v)
+	buf := frame.GetBuffer()
+	defer frame.PutBuffer(buf) // Send copies the line out before it returns
+	line, err := frame.AppendResult(*buf, f.ID, v)
+	*buf = line
 	if err == nil {
-		line := frame.Result(f.ID, enc)
 		if err = codec.CheckFrameSize(len(line)); err == nil {
 			r.p.Send(line)
 			return

@@ -45,6 +45,8 @@ type Host struct {
 	calls     chan frame.Frame // Sequential: the queue of the one worker
 	idle      chan frame.Frame // default mode: hands a call to an idle worker (unbuffered)
 	idleCount atomic.Int32
+	idleMu    sync.Mutex     // guards closing idle against a late onFrame's send
+	stopped   bool           // idle is closed; guarded by idleMu
 	wg        sync.WaitGroup // running calls and idle workers
 	ctx       context.Context
 }
@@ -128,6 +130,10 @@ func (h *Host) Serve(ctx context.Context) error {
 
 func (h *Host) stopWorkers(cancel context.CancelFunc) {
 	cancel()
+	h.idleMu.Lock()
+	h.stopped = true
+	close(h.idle) // idle workers wake and exit
+	h.idleMu.Unlock()
 	if h.calls != nil {
 		close(h.calls)
 	}
@@ -141,6 +147,11 @@ func (h *Host) onFrame(f frame.Frame) {
 	}
 	if h.opts.Sequential {
 		h.calls <- f // blocks reading when 1024 calls queue: back-pressure
+		return
+	}
+	h.idleMu.Lock()
+	defer h.idleMu.Unlock()
+	if h.stopped { // Serve is returning (the reader outlived a failed start): nobody would wait for the call
 		return
 	}
 	select {
@@ -157,8 +168,10 @@ func (h *Host) onFrame(f frame.Frame) {
 const maxIdleWorkers = 64
 
 // worker serves f, then further calls handed to it while it is idle, and
-// exits when enough others are idle or Serve stops (its ctx is cancelled;
-// h.idle is never closed, so a late onFrame cannot panic).
+// exits when enough others are idle or Serve stops (stopWorkers closes
+// h.idle, under idleMu so that a late onFrame cannot send on it). An idle
+// worker waits on h.idle alone, not in a select with ctx: a plain receive
+// is the cheaper wake-up, once per call.
 func (h *Host) worker(f frame.Frame) {
 	defer h.wg.Done()
 	for {
@@ -167,12 +180,12 @@ func (h *Host) worker(f frame.Frame) {
 			h.idleCount.Add(-1)
 			return
 		}
-		select {
-		case f = <-h.idle:
-			h.idleCount.Add(-1)
-		case <-h.ctx.Done():
+		next, ok := <-h.idle
+		if !ok {
 			return
 		}
+		f = next
+		h.idleCount.Add(-1)
 	}
 }
 
@@ -194,9 +207,11 @@ func (h *Host) serveCall(f frame.Frame) {
 		h.p.Send(frame.Error(f.ID, frame.CodeException, err.Error(), trace))
 		return
 	}
-	enc, err := codec.Marshal(result)
+	buf := frame.GetBuffer()
+	defer frame.PutBuffer(buf) // Send copies the line out before it returns
+	line, err := frame.AppendResult(*buf, f.ID, result)
+	*buf = line
 	if err == nil {
-		line := frame.Result(f.ID, enc)
 		if err = codec.CheckFrameSize(len(line)); err == nil {
 			h.p.Send(line)
 			return
@@ -239,12 +254,14 @@ func (h *Host) CallCapability(ctx context.Context, name string, args ...any) (an
 	if p == nil {
 		return nil, fmt.Errorf("solution: capability %s: host not serving: %w", name, ErrConnection)
 	}
-	enc, err := codec.MarshalArgs(args)
+	id := frame.NewID()
+	buf := frame.GetBuffer()
+	defer frame.PutBuffer(buf) // Request copies the line out before it returns
+	line, err := frame.AppendCapability(*buf, id, name, args)
+	*buf = line
 	if err != nil {
 		return nil, fmt.Errorf("solution: capability %s: %w: %w", name, ErrCapabilityRejected, err)
 	}
-	id := frame.NewID()
-	line := frame.Capability(id, name, enc)
 	if err := codec.CheckFrameSize(len(line)); err != nil {
 		return nil, fmt.Errorf("solution: capability %s: %w: %w", name, ErrCapabilityRejected, err)
 	}

@@ -131,3 +131,36 @@ func TestReusedWorkersStillRunCallsConcurrently(t *testing.T) {
 		recv()
 	}
 }
+
+// readerOnly hides the pipe's Close, like os.Stdin, which Serve never
+// closes: the reading goroutine then outlives a failed Serve.
+type readerOnly struct{ io.Reader }
+
+type failingWriter struct{}
+
+var errBrokenPipe = errors.New("broken pipe")
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errBrokenPipe }
+
+// A call that arrives after Serve failed to write ready is dropped, not
+// sent to the stopped workers (which would panic on their closed channel)
+// nor run by a goroutine nobody waits for.
+func TestCallAfterFailedStartIsDropped(t *testing.T) {
+	inR, inW := io.Pipe()
+	h := solution.New(readerOnly{inR}, failingWriter{}, nil)
+	ran := make(chan struct{}, 1)
+	h.Register("f", func(ctx context.Context, args []any) (any, error) { ran <- struct{}{}; return 1, nil })
+	if err := h.Serve(context.Background()); !errors.Is(err, errBrokenPipe) {
+		t.Fatalf("Serve = %v, want the write error", err)
+	}
+	// io.Pipe's Write returns once the reading goroutine has taken the line.
+	if _, err := io.WriteString(inW, `{"type":"call","id":"late","fn":"f","args":[]}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	inW.Close() // the reading goroutine ends at EOF (goleak checks in TestMain)
+	select {
+	case <-ran:
+		t.Fatal("a call arriving after Serve returned was run")
+	case <-time.After(50 * time.Millisecond):
+	}
+}

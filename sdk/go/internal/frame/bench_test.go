@@ -41,6 +41,17 @@ func BenchmarkEncodeCall(b *testing.B) {
 	}
 }
 
+// BenchmarkAppendCall is BenchmarkEncodeCall the way the evaluator now
+// encodes: into a pooled buffer, which the line writer copies out.
+func BenchmarkAppendCall(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		buf := GetBuffer()
+		*buf, _ = AppendCall(*buf, NewID(), "add", []any{12344, 1}, 0)
+		PutBuffer(buf)
+	}
+}
+
 func BenchmarkCodecWholeCall(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {

@@ -1,6 +1,7 @@
 package frame
 
 import (
+	"bytes"
 	"unicode/utf8"
 
 	"github.com/tether-dev/tether/codec"
@@ -70,9 +71,12 @@ func (f *Frame) setMember(k int, line []byte, i *int) bool {
 		if !ok || levels >= codec.MaxDepth { // nested one level less than in the line: let the codec judge depth
 			return false
 		}
-		v, err := codec.Unmarshal(line[*i:end])
-		if err != nil {
-			return false
+		v, small := smallValue(line[*i:end])
+		if !small {
+			var err error
+			if v, err = codec.Unmarshal(line[*i:end]); err != nil {
+				return false
+			}
 		}
 		*i = end
 		switch key {
@@ -90,10 +94,12 @@ func (f *Frame) setMember(k int, line []byte, i *int) bool {
 			return false // escapes, or not a string: the codec decides
 		}
 		*i = next
+		if key == "type" {
+			f.Type = internType(s)
+			return true
+		}
 		str := string(s)
 		switch key {
-		case "type":
-			f.Type = str
 		case "id":
 			f.ID = str
 		case "fn":
@@ -115,11 +121,36 @@ func (f *Frame) setMember(k int, line []byte, i *int) bool {
 	}
 }
 
+// keyIndex is the index of key in envelopeKeys, or -1. A switch, not a
+// loop over envelopeKeys: the compiler dispatches on length first, so most
+// keys cost one comparison (TestKeyIndexMatchesEnvelopeKeys keeps the two
+// in step).
 func keyIndex(key []byte) int {
-	for k, name := range envelopeKeys {
-		if string(key) == name {
-			return k
-		}
+	switch string(key) {
+	case "type":
+		return 0
+	case "id":
+		return 1
+	case "fn":
+		return 2
+	case "name":
+		return 3
+	case "args":
+		return 4
+	case "value":
+		return 5
+	case "code":
+		return 6
+	case "message":
+		return 7
+	case "trace":
+		return 8
+	case "stream":
+		return 9
+	case "data":
+		return 10
+	case "timeout_ms":
+		return 11
 	}
 	return -1
 }
@@ -137,19 +168,21 @@ func plainString(b []byte, i int) (s []byte, next int, ok bool) {
 	if i >= len(b) || b[i] != '"' {
 		return nil, i, false
 	}
+	j := bytes.IndexByte(b[i+1:], '"')
+	if j < 0 {
+		return nil, i, false
+	}
+	s = b[i+1 : i+1+j]
 	ascii := true
-	for j := i + 1; j < len(b); j++ {
-		switch c := b[j]; {
-		case c == '"':
-			s = b[i+1 : j]
-			return s, j + 1, ascii || utf8.Valid(s)
-		case c == '\\' || c < 0x20:
+	for _, c := range s {
+		if c == '\\' || c < 0x20 { // an escape (the quote found may be escaped) or a raw control character
 			return nil, i, false
-		case c >= utf8.RuneSelf:
+		}
+		if c >= utf8.RuneSelf {
 			ascii = false
 		}
 	}
-	return nil, i, false
+	return s, i + 2 + j, ascii || utf8.Valid(s)
 }
 
 // skipValue finds the end of the JSON value starting at b[i] without

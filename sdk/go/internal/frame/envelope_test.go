@@ -31,6 +31,16 @@ var envelopeSamples = []string{
 	`{"type":"call","id":"c","fn":"f","args":[],"timeout_ms":1.5}`,
 	`{"type":"call","id":"c","fn":"f","args":[],"timeout_ms":"x"}`,
 	`{"type":"ready"}`, `{}`, `[]`, ``, `{"type":"ready"`, `{"type":"ready",}`,
+	// small values (the fast path without the codec) and their near misses
+	`{"type":"call","id":"c","fn":"f","args":[-0,0,-12,123456789012345678]}`,
+	`{"type":"call","id":"c","fn":"f","args":[1234567890123456789,-9223372036854775808]}`,
+	`{"type":"call","id":"c","fn":"f","args":[01]}`, `{"type":"call","id":"c","fn":"f","args":[1,]}`,
+	`{"type":"call","id":"c","fn":"f","args":[,1]}`, `{"type":"call","id":"c","fn":"f","args":[1 ,2]}`,
+	`{"type":"call","id":"c","fn":"f","args":[-]}`, `{"type":"call","id":"c","fn":"f","args":[1.5,1e3]}`,
+	`{"type":"call","id":"c","fn":"f","args":[1,[2]]}`, `{"type":"call","id":"c","fn":"f","args":[1]]}`,
+	`{"type":"result","id":"r","value":-7}`, `{"type":"result","id":"r","value":1E2}`,
+	`{"type":"result","id":"r","value":00}`, `{"type":"result","id":"r","value":-}`,
+	`{"type":"mystery","id":"r"}`,
 	`{"type":"result","id":"r","value":` + strings.Repeat("[", 511) + strings.Repeat("]", 511) + `}`,
 	`{"type":"result","id":"r","value":` + strings.Repeat("[", 512) + strings.Repeat("]", 512) + `}`,
 }

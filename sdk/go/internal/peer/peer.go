@@ -54,7 +54,7 @@ func (p *Peer) Start() { go p.readLoop() }
 
 func (p *Peer) readLoop() {
 	defer close(p.done)
-	r := wire.NewLineReader(p.in, wire.DefaultMaxLine)
+	r := wire.NewLineReader(yieldingReader{p.in}, wire.DefaultMaxLine)
 	var cause error
 	for {
 		line, err := r.ReadLine()
@@ -112,7 +112,9 @@ func (p *Peer) fail(cause error) {
 
 // Request writes line (a call or capability frame with the given id) and
 // waits for its response. A cancelled ctx abandons the wait; a late
-// response is then dropped. Errors wrap ErrClosed or ctx.Err().
+// response is then dropped. Errors wrap ErrClosed or ctx.Err(). line is
+// copied before Request waits: the caller may reuse its buffer as soon as
+// Request returns.
 func (p *Peer) Request(ctx context.Context, id string, line []byte) (frame.Frame, error) {
 	ch := replyChans.Get().(chan frame.Frame)
 	p.mu.Lock()
@@ -158,7 +160,8 @@ func (p *Peer) forget(id string) {
 }
 
 // Send queues one frame for writing (see lineWriter: concurrent sends are
-// combined into one write). Use Flush where the frame must be out, as
+// combined into one write). line is copied: the caller may reuse its
+// buffer once Send returns. Use Flush where the frame must be out, as
 // before the process may exit.
 func (p *Peer) Send(line []byte) error { return p.w.WriteLine(line) }
 

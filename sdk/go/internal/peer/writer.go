@@ -14,10 +14,10 @@ var errNewline = errors.New("peer: frame contains a newline")
 // lineWriter writes frames, one per line, combining concurrent writes:
 // the first writer to find the pipe idle becomes the flusher and writes
 // everything queued by the time it gets there, in one Write; writers that
-// arrive meanwhile only queue and return. The flusher yields once before
-// taking the batch so that goroutines already runnable can join it. A
-// lone caller pays one Write and no hand-off; 64 callers in flight share
-// a few Writes.
+// arrive meanwhile only queue and return. The flusher yields before
+// taking the batch (again while that brings more lines) so that
+// goroutines already runnable can join it. A lone caller pays one Write
+// and no hand-off; 64 callers in flight share a few Writes.
 //
 // A queued line may still be unwritten when WriteLine returns; Flush waits
 // until everything queued is written. Safe for concurrent use.
@@ -31,6 +31,11 @@ type lineWriter struct {
 	writing bool
 	err     error // first Write error; every later call returns it
 }
+
+// maxFlushYields bounds the flusher's yields. BenchmarkRelay (package
+// judge, 64 calls in flight) needed about a fifth fewer writes with 2-4
+// than with 1, and no more CPU.
+const maxFlushYields = 3
 
 func newLineWriter(w io.Writer) *lineWriter {
 	lw := &lineWriter{w: w}
@@ -57,11 +62,16 @@ func (lw *lineWriter) WriteLine(p []byte) error {
 	lw.writing = true
 	// Let the goroutines that are ready to run (other calls finishing)
 	// queue their lines first, so a burst leaves in one Write: fewer system
-	// calls here, and fewer wake-ups of the reader on the other end. With
-	// nothing else runnable this returns at once.
-	lw.mu.Unlock()
-	runtime.Gosched()
-	lw.mu.Lock()
+	// calls here, and fewer wake-ups of the reader on the other end. Yield
+	// again while yielding brought more lines, up to maxFlushYields times.
+	// With nothing else runnable this costs one Gosched, which returns at
+	// once.
+	for yields, before := 0, -1; yields < maxFlushYields && len(lw.queued) != before; yields++ {
+		before = len(lw.queued)
+		lw.mu.Unlock()
+		runtime.Gosched()
+		lw.mu.Lock()
+	}
 	for len(lw.queued) > 0 && lw.err == nil {
 		batch := lw.queued
 		lw.queued = lw.spare[:0]
