@@ -2,17 +2,19 @@ module github.com/tether-dev/tether
 
 go 1.26.8
 
-require github.com/spf13/cobra v1.10.2
+require (
+	github.com/creachadair/jrpc2 v1.3.6
+	github.com/criyle/go-sandbox v0.13.6
+	github.com/elastic/go-seccomp-bpf v1.6.0
+	github.com/spf13/cobra v1.10.2
+	github.com/spf13/pflag v1.0.9
+	go.uber.org/goleak v1.3.0
+	golang.org/x/sys v0.46.0
+)
 
 require (
-	github.com/creachadair/jrpc2 v1.3.6 // indirect
 	github.com/creachadair/mds v0.31.0 // indirect
-	github.com/criyle/go-sandbox v0.13.6 // indirect
-	github.com/elastic/go-seccomp-bpf v1.6.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/spf13/pflag v1.0.9 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
 	golang.org/x/net v0.56.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
-	golang.org/x/sys v0.46.0 // indirect
 )
