@@ -61,6 +61,12 @@ func TestBatchCancelledByContext(t *testing.T) {
 	}()
 	p.next() // the batch
 	p.send(`[{"jsonrpc":"2.0","id":1,"result":"a"}]`)
+	// The client reads in order: once it has answered this probe, the
+	// answer for id 1 has been routed, so only id 2 is left to cancel.
+	p.send(`{"jsonrpc":"2.0","id":"probe","method":"no.such.method"}`)
+	if got := p.next(); !jsonEqual(t, got, []byte(`{"jsonrpc":"2.0","id":"probe","error":{"code":-32601,"message":"Method not found"}}`)) {
+		t.Fatalf("probe answered %s", got)
+	}
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("batch: %v, want Canceled", err)

@@ -1,0 +1,112 @@
+package jsonscan
+
+// DefaultMaxDepth is the nesting limit encoding/json applies.
+const DefaultMaxDepth = 10000
+
+// Syntax is the part of the grammar callers choose; see the package doc.
+// The zero value accepts only scalars and does not check UTF-8.
+type Syntax struct {
+	// MaxDepth is the deepest container nesting accepted (1: no container
+	// inside another).
+	MaxDepth int
+	// UTF8 requires the bytes inside strings to be valid UTF-8.
+	UTF8 bool
+}
+
+// Valid reports whether data holds exactly one JSON value, with optional
+// surrounding white space.
+func (s Syntax) Valid(data []byte) bool {
+	i := s.SkipValue(data, SkipSpace(data, 0), 0)
+	return i >= 0 && SkipSpace(data, i) == len(data)
+}
+
+// SkipValue checks the value starting at data[i], inside containers nested
+// depth deep, and returns the index just after it or -1.
+func (s Syntax) SkipValue(data []byte, i, depth int) int {
+	if i >= len(data) {
+		return -1
+	}
+	switch c := data[i]; {
+	case c == '"':
+		return s.SkipString(data, i)
+	case c == '{':
+		return s.skipObject(data, i, depth+1)
+	case c == '[':
+		return s.skipArray(data, i, depth+1)
+	case c == '-' || (c >= '0' && c <= '9'):
+		return SkipNumber(data, i)
+	case c == 't':
+		return SkipLiteral(data, i, "true")
+	case c == 'f':
+		return SkipLiteral(data, i, "false")
+	case c == 'n':
+		return SkipLiteral(data, i, "null")
+	}
+	return -1
+}
+
+// skipArray checks the array whose '[' is at data[i], itself at depth.
+func (s Syntax) skipArray(data []byte, i, depth int) int {
+	if depth > s.MaxDepth {
+		return -1
+	}
+	i = SkipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return i + 1
+	}
+	for {
+		i = s.SkipValue(data, i, depth)
+		if i < 0 {
+			return -1
+		}
+		i = SkipSpace(data, i)
+		if i >= len(data) {
+			return -1
+		}
+		switch data[i] {
+		case ',':
+			i = SkipSpace(data, i+1)
+		case ']':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
+
+// skipObject checks the object whose '{' is at data[i], itself at depth.
+func (s Syntax) skipObject(data []byte, i, depth int) int {
+	if depth > s.MaxDepth {
+		return -1
+	}
+	i = SkipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return i + 1
+	}
+	for {
+		i = s.SkipString(data, i)
+		if i < 0 {
+			return -1
+		}
+		i = SkipSpace(data, i)
+		if i >= len(data) || data[i] != ':' {
+			return -1
+		}
+		i = s.SkipValue(data, SkipSpace(data, i+1), depth)
+		if i < 0 {
+			return -1
+		}
+		i = SkipSpace(data, i)
+		if i >= len(data) {
+			return -1
+		}
+		switch data[i] {
+		case ',':
+			i = SkipSpace(data, i+1)
+		case '}':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
