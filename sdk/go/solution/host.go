@@ -133,10 +133,10 @@ func (h *Host) stopWorkers(cancel context.CancelFunc) {
 	h.idleMu.Lock()
 	h.stopped = true
 	close(h.idle) // idle workers wake and exit
-	h.idleMu.Unlock()
 	if h.calls != nil {
 		close(h.calls)
 	}
+	h.idleMu.Unlock()
 	h.wg.Wait()
 }
 
@@ -145,13 +145,16 @@ func (h *Host) onFrame(f frame.Frame) {
 	if f.Type != "call" {
 		return
 	}
-	if h.opts.Sequential {
-		h.calls <- f // blocks reading when 1024 calls queue: back-pressure
-		return
-	}
 	h.idleMu.Lock()
 	defer h.idleMu.Unlock()
 	if h.stopped { // Serve is returning (the reader outlived a failed start): nobody would wait for the call
+		return
+	}
+	if h.opts.Sequential {
+		// Blocks reading when 1024 calls queue (back-pressure). Holding
+		// idleMu meanwhile is safe: the one worker keeps draining h.calls,
+		// and stopWorkers closes it only under idleMu.
+		h.calls <- f
 		return
 	}
 	select {

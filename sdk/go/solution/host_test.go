@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -146,8 +147,16 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errBrokenPipe }
 // sent to the stopped workers (which would panic on their closed channel)
 // nor run by a goroutine nobody waits for.
 func TestCallAfterFailedStartIsDropped(t *testing.T) {
+	for _, sequential := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sequential=%v", sequential), func(t *testing.T) { callAfterFailedStart(t, sequential) })
+	}
+}
+
+// callAfterFailedStart: a call read after Serve failed to write ready is
+// neither run nor sent to a closed queue (which would panic).
+func callAfterFailedStart(t *testing.T, sequential bool) {
 	inR, inW := io.Pipe()
-	h := solution.New(readerOnly{inR}, failingWriter{}, nil)
+	h := solution.New(readerOnly{inR}, failingWriter{}, &solution.Options{Sequential: sequential})
 	ran := make(chan struct{}, 1)
 	h.Register("f", func(ctx context.Context, args []any) (any, error) { ran <- struct{}{}; return 1, nil })
 	if err := h.Serve(context.Background()); !errors.Is(err, errBrokenPipe) {
