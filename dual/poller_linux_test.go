@@ -1,0 +1,137 @@
+package dual
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// sidePipes is one side's two OS pipes: the relay's ends in ep, the
+// process's ends in stdin (it reads) and stdout (it writes).
+type sidePipes struct {
+	ep     Endpoint
+	stdin  *os.File
+	stdout *os.File
+}
+
+func newSidePipes(t *testing.T) sidePipes {
+	t.Helper()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, f := range []*os.File{inR, inW, outR, outW} {
+			f.Close()
+		}
+	})
+	return sidePipes{Endpoint{Stdin: inW, Stdout: outR}, inR, outW}
+}
+
+// A solution that does not read its stdin while the evaluator floods it
+// with calls: the relay stops reading the evaluator once the solution's
+// queue is full, so the evaluator's writes block instead of the relay's
+// memory growing; when the solution reads again, every call arrives, in
+// order, and every result goes back.
+func TestPollerBackPressureLosesNothing(t *testing.T) {
+	ev, sol := newSidePipes(t), newSidePipes(t)
+	const limit = 64 << 10
+	relay := NewRelay(ev.ep, sol.ep, RelayConfig{QueueBytes: limit, WriteStall: time.Minute,
+		Engine: Config{MaxInFlight: 1 << 20}})
+	wait := runRelay(context.Background(), relay)
+	fmt.Fprintln(sol.stdout, ready)
+
+	const calls = 4000
+	arg := strings.Repeat("x", 1000)
+	call := func(i int) string {
+		return fmt.Sprintf(`{"type":"call","id":"c%d","fn":"f","args":["%s"]}`+"\n", i, arg)
+	}
+	var written atomic.Int64
+	evWrote := make(chan error, 1)
+	go func() {
+		for i := 0; i < calls; i++ {
+			n, err := ev.stdout.WriteString(call(i))
+			written.Add(int64(n))
+			if err != nil {
+				evWrote <- err
+				return
+			}
+		}
+		evWrote <- nil
+	}()
+	// Wait for the evaluator's writes to stop: it is blocked on a full pipe.
+	last := int64(-1)
+	for written.Load() != last {
+		last = written.Load()
+		time.Sleep(100 * time.Millisecond)
+	}
+	// Its stdout pipe, the solution's queue with one pass over its limit, the
+	// solution's stdin pipe and one batch of the writer: nothing more.
+	const pipe = 64 << 10
+	if bound := int64(limit + maxBatch + 2*pipe + maxBatch + len(call(0))); last > bound {
+		t.Fatalf("the evaluator wrote %d bytes into a solution that reads nothing; back-pressure should stop it by %d", last, bound)
+	}
+	if last == int64(calls*len(call(0))) {
+		t.Fatal("every call was written: the test did not fill the pipes")
+	}
+
+	results := make(chan error, 1)
+	go func() { // the evaluator reads the results, in order
+		rd := bufio.NewReader(ev.stdin)
+		for i := 0; i < calls; i++ {
+			line, err := rd.ReadString('\n')
+			if want := fmt.Sprintf(`{"type":"result","id":"c%d","value":%d}`+"\n", i, i); err != nil || line != want {
+				results <- fmt.Errorf("result %d: %q, %v", i, line, err)
+				return
+			}
+		}
+		results <- nil
+	}()
+	rd := bufio.NewReaderSize(sol.stdin, 1<<16)
+	for i := 0; i < calls; i++ {
+		line, err := rd.ReadString('\n')
+		if err != nil || line != call(i) {
+			t.Fatalf("call %d: got %.60q, %v", i, line, err)
+		}
+		fmt.Fprintf(sol.stdout, `{"type":"result","id":"c%d","value":%d}`+"\n", i, i)
+	}
+	if err := <-evWrote; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-results; err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(ev.stdout, ResultMarker)
+	fmt.Fprintln(ev.stdout, `{"status":"Accepted"}`)
+	if sum, err := wait(); err != nil || sum.Stats.Completed != calls {
+		t.Fatalf("run: %v, %d of %d calls completed", err, sum.Stats.Completed, calls)
+	}
+}
+
+// A run cancelled while the poller sleeps in poll(2) ends at once: the
+// poller is woken, lets go of the pipes, and Run closes them.
+func TestPollerStopsWhileSleeping(t *testing.T) {
+	ev, sol := newSidePipes(t), newSidePipes(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	wait := runRelay(ctx, NewRelay(ev.ep, sol.ep, RelayConfig{}))
+	fmt.Fprintln(sol.stdout, ready)
+	time.Sleep(50 * time.Millisecond) // far past the spin: the poller sleeps
+	cancel()
+	if _, err := wait(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v, want context.Canceled", err)
+	}
+	if _, err := ev.stdout.WriteString("late\n"); !errors.Is(err, syscall.EPIPE) {
+		t.Fatalf("writing to the evaluator's stdout after the run: %v, want EPIPE (the relay closed its end)", err)
+	}
+}
