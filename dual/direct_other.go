@@ -2,17 +2,8 @@
 
 package dual
 
-import (
-	"errors"
-	"io"
-	"syscall"
-)
+import "io"
 
-// Only Linux reads and writes pipes without blocking; elsewhere every side
-// has a reader goroutine and a writer goroutine, and the poller never runs.
-
+// directWriter: only Linux writes directly; elsewhere every line goes
+// through the writer goroutine.
 func directWriter(io.Writer) func([]byte) int { return nil }
-
-func nonBlockingFD(any) syscall.RawConn { return nil }
-
-func waitReadable([]int) error { return errors.New("dual: no poller on this system") }

@@ -13,9 +13,8 @@ type writeQueue struct {
 	bytes  int
 	limit  int
 	closed bool
-	direct bool   // a putter is writing to the pipe itself (see putDirect); the writer waits
-	busy   bool   // the writer holds a popped batch it may not have written yet
-	onRoom func() // called, without the lock, when a pop brings the queue back under its limit
+	direct bool // a putter is writing to the pipe itself (see putDirect); the writer waits
+	busy   bool // the writer holds a popped batch it may not have written yet
 }
 
 func newWriteQueue(limit int) *writeQueue {
@@ -43,16 +42,7 @@ func (q *writeQueue) put(buf []byte, wait bool) bool {
 	return true
 }
 
-// hasRoom reports whether the queue is under its limit (or closed, when
-// nothing more will wait in it): a poller reads the sides that send to it
-// only then, which is its back-pressure.
-func (q *writeQueue) hasRoom() bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.closed || q.bytes < q.limit
-}
-
-// putDirect is put(buf, wait) that first tries to skip the queue: when
+// putDirect is put(buf, true) that first tries to skip the queue: when
 // nothing is queued it calls try, which must write as much of buf as the
 // pipe takes now without blocking and report how much. Only what try did
 // not write is queued (before anything put meanwhile). It returns false,
@@ -62,24 +52,28 @@ func (q *writeQueue) hasRoom() bool {
 //
 // It writes directly only when the queue is empty and the writer holds no
 // batch (busy), so a direct write never overtakes a line put before it.
-func (q *writeQueue) putDirect(buf []byte, try func([]byte) int, wait bool) bool {
+func (q *writeQueue) putDirect(buf []byte, try func([]byte) int) bool {
 	q.mu.Lock()
 	if q.closed || q.direct || q.head != len(q.items) || q.busy {
 		q.mu.Unlock()
-		return q.put(buf, wait)
+		return q.put(buf, true)
 	}
 	q.direct = true
 	q.mu.Unlock()
 	n := try(buf)
 	q.mu.Lock()
-	q.direct = false
 	defer q.mu.Unlock()
-	defer q.cond.Broadcast()
+	q.direct = false
 	if q.closed {
 		return false
 	}
 	if n == len(buf) {
 		putLine(buf)
+		// Wake the writer only for lines put while try ran: waking it for
+		// nothing costs an OS thread wake-up per frame.
+		if q.head != len(q.items) {
+			q.cond.Broadcast()
+		}
 		return true
 	}
 	rest := buf[n:]
@@ -87,6 +81,7 @@ func (q *writeQueue) putDirect(buf []byte, try func([]byte) int, wait bool) bool
 	copy(q.items[q.head+1:], q.items[q.head:])
 	q.items[q.head] = rest
 	q.bytes += len(rest)
+	q.cond.Broadcast()
 	return true
 }
 
@@ -101,23 +96,13 @@ const maxBatch = 64 << 10
 // tells the queue the previous batch is written.
 func (q *writeQueue) popBatch(dst [][]byte) ([][]byte, bool) {
 	q.mu.Lock()
-	dst, ok, room := q.popBatchLocked(dst)
-	q.mu.Unlock()
-	if room && q.onRoom != nil {
-		q.onRoom()
-	}
-	return dst, ok
-}
-
-// popBatchLocked is popBatch with q.mu held; room reports that this pop
-// brought the queue from its limit back under it.
-func (q *writeQueue) popBatchLocked(dst [][]byte) (_ [][]byte, ok, room bool) {
+	defer q.mu.Unlock()
 	q.busy = false // the writer is back: its last batch is written
 	for !q.closed && (q.head == len(q.items) || q.direct) {
 		q.cond.Wait()
 	}
 	if q.closed {
-		return dst, false, false
+		return dst, false
 	}
 	taken := 0
 	for q.head < len(q.items) {
@@ -133,23 +118,19 @@ func (q *writeQueue) popBatchLocked(dst [][]byte) (_ [][]byte, ok, room bool) {
 	if q.head == len(q.items) {
 		q.items, q.head = q.items[:0], 0
 	}
-	full := q.bytes >= q.limit
 	q.bytes -= taken
 	q.busy = true
 	q.cond.Broadcast()
-	return dst, true, full && q.bytes < q.limit
+	return dst, true
 }
 
-// close drops what is queued and wakes every waiter, onRoom's too.
+// close drops what is queued and wakes every waiter.
 func (q *writeQueue) close() {
 	q.mu.Lock()
 	q.closed = true
 	q.items, q.head, q.bytes = nil, 0, 0
 	q.cond.Broadcast()
 	q.mu.Unlock()
-	if q.onRoom != nil {
-		q.onRoom()
-	}
 }
 
 // bufPool recycles line buffers up to 64 KiB; bigger ones go to the GC so
