@@ -20,7 +20,8 @@ import (
 // judge's PATH entry (a pyenv shim here), resolved once per process.
 // go test -run '^$' -bench BenchmarkAplusbSandbox -benchtime 8x -benchmem ./judge
 func BenchmarkAplusbSandbox(b *testing.B) {
-	linux, err := sandbox.NewLinux(nil)
+	// As sandbox.Select makes it for `tether judge`: with prepared starts.
+	linux, err := sandbox.NewLinux(&sandbox.LinuxOptions{WarmStarts: sandbox.DefaultWarmStarts})
 	if err != nil {
 		b.Skipf("linux sandbox unavailable: %v", err)
 	}

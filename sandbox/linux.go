@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -34,6 +33,12 @@ type LinuxOptions struct {
 	// SeparateNetworks gives every start a new network namespace even where
 	// the runner could share one safely (see linux_netns.go); slower.
 	SeparateNetworks bool
+	// WarmStarts is how many start threads the runner keeps prepared, each
+	// already inside a fresh cgroup (see linux_warm.go); 0 means none, and
+	// every start prepares its own. The runner starts preparing them when
+	// it is made, and again as sandboxes close; it keeps that many empty
+	// cgroups and parked threads between runs: Close it.
+	WarmStarts int
 }
 
 // ErrLinuxUnavailable wraps every reason the linux runner cannot run here.
@@ -85,6 +90,9 @@ type Linux struct {
 	// without Spec.Network join; nil means a new one per start.
 	// Closed by Close.
 	sharedNet *os.File
+	// warm holds the prepared start threads; nil without WarmStarts.
+	// Closed by Close.
+	warm *warmPool
 }
 
 // NewLinux checks that this machine can run the linux sandbox, removes what
@@ -153,18 +161,28 @@ func NewLinux(opts *LinuxOptions) (*Linux, error) {
 		return nil, fmt.Errorf("sandbox: clean up after a dead judge: %w", err)
 	}
 	r.root = sharedRootDir(r.tempRoot)
+	if opts.WarmStarts > 0 {
+		r.warm = newWarmPool(cg, opts.WarmStarts)
+	}
 	if !opts.SeparateNetworks && landlockABI() >= landlockScopeABI {
 		if r.sharedNet, err = newSharedNetNS(); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrLinuxUnavailable, err)
 		}
 	}
+	if r.warm != nil {
+		r.warm.fill() // in the background: ready by the first start of a judge run
+	}
 	return r, nil
 }
 
-// Close releases the runner's shared network namespace and ends its
-// lifeline, so every sandbox of this runner that still runs is killed: call
-// it after the last run. Start must not be called after Close. Safe twice.
+// Close discards the runner's prepared start threads, releases its shared
+// network namespace and ends its lifeline, so every sandbox of this runner
+// that still runs is killed: call it after the last run. Start must not be
+// called after Close. Safe twice.
 func (r *Linux) Close() error {
+	if r.warm != nil {
+		r.warm.close()
+	}
 	var errs []error
 	for _, f := range []*os.File{r.sharedNet, r.lifelineHold, r.lifeline, r.devNull} {
 		if f == nil {
@@ -263,13 +281,6 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 	if err != nil {
 		return nil, err
 	}
-	pids := 0
-	if spec.Limits.Pids > 0 {
-		pids = spec.Limits.Pids + 1 // the placeholder is one of them
-	}
-	if p.cg, err = r.cgroups.newCgroup(name, spec.Limits.Memory, pids); err != nil {
-		return nil, err
-	}
 	if err := p.makePipes(); err != nil {
 		return nil, err
 	}
@@ -298,13 +309,6 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 		Credential: cred,
 		NoNewPrivs: true,
 		DropCaps:   true,
-		SyncFunc: func(pid int) error {
-			if err := p.cg.addProc(pid); err != nil {
-				return err
-			}
-			p.started = time.Now()
-			return nil
-		},
 	}
 	var joinNet *os.File
 	switch {
@@ -314,76 +318,37 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 	default:
 		program.CloneFlags |= unix.CLONE_NEWNET
 	}
-	if err := startInNewPIDNamespace(placeholder, program, joinNet, p); err != nil {
+	pids := 0
+	if spec.Limits.Pids > 0 {
+		pids = spec.Limits.Pids + 1 // the placeholder is one of them
+	}
+	var warm *warmThread
+	if r.warm != nil {
+		warm = r.warm.take()
+	}
+	if warm != nil {
+		p.cg = warm.cg
+		err = warm.start(warmJob{placeholder: placeholder, program: program, joinNet: joinNet, memory: spec.Limits.Memory, pids: pids, p: p})
+	} else if p.cg, err = r.cgroups.newCgroup(name, spec.Limits.Memory, pids); err == nil {
+		err = startInNewPIDNamespace(placeholder, program, joinNet, p)
+	}
+	if r.warm != nil {
+		// Refills run when a sandbox closes (between runs, not in the
+		// middle of the next start); a cold start means the pool was empty.
+		p.onClose = r.warm.fill
+		if warm == nil {
+			r.warm.fill()
+		}
+	}
+	if err != nil {
 		return nil, err
+	}
+	if cpu, err := p.cg.cpuUsage(); err == nil {
+		p.cpuBase = cpu
 	}
 	p.closeChildEnds()
 	p.watch()
 	return p, nil
-}
-
-// startInNewPIDNamespace starts the placeholder as PID 1 of a new PID
-// namespace and the program as PID 2 in it, both in network namespace
-// joinNet when it is not nil. unshare(CLONE_NEWPID) and setns change the
-// namespaces of the calling thread (and its children) only, so they run on
-// a thread of its own that is never given back to the Go scheduler: the
-// goroutine ends locked, and the runtime then discards the thread.
-func startInNewPIDNamespace(placeholder, program *forkexec.Runner, joinNet *os.File, p *linuxProcess) error {
-	done := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: see above
-		if err := unix.Unshare(unix.CLONE_NEWPID); err != nil {
-			done <- fmt.Errorf("unshare pid namespace: %w", err)
-			return
-		}
-		if joinNet != nil {
-			if err := joinSandboxNetwork(joinNet); err != nil {
-				done <- err
-				return
-			}
-		}
-		// Without a SyncFunc go-sandbox can vfork (CLONE_VM|CLONE_VFORK)
-		// instead of copying the judge's page tables; the placeholder joins
-		// the cgroup right after its exec, before the program exists.
-		pid, err := placeholder.Start()
-		if err != nil {
-			done <- fmt.Errorf("namespace placeholder: %w", err)
-			return
-		}
-		if p.init, err = os.FindProcess(pid); err != nil {
-			syscall.Kill(pid, syscall.SIGKILL)
-			done <- err
-			return
-		}
-		if err := p.cg.addProc(pid); err != nil {
-			done <- err
-			return
-		}
-		pid, err = startProgram(program)
-		if err != nil {
-			done <- err
-			return
-		}
-		p.pid = pid
-		p.main, err = os.FindProcess(pid)
-		done <- err
-	}()
-	return <-done
-}
-
-// startProgram starts program and names the setup step that failed.
-// go-sandbox execs Args[0] as the path and passes it as argv[0] too, so
-// argv[0] is the resolved path (Python finds its prefix from it).
-func startProgram(program *forkexec.Runner) (int, error) {
-	pid, err := program.Start()
-	if err != nil {
-		var ce forkexec.ChildError
-		if errors.As(err, &ce) {
-			return 0, fmt.Errorf("sandbox setup failed at %s: %w", ce.Location, ce.Err)
-		}
-		return 0, err
-	}
-	return pid, nil
 }
 
 // rlimits are set in the child before execve. CPU time is also watched on

@@ -109,10 +109,24 @@ type sandboxCgroup struct {
 	all       []cgroup.Cgroup
 	memDir    string   // host dir of the memory controller, for the OOM counter
 	dirs      []string // every host dir of this cgroup
+	homes     []string // v1: the judge's own cgroup dir of each of dirs (see adopt)
 }
 
 // newCgroup makes the cgroup named name (fails if it exists) and sets its limits.
-func (l *cgroupLayout) newCgroup(name string, memory int64, pids int) (cg *sandboxCgroup, err error) {
+func (l *cgroupLayout) newCgroup(name string, memory int64, pids int) (*sandboxCgroup, error) {
+	cg, err := l.makeCgroup(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := cg.setLimits(memory, pids); err != nil {
+		cg.destroy()
+		return nil, err
+	}
+	return cg, nil
+}
+
+// makeCgroup makes the cgroup named name (fails if it exists), without limits.
+func (l *cgroupLayout) makeCgroup(name string) (cg *sandboxCgroup, err error) {
 	cg = &sandboxCgroup{v2: l.v2}
 	defer func() {
 		if err != nil {
@@ -146,38 +160,35 @@ func (l *cgroupLayout) newCgroup(name string, memory int64, pids int) (cg *sandb
 			}
 			*c.dst = made
 			cg.dirs = append(cg.dirs, filepath.Join(cgroupRoot, c.name, l.parents[c.name], name))
+			cg.homes = append(cg.homes, filepath.Join(cgroupRoot, c.name, filepath.Dir(l.parents[c.name])))
 			cg.all = append(cg.all, made)
 		}
 		cg.memDir = filepath.Join(cgroupRoot, cgroup.Memory, l.parents[cgroup.Memory], name)
 	}
+	return cg, nil
+}
+
+// setLimits sets the memory (and swap) and pids limits; 0 leaves one unset.
+func (cg *sandboxCgroup) setLimits(memory int64, pids int) error {
 	if memory > 0 {
 		if err := cg.mem.SetMemoryLimit(uint64(memory)); err != nil {
-			return nil, fmt.Errorf("cgroup: memory limit: %w", err)
+			return fmt.Errorf("cgroup: memory limit: %w", err)
 		}
 		// Without a swap limit a program could page out past the memory limit.
 		swapFile := "memory.memsw.limit_in_bytes"
 		value := strconv.FormatInt(memory, 10)
-		if l.v2 {
+		if cg.v2 {
 			swapFile, value = "memory.swap.max", "0"
 		}
 		if _, err := os.Stat(filepath.Join(cg.memDir, swapFile)); err == nil {
 			if err := os.WriteFile(filepath.Join(cg.memDir, swapFile), []byte(value), 0o644); err != nil {
-				return nil, fmt.Errorf("cgroup: swap limit: %w", err)
+				return fmt.Errorf("cgroup: swap limit: %w", err)
 			}
 		}
 	}
 	if pids > 0 {
 		if err := cg.pids.SetProcLimit(uint64(pids)); err != nil {
-			return nil, fmt.Errorf("cgroup: pids limit: %w", err)
-		}
-	}
-	return cg, nil
-}
-
-func (cg *sandboxCgroup) addProc(pid int) error {
-	for _, c := range cg.all {
-		if err := c.AddProc(pid); err != nil {
-			return fmt.Errorf("cgroup: add pid %d: %w", pid, err)
+			return fmt.Errorf("cgroup: pids limit: %w", err)
 		}
 	}
 	return nil

@@ -31,7 +31,10 @@ type linuxProcess struct {
 	// Child ends, closed in the parent right after the start.
 	childStdin, childStdout, childStderr *os.File
 
-	started time.Time // set just before the program's execve
+	started time.Time // set when the program's execve has begun
+	// cpuBase is the cgroup's CPU time when Start returned: the setup of
+	// the sandbox (see sandboxCgroup.adopt), not counted in Usage.CPU.
+	cpuBase time.Duration
 
 	// mu protects the CPU watch below.
 	mu        sync.Mutex
@@ -45,6 +48,7 @@ type linuxProcess struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	onClose   func() // if not nil, called at the end of Close
 }
 
 func (p *linuxProcess) makePipes() error {
@@ -130,6 +134,7 @@ func (p *linuxProcess) checkCPU() {
 		return
 	}
 	used, err := p.cg.cpuUsage()
+	used -= p.cpuBase
 	if err == nil && used >= p.limits.CPUTime {
 		p.cpuKilled = true
 		p.Kill()
@@ -162,7 +167,7 @@ func (p *linuxProcess) reap() {
 		u.Signal = int(ws.Signal())
 	}
 	if cpu, err := p.cg.cpuUsage(); err == nil {
-		u.CPU = cpu
+		u.CPU = max(cpu-p.cpuBase, 0)
 	} else {
 		u.CPU = state.UserTime() + state.SystemTime()
 	}
@@ -203,6 +208,9 @@ func (p *linuxProcess) Close() error {
 			errs = append(errs, fmt.Errorf("sandbox: remove %s: %w", p.dir.base, err))
 		}
 		p.closeErr = errors.Join(errs...)
+		if p.onClose != nil {
+			p.onClose()
+		}
 	})
 	return p.closeErr
 }

@@ -18,12 +18,13 @@ import (
 const orphanHelperEnv = "TETHER_SANDBOX_ORPHAN_HELPER"
 
 // The test binary, re-executed with orphanHelperEnv set, plays a judge that
-// starts a sandbox, reports what it made, and waits to be killed with -9.
+// starts a sandbox, reports what it made (the sandbox and the cgroups of
+// its prepared start threads), and waits to be killed with -9.
 func init() {
 	if os.Getenv(orphanHelperEnv) != "1" {
 		return
 	}
-	r, err := NewLinux(nil)
+	r, err := NewLinux(&LinuxOptions{WarmStarts: 2})
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(1)
@@ -34,7 +35,16 @@ func init() {
 		os.Exit(1)
 	}
 	p := proc.(*linuxProcess)
-	fmt.Println(p.pid, p.dir.base, strings.Join(p.cg.dirs, " "))
+	made := append([]string{p.dir.base}, p.cg.dirs...)
+	warm, err := waitWarm(r.warm, 2)
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	for _, t := range warm {
+		made = append(made, t.cg.dirs...)
+	}
+	fmt.Println(p.pid, strings.Join(made, " "))
 	select {}
 }
 

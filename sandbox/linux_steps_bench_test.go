@@ -27,6 +27,9 @@ import (
 //     namespace and a new Landlock domain on the start thread;
 //   - exec+ipc+uts: the same in new IPC and UTS namespaces;
 //   - cgroup: making and removing one sandbox cgroup (three dirs on v1);
+//   - cgroup+enter: the same plus a throw-away thread moving into it and
+//     out again, as a cold start does (back to back, the moves mostly share
+//     one RCU grace period; see cgroupEntry);
 //   - placeholder: starting, killing and reaping the PID-1 placeholder
 //     (placeholder+syncfunc: the same with a go-sandbox SyncFunc);
 //   - workdir: making and removing the per-sandbox temp dir (only a start
@@ -111,6 +114,31 @@ func BenchmarkStartSteps(b *testing.B) {
 			i++
 			cg, err := r.cgroups.newCgroup(fmt.Sprintf("%s-bench%d", ownerTag, i), 64<<20, 10)
 			if err != nil {
+				b.Fatal(err)
+			}
+			if err := cg.destroy(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cgroup+enter", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			i++
+			cg, err := r.cgroups.makeCgroup(fmt.Sprintf("%s-benchenter%d", ownerTag, i))
+			if err != nil {
+				b.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				runtime.LockOSThread() // never unlocked: the thread moved
+				e, err := cg.enter(unix.Gettid())
+				if err == nil {
+					err = e.moveOut()
+				}
+				done <- err
+			}()
+			if err := <-done; err != nil {
 				b.Fatal(err)
 			}
 			if err := cg.destroy(); err != nil {

@@ -5,6 +5,10 @@ import (
 	"fmt"
 )
 
+// DefaultWarmStarts is how many prepared starts Select's linux runner keeps:
+// one judge run starts two sandboxes.
+const DefaultWarmStarts = 2
+
 // ErrUnknownKind is returned by Select for a kind other than auto, linux, none.
 var ErrUnknownKind = errors.New("unknown sandbox kind")
 
@@ -17,10 +21,11 @@ var ErrUnknownKind = errors.New("unknown sandbox kind")
 //     that names what is missing.
 //
 // The caller must show a warning loudly: untrusted code then runs without
-// isolation.
+// isolation. The linux runner keeps DefaultWarmStarts start threads
+// prepared: close it (io.Closer) after the last run.
 func Select(kind string) (r Runner, warning string, err error) {
 	return SelectWith(kind, func() (Runner, error) {
-		l, err := NewLinux(nil)
+		l, err := NewLinux(&LinuxOptions{WarmStarts: DefaultWarmStarts})
 		if err != nil {
 			return nil, err
 		}

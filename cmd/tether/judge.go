@@ -68,6 +68,14 @@ func judgeRunner(cmd *cobra.Command) (sandbox.Runner, error) {
 	return runner, nil
 }
 
+// closeRunner releases what a runner keeps between runs: the linux
+// runner's prepared starts, shared network namespace and lifeline.
+func closeRunner(r sandbox.Runner) {
+	if c, ok := r.(io.Closer); ok {
+		c.Close()
+	}
+}
+
 func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, id, tracePath string) error {
 	problem, err := judge.LoadProblem(problemDir, nil)
 	if err != nil {
@@ -81,6 +89,7 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 	if err != nil {
 		return err
 	}
+	defer closeRunner(runner)
 	if err := judge.CheckProblemAccess(problem, runner); err != nil {
 		return err
 	}

@@ -64,6 +64,7 @@ With --listen and --http the first line of stdout is the bound address.`,
 			if err != nil {
 				return err
 			}
+			defer closeRunner(runner)
 			judgeLMCfg, err := judgeLMConfig(cmd)
 			if err != nil {
 				return err
