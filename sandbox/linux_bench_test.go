@@ -64,7 +64,9 @@ func BenchmarkStart(b *testing.B) {
 }
 
 // BenchmarkStartSpaced is BenchmarkStart with the machine left idle for
-// 20 ms before each life (not measured), as a judge starts its sandboxes:
+// 20 ms before each life (not measured), and the life split into its
+// phases (start-ms: Start; run-ms: until Wait returns; close-ms: Close),
+// as a judge starts its sandboxes:
 // one run at a time, not in a tight loop. On cgroup v1 that is what a cold
 // start pays for: the move into a new cgroup waits for an RCU grace period,
 // which back-to-back starts mostly share (see cgroupEntry).
@@ -76,23 +78,37 @@ func BenchmarkStartSpaced(b *testing.B) {
 		b.Skipf("linux sandbox unavailable: %v", err)
 	}
 	defer linux.Close()
-	warm, err := NewLinux(&LinuxOptions{WarmStarts: 2})
+	warm, err := NewLinux(&LinuxOptions{WarmStarts: DefaultWarmStarts})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer warm.Close()
-	for _, r := range []struct {
+	for _, prog := range []struct {
 		name string
-		r    Runner
-	}{{"none", NewPlain()}, {"linux", linux}, {"linux-warm", warm}} {
-		b.Run("true/"+r.name, func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				time.Sleep(20 * time.Millisecond)
-				b.StartTimer()
-				life(b, r.r, []string{"true"})
-			}
-		})
+		args []string
+	}{
+		{"true", []string{"true"}},
+		{"python3-c-pass", []string{"python3", "-c", "pass"}},
+	} {
+		for _, r := range []struct {
+			name string
+			r    Runner
+		}{{"none", NewPlain()}, {"linux", linux}, {"linux-warm", warm}} {
+			b.Run(prog.name+"/"+r.name, func(b *testing.B) {
+				var start, run, close time.Duration
+				for i := 0; i < b.N; i++ {
+					b.StopTimer()
+					time.Sleep(20 * time.Millisecond)
+					b.StartTimer()
+					s, r, c := life(b, r.r, prog.args)
+					start, run, close = start+s, run+r, close+c
+				}
+				n := float64(b.N) * float64(time.Millisecond)
+				b.ReportMetric(float64(start)/n, "start-ms")
+				b.ReportMetric(float64(run)/n, "run-ms")
+				b.ReportMetric(float64(close)/n, "close-ms")
+			})
+		}
 	}
 }
 
@@ -102,16 +118,22 @@ func benchLife(b *testing.B, r Runner, args []string) {
 	}
 }
 
-func life(b *testing.B, r Runner, args []string) {
+// life runs one whole life of args and reports how long its phases took:
+// Start, from Start's return to Wait's (the program runs), and Close.
+func life(b *testing.B, r Runner, args []string) (start, run, close time.Duration) {
+	t0 := time.Now()
 	p, err := r.Start(context.Background(), Spec{Args: args})
 	if err != nil {
 		b.Fatal(err)
 	}
+	t1 := time.Now()
 	p.Stdin().Close()
 	io.Copy(io.Discard, p.Stdout())
 	u, err := p.Wait()
 	if err != nil || u.ExitCode != 0 {
 		b.Fatalf("%v: usage %+v, err %v", args, u, err)
 	}
+	t2 := time.Now()
 	p.Close()
+	return t1.Sub(t0), t2.Sub(t1), time.Since(t2)
 }
