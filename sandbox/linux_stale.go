@@ -96,8 +96,15 @@ func removeStale(parents []string, tempRoot string) error {
 	return errors.Join(errs...)
 }
 
+// leakedPrefix names an empty stale cgroup the kernel would not remove; no
+// judge owns such a name (see ownerAlive), so none tries again.
+const leakedPrefix = "leaked-"
+
+// rmdirCgroup removes an empty cgroup dir; tests replace it.
+var rmdirCgroup = func(dir string) error { return syscall.Rmdir(dir) }
+
 // killCgroupDir SIGKILLs every process listed in dir until none is left,
-// then removes dir.
+// then removes dir, or renames it aside when the kernel keeps it busy.
 func killCgroupDir(dir string) error {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -122,8 +129,17 @@ func killCgroupDir(dir string) error {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if err := destroyRetrying(func() error { return syscall.Rmdir(dir) }); err != nil {
-		return fmt.Errorf("sandbox: remove stale cgroup %s: %w", dir, err)
+	err := destroyRetrying(func() error { return rmdirCgroup(dir) })
+	if err == nil {
+		return nil
+	}
+	// Empty yet not removable (seen here: "device or resource busy" for a
+	// cgroup v1 dir long after its last task). It holds no process, so it is
+	// set aside under a name no judge claims rather than make every later
+	// runner fail, which under --sandbox auto would mean no sandbox at all.
+	aside := filepath.Join(filepath.Dir(dir), leakedPrefix+filepath.Base(dir))
+	if rerr := os.Rename(dir, aside); rerr != nil {
+		return fmt.Errorf("sandbox: remove stale cgroup %s: %w (and set it aside: %w)", dir, err, rerr)
 	}
 	return nil
 }

@@ -104,3 +104,42 @@ func processRuns(pid int) bool {
 	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	return err == nil && !strings.Contains(string(st), ") Z ")
 }
+
+// A dead judge's cgroup that is empty but cannot be removed is set aside
+// under a name no judge claims, and the cleanup goes on: one such leftover
+// must not stop every later runner (under --sandbox auto that would mean
+// running without a sandbox).
+func TestStaleCgroupThatCannotBeRemovedIsSetAside(t *testing.T) {
+	parent := t.TempDir()
+	dead := "1-1-1" // pid 1 did not start at tick 1: its judge is gone
+	if ownerAlive(dead) {
+		t.Skip("pid 1 started at tick 1 on this machine")
+	}
+	stale := parent + "/" + dead
+	if err := os.Mkdir(stale, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stale+"/cgroup.procs", nil, 0o644); err != nil { // empty: no process left
+		t.Fatal(err)
+	}
+	saved := rmdirCgroup
+	defer func() { rmdirCgroup = saved }()
+	rmdirCgroup = func(string) error { return syscall.EBUSY }
+	if err := removeStale([]string{parent}, t.TempDir()); err != nil {
+		t.Fatalf("removeStale: %v", err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the stale cgroup is still under its own name: %v", err)
+	}
+	if _, err := os.Stat(parent + "/" + leakedPrefix + dead); err != nil {
+		t.Fatalf("not set aside: %v", err)
+	}
+	if ownerAlive(dead) || !ownerAlive(leakedPrefix+dead) {
+		t.Fatal("the set-aside name must read as not ours")
+	}
+	// A second cleanup leaves it alone.
+	rmdirCgroup = func(string) error { t.Fatal("tried to remove a set-aside cgroup"); return nil }
+	if err := removeStale([]string{parent}, t.TempDir()); err != nil {
+		t.Fatalf("second removeStale: %v", err)
+	}
+}
