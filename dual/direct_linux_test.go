@@ -72,17 +72,7 @@ func TestPutDirectQueuesOnlyTheRestInOrder(t *testing.T) {
 // holds and a solution that stalls now and then, direct writes are partial
 // and mix with queued ones; every frame must arrive whole and in order.
 func TestRelayOverOSPipes(t *testing.T) {
-	type pipes struct {
-		ep     Endpoint
-		stdin  *os.File
-		stdout *os.File
-	}
-	mk := func() pipes {
-		inR, inW, _ := os.Pipe()
-		outR, outW, _ := os.Pipe()
-		return pipes{Endpoint{Stdin: inW, Stdout: outR}, inR, outW}
-	}
-	ev, sol := mk(), mk()
+	ev, sol := newSidePipes(t), newSidePipes(t)
 	relay := NewRelay(ev.ep, sol.ep, RelayConfig{Engine: Config{MaxInFlight: 4096}})
 	wait := runRelay(context.Background(), relay)
 
@@ -111,18 +101,7 @@ func TestRelayOverOSPipes(t *testing.T) {
 		}
 		solDone <- nil
 	}()
-	evDone := make(chan error, 1)
-	go func() { // the evaluator's reader: every result, in the solution's order
-		rd := bufio.NewReader(ev.stdin)
-		for i := 0; i < calls; i++ {
-			line, err := rd.ReadString('\n')
-			if want := fmt.Sprintf(`{"type":"result","id":"c%d","value":%d}`+"\n", i, i); err != nil || line != want {
-				evDone <- fmt.Errorf("result %d: %q, %v", i, line, err)
-				return
-			}
-		}
-		evDone <- nil
-	}()
+	evDone := expectResults(ev.stdin, calls)
 	for i := 0; i < calls; i++ {
 		fmt.Fprintf(ev.stdout, `{"type":"call","id":"c%d","fn":"f","args":["%s"]}`+"\n", i, strings.Repeat("x", size(i)))
 	}
@@ -137,8 +116,5 @@ func TestRelayOverOSPipes(t *testing.T) {
 	sum, err := wait()
 	if err != nil || sum.Stats.Completed != calls {
 		t.Fatalf("run: %v, %d calls completed", err, sum.Stats.Completed)
-	}
-	for _, f := range []*os.File{ev.stdin, ev.stdout, sol.stdin, sol.stdout} {
-		f.Close()
 	}
 }

@@ -39,6 +39,25 @@ func newSidePipes(t *testing.T) sidePipes {
 	return sidePipes{Endpoint{Stdin: inW, Stdout: outR}, inR, outW}
 }
 
+// expectResults reads calls result frames from the evaluator's stdin,
+// `{"type":"result","id":"cI","value":I}` in order, and reports the first
+// that is not as expected (nil when all are).
+func expectResults(stdin *os.File, calls int) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		rd := bufio.NewReader(stdin)
+		for i := 0; i < calls; i++ {
+			line, err := rd.ReadString('\n')
+			if want := fmt.Sprintf(`{"type":"result","id":"c%d","value":%d}`+"\n", i, i); err != nil || line != want {
+				done <- fmt.Errorf("result %d: %q, %v", i, line, err)
+				return
+			}
+		}
+		done <- nil
+	}()
+	return done
+}
+
 // A solution that does not read its stdin while the evaluator floods it
 // with calls: the evaluator's reader waits for room in the solution's
 // queue, so the evaluator's writes block instead of the relay's memory
@@ -86,18 +105,7 @@ func TestRelayBackPressureOverOSPipes(t *testing.T) {
 		t.Fatal("every call was written: the test did not fill the pipes")
 	}
 
-	results := make(chan error, 1)
-	go func() { // the evaluator reads the results, in order
-		rd := bufio.NewReader(ev.stdin)
-		for i := 0; i < calls; i++ {
-			line, err := rd.ReadString('\n')
-			if want := fmt.Sprintf(`{"type":"result","id":"c%d","value":%d}`+"\n", i, i); err != nil || line != want {
-				results <- fmt.Errorf("result %d: %q, %v", i, line, err)
-				return
-			}
-		}
-		results <- nil
-	}()
+	results := expectResults(ev.stdin, calls)
 	rd := bufio.NewReaderSize(sol.stdin, 1<<16)
 	for i := 0; i < calls; i++ {
 		line, err := rd.ReadString('\n')

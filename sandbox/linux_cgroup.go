@@ -109,7 +109,7 @@ type sandboxCgroup struct {
 	all       []cgroup.Cgroup
 	memDir    string   // host dir of the memory controller, for the OOM counter
 	dirs      []string // every host dir of this cgroup
-	homes     []string // v1: the judge's own cgroup dir of each of dirs (see adopt)
+	homes     []string // v1: the judge's own cgroup dir of each of dirs (see cgroupEntry.moveOut)
 }
 
 // newCgroup makes the cgroup named name (fails if it exists) and sets its limits.

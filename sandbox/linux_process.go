@@ -33,7 +33,7 @@ type linuxProcess struct {
 
 	started time.Time // set when the program's execve has begun
 	// cpuBase is the cgroup's CPU time when Start returned: the setup of
-	// the sandbox (see sandboxCgroup.adopt), not counted in Usage.CPU.
+	// the sandbox (see cgroupEntry), not counted in Usage.CPU.
 	cpuBase time.Duration
 
 	// mu protects the CPU watch below.
