@@ -71,7 +71,7 @@ func TestLinuxWarmPoolPrepares(t *testing.T) {
 // Close.
 func TestLinuxWarmStartIsolation(t *testing.T) {
 	r := warmRunner(t, 1)
-	run(t, r, Spec{Args: []string{"true"}}, "") // cold; prepares one
+	run(t, r, Spec{Args: []string{"true"}}, "") // its Close prepares the next
 	ready, err := waitWarm(r.warm, 1)
 	if err != nil {
 		t.Fatal(err)
