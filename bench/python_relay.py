@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Calls/s of a trivial function between the Python SDK's two ends, three ways, in one run:
+"""Calls/s of a trivial function between the Python SDK's two ends, four ways, in one run:
 
   relay   evaluator SDK <-> tether judge <-> solution host   (the product)
+  relay-nospin  the same with `tether judge --relay-spin 0` (the relay sleeps after every frame)
   direct  evaluator SDK <-> solution host, joined by two os.pipe()s (no judge)
   bare    two Python processes that only json.dumps/json.loads one line each way (the floor)
 
@@ -108,9 +109,9 @@ def run_bare(work, n):
         return json.load(fh)
 
 
-def run_relay(work, n, tether, sandbox):
+def run_relay(work, n, tether, sandbox, *flags):
     problem = os.path.join(work, "problem")
-    cmd = [tether, "judge", problem, os.path.join(work, "main.py"), "--json"]
+    cmd = [tether, "judge", problem, os.path.join(work, "main.py"), "--json", *flags]
     if sandbox:
         cmd += ["--sandbox", sandbox]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, BENCH_CALLS=str(n)), timeout=600)
@@ -152,12 +153,14 @@ def main():
         for _ in range(opts.rounds):
             for name, fn in [("bare", lambda: run_bare(work, opts.calls)),
                              ("direct", lambda: run_direct(work, opts.calls)),
-                             ("relay", lambda: run_relay(work, opts.calls, tether, opts.sandbox))]:
+                             ("relay", lambda: run_relay(work, opts.calls, tether, opts.sandbox)),
+                             ("relay-nospin", lambda: run_relay(work, opts.calls, tether, opts.sandbox,
+                                                                "--relay-spin", "0"))]:
                 r = fn()
                 rate = r["calls"] / r["seconds"]
                 best[name] = max(best.get(name, 0.0), rate)
-        for name in ("bare", "direct", "relay"):
-            print("%-7s %9.0f calls/s  %7.1f us/call" % (name, best[name], 1e6 / best[name]))
+        for name in ("bare", "direct", "relay", "relay-nospin"):
+            print("%-12s %9.0f calls/s  %7.1f us/call" % (name, best[name], 1e6 / best[name]))
         print("relay/direct %.0f%% (target >= 70%%)   relay/bare %.0f%% (target >= 50%%)"
               % (100 * best["relay"] / best["direct"], 100 * best["relay"] / best["bare"]))
     finally:

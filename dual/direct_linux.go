@@ -3,6 +3,8 @@ package dual
 import (
 	"io"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // directWriter returns a function that writes to w's pipe without
@@ -12,20 +14,8 @@ import (
 // saves a goroutine hand-off per frame; anything the pipe does not take at
 // once, and any error, is left to the writer goroutine, which reports it.
 func directWriter(w io.Writer) func([]byte) int {
-	sc, ok := w.(syscall.Conn)
-	if !ok {
-		return nil
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return nil
-	}
-	nonblocking := false
-	rc.Control(func(fd uintptr) {
-		flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
-		nonblocking = errno == 0 && flags&syscall.O_NONBLOCK != 0
-	})
-	if !nonblocking {
+	rc := nonBlockingFD(w)
+	if rc == nil {
 		return nil
 	}
 	return func(b []byte) int {
@@ -42,4 +32,47 @@ func directWriter(w io.Writer) func([]byte) int {
 		})
 		return written
 	}
+}
+
+// nonBlockingFD returns v's raw file descriptor when v is a file in
+// non-blocking mode (an *os.File pipe from os.Pipe), else nil.
+func nonBlockingFD(v any) syscall.RawConn {
+	sc, ok := v.(syscall.Conn)
+	if !ok {
+		return nil
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	nonblocking := false
+	rc.Control(func(fd uintptr) {
+		flags, err := unix.FcntlInt(fd, unix.F_GETFL, 0)
+		nonblocking = err == nil && flags&unix.O_NONBLOCK != 0
+	})
+	if !nonblocking {
+		return nil
+	}
+	return rc
+}
+
+// waitReadable blocks until one of fds is readable or has hung up.
+func waitReadable(fds []int) error {
+	pfds := make([]unix.PollFd, len(fds))
+	for i, fd := range fds {
+		pfds[i] = unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
+	}
+	for {
+		_, err := unix.Poll(pfds, -1)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// yieldCPU lets any thread waiting for this CPU run first: the poller
+// spins only on time nobody else wants, so a peer the kernel woke onto the
+// poller's CPU runs at once instead of waiting out the spin.
+func yieldCPU() {
+	syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
 }

@@ -69,19 +69,32 @@
 //
 // # Relay
 //
-// One reader goroutine per side (wire.LineReader, 4 MiB cap) routes each
-// line under the relay's lock and collects the forwarded frames, one buffer
-// per destination, until it is about to read its pipe again; it then queues
-// them, or, when the destination's queue is empty and its stdin is a
-// non-blocking pipe with room, writes them itself without blocking and
-// queues only what the pipe did not take. One writer goroutine per side
-// drains that side's bounded queue into its stdin, up to 64 KiB of lines
-// per Write. Lines to one side keep their order on every path.
+// Each side's stdout is read through a wire.LineReader (4 MiB cap); each
+// line is routed under the relay's lock, and the forwarded frames are
+// collected, one buffer per destination, until the reading goroutine is
+// about to read again; it then queues them, or, when the destination's
+// queue is empty and its stdin is a non-blocking pipe with room, writes
+// them itself without blocking and queues only what the pipe did not take.
+// Stdouts that are non-blocking pipes (both sandbox runners give those) are
+// read by one poller goroutine: it takes what each pipe holds, up to 64 KiB
+// of lines per side per pass, skips a side while a queue its lines go to is
+// full (back-pressure: the rest waits in that side's pipe), and after the
+// last line keeps polling for up to RelayConfig.Spin (adapted to the gaps
+// between frames) before it sleeps in poll(2), so a quick exchange wakes
+// no relay thread per frame. While it polls it yields its CPU to any thread
+// that wants it (sched_yield), so it spins only on time nobody else wants.
+// Those stdouts are first taken out of the Go runtime's netpoller (a
+// duplicate descriptor the runtime does not watch): otherwise each line a
+// side writes would wake a runtime thread for nothing. Any other stdout has
+// a reader goroutine of its own that waits for queue room instead.
+// One writer goroutine per side drains that side's bounded queue into its
+// stdin, up to 64 KiB of lines per Write. Lines to one side keep their
+// order on every path.
 // Frames the engine writes itself (timeouts, rejections) never wait for
 // queue room, so a stuck peer never stalls a deadline; a write blocked for
 // WriteStall (3 s) or failing makes that side gone. The Run goroutine owns
 // the single timer for the earliest deadline and the restart hook. Memory is
-// bounded by twice the line cap per reader (its buffer, and the frames
+// bounded by twice the line cap per side (its buffer, and the frames
 // collected from one read of it) plus QueueBytes per side and one batch in
 // each writer's hand, whatever the sides write.
 package dual

@@ -13,8 +13,9 @@ type writeQueue struct {
 	bytes  int
 	limit  int
 	closed bool
-	direct bool // a putter is writing to the pipe itself (see putDirect); the writer waits
-	busy   bool // the writer holds a popped batch it may not have written yet
+	direct bool   // a putter is writing to the pipe itself (see putDirect); the writer waits
+	busy   bool   // the writer holds a popped batch it may not have written yet
+	onRoom func() // called, without the lock, when a pop brings the queue back under its limit
 }
 
 func newWriteQueue(limit int) *writeQueue {
@@ -42,7 +43,16 @@ func (q *writeQueue) put(buf []byte, wait bool) bool {
 	return true
 }
 
-// putDirect is put(buf, true) that first tries to skip the queue: when
+// hasRoom reports whether the queue is under its limit (or closed, when
+// nothing more will wait in it): a poller reads the sides that send to it
+// only then, which is its back-pressure.
+func (q *writeQueue) hasRoom() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.closed || q.bytes < q.limit
+}
+
+// putDirect is put(buf, wait) that first tries to skip the queue: when
 // nothing is queued it calls try, which must write as much of buf as the
 // pipe takes now without blocking and report how much. Only what try did
 // not write is queued (before anything put meanwhile). It returns false,
@@ -52,11 +62,11 @@ func (q *writeQueue) put(buf []byte, wait bool) bool {
 //
 // It writes directly only when the queue is empty and the writer holds no
 // batch (busy), so a direct write never overtakes a line put before it.
-func (q *writeQueue) putDirect(buf []byte, try func([]byte) int) bool {
+func (q *writeQueue) putDirect(buf []byte, try func([]byte) int, wait bool) bool {
 	q.mu.Lock()
 	if q.closed || q.direct || q.head != len(q.items) || q.busy {
 		q.mu.Unlock()
-		return q.put(buf, true)
+		return q.put(buf, wait)
 	}
 	q.direct = true
 	q.mu.Unlock()
@@ -96,13 +106,23 @@ const maxBatch = 64 << 10
 // tells the queue the previous batch is written.
 func (q *writeQueue) popBatch(dst [][]byte) ([][]byte, bool) {
 	q.mu.Lock()
-	defer q.mu.Unlock()
+	dst, ok, room := q.popBatchLocked(dst)
+	q.mu.Unlock()
+	if room && q.onRoom != nil {
+		q.onRoom()
+	}
+	return dst, ok
+}
+
+// popBatchLocked is popBatch with q.mu held; room reports that this pop
+// brought the queue from its limit back under it.
+func (q *writeQueue) popBatchLocked(dst [][]byte) (_ [][]byte, ok, room bool) {
 	q.busy = false // the writer is back: its last batch is written
 	for !q.closed && (q.head == len(q.items) || q.direct) {
 		q.cond.Wait()
 	}
 	if q.closed {
-		return dst, false
+		return dst, false, false
 	}
 	taken := 0
 	for q.head < len(q.items) {
@@ -118,19 +138,23 @@ func (q *writeQueue) popBatch(dst [][]byte) ([][]byte, bool) {
 	if q.head == len(q.items) {
 		q.items, q.head = q.items[:0], 0
 	}
+	full := q.bytes >= q.limit
 	q.bytes -= taken
 	q.busy = true
 	q.cond.Broadcast()
-	return dst, true
+	return dst, true, full && q.bytes < q.limit
 }
 
-// close drops what is queued and wakes every waiter.
+// close drops what is queued and wakes every waiter, onRoom's too.
 func (q *writeQueue) close() {
 	q.mu.Lock()
 	q.closed = true
 	q.items, q.head, q.bytes = nil, 0, 0
 	q.cond.Broadcast()
 	q.mu.Unlock()
+	if q.onRoom != nil {
+		q.onRoom()
+	}
 }
 
 // bufPool recycles line buffers up to 64 KiB; bigger ones go to the GC so

@@ -5,19 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/tether-dev/tether/wire"
 )
 
-// Relay runs an Engine between two processes' pipes: one reader goroutine
-// per side's stdout, one writer goroutine per side's stdin fed by a bounded
+// Relay runs an Engine between two processes' pipes: one poller goroutine
+// reading every stdout that is a non-blocking pipe (a reader goroutine for
+// any other stdout), one writer goroutine per side's stdin fed by a bounded
 // queue, and the Run goroutine owning the one deadline timer and restarts.
-// A peer that stops reading stalls only its own queue (and, by
-// back-pressure, the reader of the side sending to it), never a deadline or
-// the other direction; after WriteStall it counts as gone.
+// Frames are written straight from the reading goroutine while a side's
+// queue is empty and its pipe has room; the writer goroutine takes the
+// rest. A peer that stops reading stalls only its own queue (and, by
+// back-pressure, the reading of what is sent to it), never a deadline; after
+// WriteStall it counts as gone.
 type Relay struct {
 	cfg  RelayConfig
 	base time.Time // origin of the writers' busy clocks
@@ -39,6 +44,8 @@ type Relay struct {
 	lastProgress  int64
 	armedAt       time.Time // the deadline Run's timer is set for
 	armed         bool
+	polled        []*polledSource        // the sources the poller reads
+	poller        atomic.Pointer[poller] // set once, when the first polled source starts
 }
 
 // conn is one process's pipes and the goroutines serving them.
@@ -46,6 +53,7 @@ type conn struct {
 	side      Side
 	ep        Endpoint
 	q         *writeQueue
+	src       *polledSource    // ep.Stdout as the poller reads it; nil when a reader goroutine reads it
 	direct    func([]byte) int // non-blocking write to ep.Stdin, nil if it has none
 	gone      bool             // guarded by Relay.mu
 	busySince atomic.Int64     // writer: 1 + ns since Relay.base when the current write began, 0 when idle
@@ -167,6 +175,9 @@ func (r *Relay) Run(ctx context.Context) (Summary, error) {
 	r.mu.Unlock()
 	cancel()
 	r.wg.Wait()
+	if p := r.poller.Load(); p != nil {
+		p.close()
+	}
 	if restarting {
 		if rs := <-restartDone; rs.err == nil {
 			closeEndpoint(rs.ep)
@@ -182,16 +193,91 @@ func (r *Relay) signal() {
 	}
 }
 
-// start launches c's reader and writer goroutines. Called with r.mu held.
+// start launches c's writer goroutine, and has c's stdout read by the
+// poller or by a reader goroutine of its own. Called with r.mu held.
 func (r *Relay) start(c *conn) {
 	c.q = newWriteQueue(r.cfg.QueueBytes)
+	c.q.onRoom = r.wakePoller
 	c.direct = directWriter(c.ep.Stdin)
-	r.wg.Add(2)
-	go r.read(c)
+	r.wg.Add(1)
 	go r.write(c)
+	if raw := r.pollable(c); raw != nil {
+		if p, err := r.startPoller(); err == nil {
+			c.src = newPolledSource(c, raw, r.cfg.MaxLine)
+			r.polled = append(r.polled, c.src)
+			p.changed()
+			return
+		}
+	}
+	r.wg.Add(1)
+	go r.read(c)
+}
+
+// pollable returns c's stdout for the poller, taken out of the Go
+// runtime's netpoller (see unpolled), or nil when the poller cannot read it:
+// it is not a non-blocking pipe, or the relay polls nothing.
+func (r *Relay) pollable(c *conn) syscall.RawConn {
+	f, ok := c.ep.Stdout.(*os.File)
+	if !ok || nonBlockingFD(f) == nil {
+		return nil
+	}
+	nf, err := unpolled(f)
+	if err != nil {
+		return nil
+	}
+	c.ep.Stdout = nf
+	return nonBlockingFD(nf)
+}
+
+// startPoller returns the poller, starting it first if need be. r.mu held.
+func (r *Relay) startPoller() (*poller, error) {
+	if p := r.poller.Load(); p != nil {
+		return p, nil
+	}
+	spin := r.cfg.Spin
+	switch {
+	case spin == 0:
+		spin = defaultSpin()
+	case spin < 0:
+		spin = 0
+	}
+	p, err := newPoller(r, spin)
+	if err != nil {
+		return nil, err
+	}
+	r.poller.Store(p)
+	r.wg.Add(1)
+	go p.run()
+	return p, nil
+}
+
+func (r *Relay) wakePoller() {
+	if p := r.poller.Load(); p != nil {
+		p.wake()
+	}
+}
+
+// polledSources appends the sources the poller reads to dst, each with the
+// queues its lines go to; false once the run is closed.
+func (r *Relay) polledSources(dst []*polledSource) ([]*polledSource, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return dst, false
+	}
+	for _, s := range r.polled {
+		s.room = [2]*writeQueue{s.c.q, nil}
+		if peer := r.conns[1-s.c.side]; peer != nil {
+			s.room[1] = peer.q
+		}
+		dst = append(dst, s)
+	}
+	return dst, true
 }
 
 // closeConn stops c: its queue, stdin and stdout. Called with r.mu held.
+// A polled stdout leaves the poller's set, and the poller is woken, before
+// it is closed: Close waits for the poll(2) that holds it to end.
 func (r *Relay) closeConn(c *conn) {
 	if c == nil {
 		return
@@ -199,6 +285,15 @@ func (r *Relay) closeConn(c *conn) {
 	c.gone = true
 	if c.q != nil {
 		c.q.close()
+	}
+	if c.src != nil {
+		for i, s := range r.polled {
+			if s == c.src {
+				r.polled = append(r.polled[:i], r.polled[i+1:]...)
+				break
+			}
+		}
+		r.poller.Load().changed()
 	}
 	closeEndpoint(c.ep)
 }
@@ -212,77 +307,88 @@ func closeEndpoint(ep Endpoint) {
 	}
 }
 
-// read is c's reader goroutine: it routes each line on this goroutine and
-// collects the forwarded frames, one buffer per destination; it puts them,
-// waiting for queue room without the lock, only when it is about to read
-// from the pipe again (or stops). So the lines one read brought in reach
-// each destination's queue as one buffer, in order. When a destination's
-// queue is empty and its pipe has room, the buffer is written right here
-// (putDirect) and its writer goroutine is not woken at all.
+// read is the reader goroutine of a stdout the poller cannot read. It
+// routes each line on this goroutine and collects the forwarded frames, one
+// buffer per destination; it puts them, waiting for queue room, only when
+// it is about to read from the pipe again (or stops). So the lines one read
+// brought in reach each destination's queue as one buffer, in order.
 func (r *Relay) read(c *conn) {
 	defer r.wg.Done()
-	var sends []pendingSend
-	flush := func() {
-		for i, s := range sends {
-			var ok bool
-			if s.c.direct != nil {
-				ok = s.c.q.putDirect(s.buf, s.c.direct)
-			} else {
-				ok = s.c.q.put(s.buf, true)
-			}
-			if !ok {
-				putLine(s.buf)
-			}
-			sends[i] = pendingSend{}
-		}
-		sends = sends[:0]
-	}
-	defer flush()
+	sends := make([]pendingSend, 0, 4) // non-nil: dispatchLocked returns the sends to put
+	flush := func() { r.putSends(&sends, true) }
 	lr := wire.NewLineReader(flushingReader{c.ep.Stdout, flush}, r.cfg.MaxLine)
-	sends = make([]pendingSend, 0, 4) // non-nil: dispatchLocked returns the sends to put
 	for {
 		line, err := lr.ReadLine()
-		var tooLong *wire.LineTooLongError
-		if err != nil && !errors.As(err, &tooLong) {
+		if !r.route(c, line, err, &sends) {
 			flush()
-			r.sideGone(c, r.endReason(c, err))
+			r.sourceEnded(c, err)
 			return
 		}
-		r.mu.Lock()
-		if r.closed {
-			r.mu.Unlock()
-			return
-		}
-		now := time.Now()
-		if r.conns[c.side] != c {
-			r.acts = r.eng.Drop(c.side, DropOldSolution, r.acts[:0])
-		} else {
-			r.observe(c.side, now, line, tooLong)
-			if tooLong != nil {
-				r.acts = r.eng.LineTooLong(c.side, tooLong.Length, tooLong.Head, now, r.acts[:0])
-			} else {
-				r.acts = r.eng.Line(c.side, line, now, r.acts[:0])
-			}
-		}
-		sends = r.dispatchLocked(sends)
-		if d, ok := r.eng.NextDeadline(); ok && (!r.armed || d.Before(r.armedAt)) {
-			r.armedAt, r.armed = d, true
-			r.signal() // Run re-arms its timer for the new earliest deadline
-		}
-		r.mu.Unlock()
 	}
 }
 
-// flushingReader calls flush before every Read of the pipe: the reader's
-// collected sends go out before it may block waiting for more input.
-type flushingReader struct {
-	r     io.Reader
-	flush func()
+// route hands one line read from c (or the error ReadLine gave instead) to
+// the engine and collects the frames to send in *sends. It reports false
+// when err ends c's stdout; the caller puts the sends, then calls
+// sourceEnded.
+func (r *Relay) route(c *conn, line []byte, err error, sends *[]pendingSend) bool {
+	var tooLong *wire.LineTooLongError
+	if err != nil && !errors.As(err, &tooLong) {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return true
+	}
+	now := time.Now()
+	if r.conns[c.side] != c {
+		r.acts = r.eng.Drop(c.side, DropOldSolution, r.acts[:0])
+	} else {
+		r.observe(c.side, now, line, tooLong)
+		if tooLong != nil {
+			r.acts = r.eng.LineTooLong(c.side, tooLong.Length, tooLong.Head, now, r.acts[:0])
+		} else {
+			r.acts = r.eng.Line(c.side, line, now, r.acts[:0])
+		}
+	}
+	*sends = r.dispatchLocked(*sends)
+	if d, ok := r.eng.NextDeadline(); ok && (!r.armed || d.Before(r.armedAt)) {
+		r.armedAt, r.armed = d, true
+		r.signal() // Run re-arms its timer for the new earliest deadline
+	}
+	return true
 }
 
-func (f flushingReader) Read(p []byte) (int, error) {
-	f.flush()
-	return f.r.Read(p)
+// putSends puts the collected sends, each into its destination's queue or
+// straight into its pipe (putDirect). With wait, a put waits while the
+// queue is full: a reader goroutine's back-pressure. The poller never
+// waits; it stops reading the sides that send to a full queue instead.
+func (r *Relay) putSends(sends *[]pendingSend, wait bool) {
+	for i, s := range *sends {
+		var ok bool
+		if s.c.direct != nil {
+			ok = s.c.q.putDirect(s.buf, s.c.direct, wait)
+		} else {
+			ok = s.c.q.put(s.buf, wait)
+		}
+		if !ok {
+			putLine(s.buf)
+		}
+		(*sends)[i] = pendingSend{}
+	}
+	*sends = (*sends)[:0]
+}
+
+// sourceEnded reports c's stdout ended with err. Naming the reason may
+// wait up to ExitGrace for the process's exit, so it runs on a goroutine
+// of its own: the poller reads the other side meanwhile.
+func (r *Relay) sourceEnded(c *conn, err error) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.sideGone(c, r.endReason(c, err))
+	}()
 }
 
 // endReason names why c's stdout ended: the process's exit when the
@@ -411,7 +517,7 @@ func appendSend(sends []pendingSend, c *conn, frame []byte) []pendingSend {
 }
 
 // dispatchLocked carries out r.acts. Sends are copied; with sends != nil
-// (a reader) they are returned for a waiting put after the lock is
+// (a reading goroutine) they are returned to be put after the lock is
 // dropped, else put at once without waiting. r.mu held.
 func (r *Relay) dispatchLocked(sends []pendingSend) []pendingSend {
 	h := &r.cfg.Hooks

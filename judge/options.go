@@ -40,6 +40,10 @@ type Options struct {
 	// Progress gets the relay's counters after each completed call, under the
 	// same rules as Trace.
 	Progress func(dual.Stats)
+	// RelaySpin is how long the relay polls the sides' pipes after a frame
+	// before it sleeps (dual.RelayConfig.Spin): zero means dual.DefaultSpin,
+	// negative none, for a machine whose CPUs are all busy with other runs.
+	RelaySpin time.Duration
 	// LM starts a language-model handler for each run, reachable from the
 	// evaluator only (see LMStarter). Nil: no handler, and a problem that
 	// declares runtime_config.lm ends as SystemError (ErrNoLMHandler).

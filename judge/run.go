@@ -165,6 +165,7 @@ func (r *run) relayConfig() dual.RelayConfig {
 			ReadyTimeout:  time.Duration(sc.ReadyTimeoutMs) * time.Millisecond,
 		},
 		Restart: r.restartSolution,
+		Spin:    r.opts.RelaySpin,
 		Hooks: dual.Hooks{
 			Output: func(line []byte) {
 				r.guard(func() {

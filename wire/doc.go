@@ -32,6 +32,11 @@ const DefaultMaxFrame = 64 << 20
 // *FrameTooLargeError.
 var ErrTooLarge = errors.New("wire: frame too large")
 
+// ErrWouldBlock is what a non-blocking source's Read returns when it has no
+// bytes now (and would otherwise block). LineReader passes it on without
+// ending the stream or losing a partly read line; see ReadLine.
+var ErrWouldBlock = errors.New("wire: no input now (would block)")
+
 // ErrNewline is returned by LineWriter.WriteLine for a frame that contains
 // a newline, which would split it into two frames on the other side.
 var ErrNewline = errors.New("wire: frame contains a newline")

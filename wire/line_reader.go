@@ -34,6 +34,7 @@ type LineReader struct {
 	end     int
 	scanned int // buf[start:scanned] is known to hold no '\n'
 	err     error
+	skip    *LineTooLongError // an oversize line being skipped across ErrWouldBlock returns
 }
 
 // initialBuffer is the first buffer size; the buffer doubles up to max+1 as
@@ -52,7 +53,7 @@ func NewLineReader(r io.Reader, maxLine int) *LineReader {
 
 // Reset makes the reader read from r, keeping its buffer.
 func (lr *LineReader) Reset(r io.Reader) {
-	lr.rd, lr.start, lr.end, lr.scanned, lr.err = r, 0, 0, 0, nil
+	lr.rd, lr.start, lr.end, lr.scanned, lr.err, lr.skip = r, 0, 0, 0, nil, nil
 }
 
 // ReadLine returns the next line without its "\n" and without a trailing
@@ -60,7 +61,15 @@ func (lr *LineReader) Reset(r io.Reader) {
 // returns io.EOF (after a final line without newline, if any); a line over
 // the cap gives a *LineTooLongError and is skipped; other read errors are
 // returned as they are and repeat on later calls.
+//
+// Over a non-blocking source, whose Read returns ErrWouldBlock when it has
+// nothing now, ReadLine returns ErrWouldBlock when no whole line is
+// buffered; what was read of a line is kept, and the next call goes on
+// where this one stopped.
 func (lr *LineReader) ReadLine() ([]byte, error) {
+	if lr.skip != nil {
+		return nil, lr.skipRest()
+	}
 	for {
 		if i := bytes.IndexByte(lr.buf[lr.scanned:lr.end], '\n'); i >= 0 {
 			nl := lr.scanned + i
@@ -74,6 +83,10 @@ func (lr *LineReader) ReadLine() ([]byte, error) {
 		lr.scanned = lr.end
 		if lr.end-lr.start > lr.max {
 			return nil, lr.skipRest()
+		}
+		if lr.err == ErrWouldBlock {
+			lr.err = nil
+			return nil, ErrWouldBlock
 		}
 		if lr.err != nil {
 			if lr.end > lr.start {
@@ -132,9 +145,15 @@ func (lr *LineReader) tooLong(nl int) error {
 
 // skipRest discards the buffered start of an oversize line and then reads
 // and discards the rest of it, through the reused buffer, up to its newline.
+// When the source would block it keeps the error in lr.skip and returns
+// ErrWouldBlock; the next ReadLine resumes here.
 func (lr *LineReader) skipRest() error {
-	err := &LineTooLongError{Length: int64(lr.end - lr.start), Max: lr.max, Head: head(lr.buf[lr.start:lr.end])}
-	lr.start, lr.end, lr.scanned = 0, 0, 0
+	err := lr.skip
+	if err == nil {
+		err = &LineTooLongError{Length: int64(lr.end - lr.start), Max: lr.max, Head: head(lr.buf[lr.start:lr.end])}
+		lr.start, lr.end, lr.scanned = 0, 0, 0
+	}
+	lr.skip = nil
 	for lr.err == nil {
 		n, rerr := lr.rd.Read(lr.buf)
 		if i := bytes.IndexByte(lr.buf[:n], '\n'); i >= 0 {
@@ -143,6 +162,10 @@ func (lr *LineReader) skipRest() error {
 			return err
 		}
 		err.Length += int64(n)
+		if rerr == ErrWouldBlock {
+			lr.skip = err
+			return ErrWouldBlock
+		}
 		lr.err = rerr
 	}
 	return err // the stream ended inside the oversize line; its error comes next

@@ -46,6 +46,7 @@ every verdict; it is non-zero only for bad usage or when the judge itself fails.
 	cmd.Flags().StringVar(&submissionID, "submission-id", "", "submission id copied into the result")
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write every frame seen, with direction and time, as JSON lines to `FILE`")
 	cmd.Flags().String("sandbox", "auto", "isolation of both sides: auto (linux when this machine can, else none with a warning), linux, or none")
+	cmd.Flags().Duration("relay-spin", dual.DefaultSpin, "how long the relay polls the pipes after a frame before it sleeps, at most (the CPU it may spend per frame to save a wake-up; none on a one-CPU machine unless set); 0 turns it off")
 	addJudgeLMFlags(cmd)
 	rootCmd.AddCommand(cmd)
 }
@@ -98,6 +99,11 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 		return err
 	}
 	opts := &judge.Options{Runner: runner, SubmissionID: id, LM: lmStarter}
+	if f := cmd.Flags().Lookup("relay-spin"); f.Changed {
+		if opts.RelaySpin, _ = cmd.Flags().GetDuration("relay-spin"); opts.RelaySpin <= 0 {
+			opts.RelaySpin = -1
+		}
+	}
 
 	if tracePath != "" {
 		tw, err := newTraceWriter(tracePath)

@@ -59,11 +59,11 @@ func expectResults(stdin *os.File, calls int) <-chan error {
 }
 
 // A solution that does not read its stdin while the evaluator floods it
-// with calls: the evaluator's reader waits for room in the solution's
-// queue, so the evaluator's writes block instead of the relay's memory
-// growing; when the solution reads again, every call arrives, in order, and
-// every result goes back.
-func TestRelayBackPressureOverOSPipes(t *testing.T) {
+// with calls: the relay stops reading the evaluator once the solution's
+// queue is full, so the evaluator's writes block instead of the relay's
+// memory growing; when the solution reads again, every call arrives, in
+// order, and every result goes back.
+func TestPollerBackPressureLosesNothing(t *testing.T) {
 	ev, sol := newSidePipes(t), newSidePipes(t)
 	const limit = 64 << 10
 	relay := NewRelay(ev.ep, sol.ep, RelayConfig{QueueBytes: limit, WriteStall: time.Minute,
@@ -95,8 +95,8 @@ func TestRelayBackPressureOverOSPipes(t *testing.T) {
 		last = written.Load()
 		time.Sleep(100 * time.Millisecond)
 	}
-	// Its stdout pipe, one read of it in the reader's hand, the solution's
-	// queue, the solution's stdin pipe and one batch of the writer: no more.
+	// Its stdout pipe, the solution's queue with one pass over its limit, the
+	// solution's stdin pipe and one batch of the writer: nothing more.
 	const pipe = 64 << 10
 	if bound := int64(limit + maxBatch + 2*pipe + maxBatch + len(call(0))); last > bound {
 		t.Fatalf("the evaluator wrote %d bytes into a solution that reads nothing; back-pressure should stop it by %d", last, bound)
@@ -127,14 +127,14 @@ func TestRelayBackPressureOverOSPipes(t *testing.T) {
 	}
 }
 
-// A run cancelled while both sides are idle ends at once, and Run has
-// closed its ends of the pipes.
-func TestRelayCancelWhileIdleOverOSPipes(t *testing.T) {
+// A run cancelled while the poller sleeps in poll(2) ends at once: the
+// poller is woken, lets go of the pipes, and Run closes them.
+func TestPollerStopsWhileSleeping(t *testing.T) {
 	ev, sol := newSidePipes(t), newSidePipes(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	wait := runRelay(ctx, NewRelay(ev.ep, sol.ep, RelayConfig{}))
 	fmt.Fprintln(sol.stdout, ready)
-	time.Sleep(50 * time.Millisecond) // both readers wait in the poller
+	time.Sleep(50 * time.Millisecond) // far past the spin: the poller sleeps
 	cancel()
 	if _, err := wait(); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run: %v, want context.Canceled", err)
