@@ -103,6 +103,9 @@ func (p *poller) run() {
 				spin.adapt(now.Sub(last))
 			}
 			last, slept = now, false
+			if spin.cur > 0 {
+				yieldCPU() // a peer the lines went to may have been woken onto this CPU
+			}
 			continue
 		}
 		if !slept && now.Sub(last) < spin.cur {
@@ -130,6 +133,9 @@ func (p *poller) drain(s *polledSource, sends *[]pendingSend) bool {
 			p.r.putSends(sends, false)
 			p.r.sourceEnded(s.c, err)
 			break
+		}
+		if s.lr.Buffered() == 0 {
+			break // what one read brought goes out before the next read
 		}
 	}
 	p.r.putSends(sends, false)

@@ -56,6 +56,10 @@ func (lr *LineReader) Reset(r io.Reader) {
 	lr.rd, lr.start, lr.end, lr.scanned, lr.err, lr.skip = r, 0, 0, 0, nil, nil
 }
 
+// Buffered returns how many bytes were read from the source and not yet
+// returned: with none, the next ReadLine reads the source.
+func (lr *LineReader) Buffered() int { return lr.end - lr.start }
+
 // ReadLine returns the next line without its "\n" and without a trailing
 // "\r". The slice is valid until the next call. At the end of the stream it
 // returns io.EOF (after a final line without newline, if any); a line over

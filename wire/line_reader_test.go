@@ -234,3 +234,24 @@ func TestLineReaderStalledReader(t *testing.T) {
 		t.Fatalf("err = %v, want io.ErrNoProgress", err)
 	}
 }
+
+func TestLineReaderBuffered(t *testing.T) {
+	lr := NewLineReader(iotest.OneByteReader(strings.NewReader("")), 0)
+	if n := lr.Buffered(); n != 0 {
+		t.Fatalf("new reader: Buffered %d", n)
+	}
+	lr.Reset(strings.NewReader("ab\ncd\nef"))
+	want := []struct {
+		line     string
+		buffered int
+	}{{"ab", 5}, {"cd", 2}, {"ef", 0}}
+	for _, w := range want {
+		line, err := lr.ReadLine()
+		if err != nil || string(line) != w.line {
+			t.Fatalf("ReadLine: %q, %v; want %q", line, err, w.line)
+		}
+		if n := lr.Buffered(); n != w.buffered {
+			t.Fatalf("after %q: Buffered %d, want %d", w.line, n, w.buffered)
+		}
+	}
+}
