@@ -44,6 +44,12 @@ type Options struct {
 	// before it sleeps (dual.RelayConfig.Spin): zero means dual.DefaultSpin,
 	// negative none, for a machine whose CPUs are all busy with other runs.
 	RelaySpin time.Duration
+	// EvaluatorCPUs and SolutionCPUs are the CPUs each side's sandbox may
+	// run on (sandbox.Spec.CPUs); empty means any. A CPU this process may not
+	// use ends the run as SystemError. Two different CPUs keep each side on
+	// its own CPU while they call each other, instead of wherever the kernel
+	// wakes them (see bench/RESULTS.md, "python sdk").
+	EvaluatorCPUs, SolutionCPUs []int
 	// LM starts a language-model handler for each run, reachable from the
 	// evaluator only (see LMStarter). Nil: no handler, and a problem that
 	// declares runtime_config.lm ends as SystemError (ErrNoLMHandler).

@@ -116,13 +116,15 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 		r.pythonPath = dir
 	}
 	r.solSpec = solutionSpec(r.problem, r.sub, r.pythonPath, r.opts.Env)
+	r.solSpec.CPUs = r.opts.SolutionCPUs
 	if err := r.startLM(ctx); err != nil {
 		r.fail(err.Error())
 		return nil, nil
 	}
 	r.startedWall = time.Now()
-	ev, startErr := startSide(ctx, r.opts.Runner, r.withLM(evaluatorSpec(r.problem, r.pythonPath, r.opts.Env)),
-		newTailBuffer(MaxStreamOutput), r.fail)
+	evSpec := evaluatorSpec(r.problem, r.pythonPath, r.opts.Env)
+	evSpec.CPUs = r.opts.EvaluatorCPUs
+	ev, startErr := startSide(ctx, r.opts.Runner, r.withLM(evSpec), newTailBuffer(MaxStreamOutput), r.fail)
 	if startErr != nil {
 		r.fail(fmt.Sprintf("start evaluator %q: %v", r.problem.Runtime.Evaluator.Command[0], startErr))
 		return nil, nil

@@ -230,6 +230,9 @@ func (r *Linux) Start(ctx context.Context, spec Spec) (Process, error) {
 func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 	name := fmt.Sprintf("%s-%d", ownerTag, sandboxSeq.Add(1))
 	p := &linuxProcess{limits: spec.Limits, exited: make(chan struct{})}
+	if p.cpus, err = cpuSet(spec.CPUs); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if err != nil {
 			p.cleanupFailedStart()

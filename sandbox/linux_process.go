@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // linuxProcess is one program of the linux runner. Its one background
@@ -20,6 +22,7 @@ type linuxProcess struct {
 	limits Limits
 	dir    layout
 	cg     *sandboxCgroup
+	cpus   *unix.CPUSet // the children's affinity (Spec.CPUs), nil for any
 
 	init *os.Process // the namespace placeholder, PID 1 inside
 	main *os.Process // the program, PID 2 inside

@@ -60,6 +60,13 @@ func startChildren(entry *cgroupEntry, placeholder, program *forkexec.Runner, jo
 		}
 	}
 	entry.bind(placeholder, program)
+	if p.cpus != nil {
+		// The thread is thrown away after the start, so its mask is not
+		// restored; both children are born with it.
+		if err := unix.SchedSetaffinity(0, p.cpus); err != nil {
+			return fmt.Errorf("CPUs %s: %w", cpuList(p.cpus), err)
+		}
+	}
 	pid, err := placeholder.Start()
 	if err != nil {
 		return fmt.Errorf("namespace placeholder: %w", err)

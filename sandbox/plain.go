@@ -97,8 +97,12 @@ func (plainRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 	}
 	p.cmd = cmd
 	p.limits = spec.Limits
+	cpus, err := cpuSet(spec.CPUs)
+	if err != nil {
+		return nil, err
+	}
 	p.started = time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := startOnCPUs(cpus, cmd.Start); err != nil {
 		return nil, fmt.Errorf("sandbox: start %s: %w", spec.Args[0], err)
 	}
 	p.closeChildEnds()

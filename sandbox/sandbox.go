@@ -38,6 +38,10 @@ type Spec struct {
 	// still work).
 	Network bool
 	Limits  Limits
+	// CPUs are the CPUs the program, and everything it starts, may run on
+	// (its CPU affinity, Linux only). Empty means any this process may use;
+	// a CPU it may not use fails Start.
+	CPUs []int
 }
 
 // File is one file placed in the private work dir. Exactly one of Source

@@ -47,6 +47,8 @@ every verdict; it is non-zero only for bad usage or when the judge itself fails.
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write every frame seen, with direction and time, as JSON lines to `FILE`")
 	cmd.Flags().String("sandbox", "auto", "isolation of both sides: auto (linux when this machine can, else none with a warning), linux, or none")
 	cmd.Flags().Duration("relay-spin", dual.DefaultSpin, "how long the relay polls the pipes after a frame before it sleeps, at most (the CPU it may spend per frame to save a wake-up; none on a one-CPU machine unless set); 0 turns it off")
+	cmd.Flags().IntSlice("evaluator-cpus", nil, "CPUs the evaluator may run on (e.g. 0 or 0,2); default any")
+	cmd.Flags().IntSlice("solution-cpus", nil, "CPUs the solution may run on (e.g. 1); default any. Different CPUs for the two sides keep each on its own while they call each other")
 	addJudgeLMFlags(cmd)
 	rootCmd.AddCommand(cmd)
 }
@@ -99,6 +101,15 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 		return err
 	}
 	opts := &judge.Options{Runner: runner, SubmissionID: id, LM: lmStarter}
+	for _, f := range []struct {
+		flag string
+		dst  *[]int
+	}{{"evaluator-cpus", &opts.EvaluatorCPUs}, {"solution-cpus", &opts.SolutionCPUs}} {
+		*f.dst, _ = cmd.Flags().GetIntSlice(f.flag)
+		if err := sandbox.CheckCPUs(*f.dst); err != nil {
+			return fmt.Errorf("--%s: %w", f.flag, err)
+		}
+	}
 	if f := cmd.Flags().Lookup("relay-spin"); f.Changed {
 		if opts.RelaySpin, _ = cmd.Flags().GetDuration("relay-spin"); opts.RelaySpin <= 0 {
 			opts.RelaySpin = -1

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
-
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/sandbox"
 )
@@ -21,7 +19,7 @@ func judgeCLIWithStderr(t *testing.T, args ...string) (string, string, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Flags().VisitAll(func(f *pflag.Flag) { f.Value.Set(f.DefValue); f.Changed = false })
+	defer resetFlags(cmd)
 	var out, errOut bytes.Buffer
 	rootCmd.SetOut(&out)
 	rootCmd.SetErr(&errOut)

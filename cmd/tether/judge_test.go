@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -9,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/tether-dev/tether/judge"
@@ -16,18 +16,21 @@ import (
 
 func runJudgeCLI(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	cmd, _, err := rootCmd.Find([]string{"judge"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Flags().VisitAll(func(f *pflag.Flag) { f.Value.Set(f.DefValue); f.Changed = false })
-	var out bytes.Buffer
-	rootCmd.SetOut(&out)
-	rootCmd.SetErr(&bytes.Buffer{})
-	rootCmd.SetArgs(append([]string{"judge"}, args...))
-	defer func() { rootCmd.SetOut(nil); rootCmd.SetErr(nil); rootCmd.SetArgs(nil) }()
-	err = rootCmd.Execute()
-	return out.String(), err
+	out, _, err := judgeCLIWithStderr(t, args...)
+	return out, err
+}
+
+// resetFlags puts every flag of cmd back to its default for the next run
+// in this process. A slice flag's Set appends, so it is replaced instead.
+func resetFlags(cmd *cobra.Command) {
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if v, ok := f.Value.(pflag.SliceValue); ok {
+			v.Replace(nil)
+		} else {
+			f.Value.Set(f.DefValue)
+		}
+		f.Changed = false
+	})
 }
 
 // shellProblem is a problem whose two sides are sh scripts.

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/spf13/pflag"
 )
 
 // resetServeFlags puts serve's flags back to their defaults, since cobra
@@ -17,10 +15,7 @@ func resetServeFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	serve.Flags().VisitAll(func(f *pflag.Flag) {
-		f.Value.Set(f.DefValue)
-		f.Changed = false
-	})
+	resetFlags(serve)
 }
 
 // runServeStdio runs `tether serve --stdio` in-process on in and returns

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// twoCPUs is two CPUs this process may run on, the last first, so that a
+// side pinned to them cannot match by accident; the test is skipped with
+// fewer.
+func twoCPUs(t *testing.T) (int, int) {
+	t.Helper()
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		t.Fatal(err)
+	}
+	var cpus []int
+	for c := len(set)*64 - 1; c >= 0 && len(cpus) < 2; c-- {
+		if set.IsSet(c) {
+			cpus = append(cpus, c)
+		}
+	}
+	if len(cpus) < 2 {
+		t.Skip("needs two CPUs")
+	}
+	return cpus[0], cpus[1]
+}
+
+// Each side runs on the CPUs its flag names: the evaluator reports its own
+// and asks the solution for its.
+func TestJudgeSideCPUs(t *testing.T) {
+	requirePython3(t)
+	evCPU, solCPU := twoCPUs(t)
+	dir := t.TempDir()
+	files := map[string]string{
+		"problem.json": `{"runtime_config":{"solution":{"call_timeout_ms":10000}}}`,
+		"evaluate.py": `import json, os
+from tether_sdk.evaluator import SolutionRunner
+sol = SolutionRunner().call("cpus")
+print("---RESULT---")
+print(json.dumps({"status": "Accepted", "score": 100, "details": {"evaluator": sorted(os.sched_getaffinity(0)), "solution": sol}}))
+`,
+		"main.py": "import os\n\ndef cpus():\n    return sorted(os.sched_getaffinity(0))\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, _ := judgeJSON(t, dir, filepath.Join(dir, "main.py"), "--sandbox", "none",
+		"--evaluator-cpus", strconv.Itoa(evCPU), "--solution-cpus", strconv.Itoa(solCPU))
+	var got struct{ Evaluator, Solution []int }
+	if err := json.Unmarshal(res.Details, &got); err != nil {
+		t.Fatalf("%s: details %s: %v", res.Status, res.Details, err)
+	}
+	if len(got.Evaluator) != 1 || got.Evaluator[0] != evCPU || len(got.Solution) != 1 || got.Solution[0] != solCPU {
+		t.Fatalf("evaluator ran on %v (want [%d]), solution on %v (want [%d])", got.Evaluator, evCPU, got.Solution, solCPU)
+	}
+}
+
+func TestJudgeSideCPUsRefusesAnUnavailableCPU(t *testing.T) {
+	dir, sol := shellProblem(t)
+	_, err := runJudgeCLI(t, dir, sol, "--sandbox", "none", "--solution-cpus", "-1")
+	if err == nil || !strings.Contains(err.Error(), "--solution-cpus") || !strings.Contains(err.Error(), "CPU -1 is not one this process may run on") {
+		t.Fatalf("--solution-cpus -1: %v, want an error naming the flag and the CPU", err)
+	}
+}
