@@ -201,26 +201,26 @@ func (r *Relay) start(c *conn) {
 	c.direct = directWriter(c.ep.Stdin)
 	r.wg.Add(1)
 	go r.write(c)
-	if raw := r.pollable(c); raw != nil {
+	if f, ok := c.ep.Stdout.(*os.File); ok && nonBlockingFD(f) != nil {
+		// The poller first: a stdout taken out of the netpoller can only be
+		// read by it (a reader goroutine would get EAGAIN).
 		if p, err := r.startPoller(); err == nil {
-			c.src = newPolledSource(c, raw, r.cfg.MaxLine)
-			r.polled = append(r.polled, c.src)
-			p.changed()
-			return
+			if raw := unpolledStdout(c, f); raw != nil {
+				c.src = newPolledSource(c, raw, r.cfg.MaxLine)
+				r.polled = append(r.polled, c.src)
+				p.changed()
+				return
+			}
 		}
 	}
 	r.wg.Add(1)
 	go r.read(c)
 }
 
-// pollable returns c's stdout for the poller, taken out of the Go
-// runtime's netpoller (see unpolled), or nil when the poller cannot read it:
-// it is not a non-blocking pipe, or the relay polls nothing.
-func (r *Relay) pollable(c *conn) syscall.RawConn {
-	f, ok := c.ep.Stdout.(*os.File)
-	if !ok || nonBlockingFD(f) == nil {
-		return nil
-	}
+// unpolledStdout moves c's stdout f out of the Go runtime's netpoller (see
+// unpolled) and returns it for the poller, or nil, leaving f as it was,
+// when that fails.
+func unpolledStdout(c *conn, f *os.File) syscall.RawConn {
 	nf, err := unpolled(f)
 	if err != nil {
 		return nil
