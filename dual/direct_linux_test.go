@@ -111,10 +111,5 @@ func TestRelayOverOSPipes(t *testing.T) {
 	if err := <-evDone; err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintln(ev.stdout, ResultMarker)
-	fmt.Fprintln(ev.stdout, `{"status":"Accepted"}`)
-	sum, err := wait()
-	if err != nil || sum.Stats.Completed != calls {
-		t.Fatalf("run: %v, %d calls completed", err, sum.Stats.Completed)
-	}
+	acceptAndWait(t, ev, wait, calls)
 }

@@ -58,6 +58,17 @@ func expectResults(stdin *os.File, calls int) <-chan error {
 	return done
 }
 
+// acceptAndWait has the evaluator write its result and checks that the run
+// ends cleanly with calls calls completed.
+func acceptAndWait(t *testing.T, ev sidePipes, wait func() (Summary, error), calls int64) {
+	t.Helper()
+	fmt.Fprintln(ev.stdout, ResultMarker)
+	fmt.Fprintln(ev.stdout, `{"status":"Accepted"}`)
+	if sum, err := wait(); err != nil || sum.Stats.Completed != calls {
+		t.Fatalf("run: %v, %d of %d calls completed", err, sum.Stats.Completed, calls)
+	}
+}
+
 // A solution that does not read its stdin while the evaluator floods it
 // with calls: the relay stops reading the evaluator once the solution's
 // queue is full, so the evaluator's writes block instead of the relay's
@@ -120,11 +131,7 @@ func TestPollerBackPressureLosesNothing(t *testing.T) {
 	if err := <-results; err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintln(ev.stdout, ResultMarker)
-	fmt.Fprintln(ev.stdout, `{"status":"Accepted"}`)
-	if sum, err := wait(); err != nil || sum.Stats.Completed != calls {
-		t.Fatalf("run: %v, %d of %d calls completed", err, sum.Stats.Completed, calls)
-	}
+	acceptAndWait(t, ev, wait, calls)
 }
 
 // A run cancelled while the poller sleeps in poll(2) ends at once: the

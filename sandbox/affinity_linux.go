@@ -69,10 +69,3 @@ func startOnCPUs(set *unix.CPUSet, start func() error) error {
 	}
 	return err
 }
-
-// CheckCPUs reports whether cpus (a Spec.CPUs) can be used by this
-// process, with the error Start would give.
-func CheckCPUs(cpus []int) error {
-	_, err := cpuSet(cpus)
-	return err
-}

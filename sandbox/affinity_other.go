@@ -15,10 +15,3 @@ func cpuSet(cpus []int) (*cpuMask, error) {
 }
 
 func startOnCPUs(_ *cpuMask, start func() error) error { return start() }
-
-// CheckCPUs reports whether cpus (a Spec.CPUs) can be used here: only an
-// empty list off Linux.
-func CheckCPUs(cpus []int) error {
-	_, err := cpuSet(cpus)
-	return err
-}

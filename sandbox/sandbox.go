@@ -44,6 +44,13 @@ type Spec struct {
 	CPUs []int
 }
 
+// CheckCPUs reports whether cpus (a Spec.CPUs) can be used by this
+// process, with the error Start would give.
+func CheckCPUs(cpus []int) error {
+	_, err := cpuSet(cpus)
+	return err
+}
+
 // File is one file placed in the private work dir. Exactly one of Source
 // (a host path to copy) and Data is used.
 type File struct {
