@@ -301,10 +301,10 @@ func (e *Engine) capability(line []byte, now time.Time, out []Action) []Action {
 	if e.t.count[toEvaluator] >= e.cfg.MaxInFlight {
 		return e.reply(out, Solution, e.f.ID, CodeRejected, MsgTooManyInFlight, &e.stats.Rejected)
 	}
+	// The deadline is the evaluator's (cap_reg) or the problem's: a
+	// timeout_ms in the frame is the untrusted side's and is ignored.
 	timeout := e.cfg.CallTimeout
-	if e.f.TimeoutMS > 0 {
-		timeout = time.Duration(e.f.TimeoutMS) * time.Millisecond
-	} else if e.f.Name != nil {
+	if e.f.Name != nil {
 		if d, ok := e.capTimeouts[string(unquote(e.f.Name))]; ok {
 			timeout = d
 		}

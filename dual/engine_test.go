@@ -149,10 +149,15 @@ func TestCapabilityDeadlinesFromCapReg(t *testing.T) {
 	h.expect(h.eval(`{"type":"cap_reg","name":"llm","timeout_ms":1000}`), "") // never forwarded
 	h.eval(`{"type":"cap_reg","name":"llm","timeout_ms":2000}`)               // latest wins
 	h.sol(`{"type":"capability","id":"c1","name":"llm","args":[]}`)
-	h.sol(`{"type":"capability","id":"c2","name":"llm","args":[],"timeout_ms":300}`) // the frame's own wins
-	h.expect(h.advance(300*time.Millisecond), "send solution "+errFrame("c2", "CallTimeout", "call timeout"))
-	h.expect(h.advance(1699*time.Millisecond), "")
+	// The solution cannot set its own deadline, longer or shorter.
+	h.expect(h.advance(100*time.Millisecond), "")
+	h.sol(`{"type":"capability","id":"c2","name":"llm","args":[],"timeout_ms":99999999999}`)
+	h.expect(h.advance(100*time.Millisecond), "")
+	h.sol(`{"type":"capability","id":"c2b","name":"llm","args":[],"timeout_ms":300}`)
+	h.expect(h.advance(1799*time.Millisecond), "")
 	h.expect(h.advance(time.Millisecond), "send solution "+errFrame("c1", "CallTimeout", "call timeout"))
+	h.expect(h.advance(100*time.Millisecond), "send solution "+errFrame("c2", "CallTimeout", "call timeout"))
+	h.expect(h.advance(100*time.Millisecond), "send solution "+errFrame("c2b", "CallTimeout", "call timeout"))
 	h.eval(`{"type":"cap_reg","name":"llm","timeout_ms":-1}`) // deletes: back to the default
 	h.sol(`{"type":"capability","id":"c3","name":"llm","args":[]}`)
 	h.expect(h.advance(4999*time.Millisecond), "")
@@ -162,7 +167,7 @@ func TestCapabilityDeadlinesFromCapReg(t *testing.T) {
 	h.sol(`{"type":"capability","id":"c4","name":"llm","args":[]}`)
 	h.expect(h.advance(4999*time.Millisecond), "")
 	h.expect(h.advance(time.Millisecond), "send solution "+errFrame("c4", "CallTimeout", "call timeout"))
-	if st := h.e.Stats(); st.CapabilityTimeouts != 4 || st.Restarts != 0 || st.CallTimeouts != 0 {
+	if st := h.e.Stats(); st.CapabilityTimeouts != 5 || st.Restarts != 0 || st.CallTimeouts != 0 {
 		t.Fatalf("stats %+v", st)
 	}
 }

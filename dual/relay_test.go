@@ -178,10 +178,10 @@ func TestRelayEvaluatorNeverReadsStdin(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		evEP, ev := newFake()
 		solEP, sol := newFake()
-		r := NewRelay(evEP, solEP, RelayConfig{})
+		r := NewRelay(evEP, solEP, RelayConfig{Engine: Config{CallTimeout: 500 * time.Millisecond}})
 		wait := runRelay(context.Background(), r)
 		sol.send(ready)
-		sol.send(`{"type":"capability","id":"c","name":"n","args":[],"timeout_ms":500}`) // blocks the relay's write to the evaluator
+		sol.send(`{"type":"capability","id":"c","name":"n","args":[]}`) // blocks the relay's write to the evaluator
 		got, _ := sol.recv()
 		if want := errFrame("c", "CallTimeout", "call timeout"); got != want {
 			t.Fatalf("solution got %q", got)
