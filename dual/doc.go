@@ -48,8 +48,8 @@
 //     not forwarded; capability, result, error, log and shutdown are routed;
 //     anything else → DropType; Text → DropSolutionText.
 //   - Solution log frames are forwarded and kept (Log action) while they
-//     fit: the data counts against the one call in flight if exactly one is
-//     (MaxLogPerCall), and always against the run (MaxLogPerRun). A frame that
+//     fit: the data counts against every call in flight to the solution
+//     (MaxLogPerCall each), and always against the run (MaxLogPerRun). A frame that
 //     does not fit whole is dropped whole (DropLogBudget, LogDropped*).
 //   - Calls that arrive while no solution is ready are held (up to
 //     MaxQueuedBytes, beyond → SystemError) with their deadline running, and

@@ -366,31 +366,35 @@ func (e *Engine) reply(out []Action, to Side, rawID []byte, code, msg string, co
 }
 
 // log keeps and forwards a solution log frame within the budgets. Its data
-// counts against the per-call budget of the one call in flight, if exactly
-// one is; with none or several in flight it counts only against the run's.
+// counts against the run's budget and against the budget of every call in
+// flight to the solution (which one printed it cannot be known), so no call
+// sees more than its budget of logs while it runs, however many overlap it.
 func (e *Engine) log(line []byte, out []Action) []Action {
 	f := &e.f
 	if f.Data == nil {
 		return e.drop(out, Solution, DropMalformed)
 	}
 	data := unquote(f.Data)
-	var owner *entry
-	if e.t.count[toSolution] == 1 {
+	overCall := false
+	if e.t.count[toSolution] > 0 {
 		for _, i := range e.t.heap {
-			if en := &e.t.slots[i]; en.dir == toSolution {
-				owner = en
+			if en := &e.t.slots[i]; en.dir == toSolution && en.logBytes+len(data) > e.cfg.MaxLogPerCall {
+				overCall = true
 				break
 			}
 		}
 	}
-	if len(line) > e.cfg.MaxFrame || e.runLogBytes+len(data) > e.cfg.MaxLogPerRun ||
-		owner != nil && owner.logBytes+len(data) > e.cfg.MaxLogPerCall || e.evaluatorGone {
+	if len(line) > e.cfg.MaxFrame || e.runLogBytes+len(data) > e.cfg.MaxLogPerRun || overCall || e.evaluatorGone {
 		e.stats.LogDroppedFrames++
 		e.stats.LogDroppedBytes += int64(len(data))
 		return e.drop(out, Solution, DropLogBudget)
 	}
-	if owner != nil {
-		owner.logBytes += len(data)
+	if e.t.count[toSolution] > 0 {
+		for _, i := range e.t.heap {
+			if en := &e.t.slots[i]; en.dir == toSolution {
+				en.logBytes += len(data)
+			}
+		}
 	}
 	e.runLogBytes += len(data)
 	e.stats.LogKeptFrames++

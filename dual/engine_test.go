@@ -317,6 +317,24 @@ func TestLogBudgets(t *testing.T) {
 	}
 }
 
+// With several calls in flight, a log counts against each of them: no call
+// sees more than its budget while it runs.
+func TestLogBudgetOverlappingCalls(t *testing.T) {
+	h := liveHarness(t, Config{MaxLogPerCall: 10, MaxLogPerRun: 1000})
+	logLine := func(data string) string { return `{"type":"log","stream":"stdout","data":"` + data + `"}` }
+	kept := func(data string) string { return "send evaluator " + logLine(data) + " | log stdout " + data }
+	h.eval(callA)
+	h.expect(h.sol(logLine("1234")), kept("1234")) // a: 4
+	h.eval(`{"type":"call","id":"b","fn":"f","args":[]}`)
+	h.expect(h.sol(logLine("123456")), kept("123456"))        // a: 10, b: 6
+	h.expect(h.sol(logLine("1")), "warn solution log-budget") // a would pass 10
+	h.sol(resultA)
+	h.expect(h.sol(logLine("1234")), kept("1234"))            // b: 10
+	h.expect(h.sol(logLine("1")), "warn solution log-budget") // b would pass 10
+	h.sol(`{"type":"result","id":"b","value":null}`)
+	h.expect(h.sol(logLine("1234567890")), kept("1234567890")) // no call in flight: run budget only
+}
+
 func TestLimits(t *testing.T) {
 	h := liveHarness(t, Config{MaxInFlight: 2, MaxIDLen: 4})
 	h.eval(`{"type":"call","id":"1","fn":"f"}`)
