@@ -247,7 +247,8 @@ func TestSolutionNeverReady(t *testing.T) {
 func TestEvaluatorGone(t *testing.T) {
 	h := liveHarness(t, Config{})
 	h.sol(`{"type":"capability","id":"c","name":"n","args":[]}`)
-	h.expect(snapshot(h.e.Gone(Evaluator, "exit status 0", h.now, nil)), "")
+	h.expect(snapshot(h.e.Gone(Evaluator, "exit status 0", h.now, nil)),
+		"send solution "+errFrame("c", "SystemError", "evaluator is gone: exit status 0"))
 	if _, k := h.e.InFlight(); k != 0 {
 		t.Fatal("capability kept after evaluator gone")
 	}

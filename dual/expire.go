@@ -95,7 +95,11 @@ func (e *Engine) Gone(side Side, reason string, now time.Time, out []Action) []A
 	if side == Evaluator {
 		if !e.evaluatorGone {
 			e.evaluatorGone = true
-			e.t.each(toEvaluator, func(i int32) { e.t.remove(i) })
+			e.t.each(toEvaluator, func(i int32) {
+				rawID := e.t.slots[i].rawID
+				e.t.remove(i)
+				out = e.reply(out, Solution, rawID, CodeSystemError, msgEvaluatorGone+reason, nil)
+			})
 		}
 		return out
 	}

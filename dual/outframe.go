@@ -21,6 +21,7 @@ const (
 	MsgTooManyInFlight = "too many calls in flight"
 	MsgQueueFull       = "too many calls queued while the solution starts"
 	msgGonePrefix      = "solution is gone: "
+	msgEvaluatorGone   = "evaluator is gone: "
 	msgIDTooLongPrefix = "id longer than "
 	msgFrameSizePrefix = "frame size "
 )
