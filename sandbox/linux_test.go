@@ -12,11 +12,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // requireLinuxRunner returns a linux runner, or skips when this machine
@@ -377,6 +380,165 @@ print(libc.mount(b"none", b".", b"tmpfs", 0, None), ctypes.get_errno())
 	want := fmt.Sprintf("-1 %d\n-1 %d\n", syscall.EPERM, syscall.EPERM)
 	if res.stdout != want {
 		t.Fatalf("stdout %q, want %q (stderr %q)", res.stdout, want, res.stderr)
+	}
+}
+
+// clone with a CLONE_NEW* flag fails with EPERM: without the filter's rule
+// on clone's flags, CLONE_NEWUSER gives the child every capability in a new
+// user namespace (unshare, refused above, is not the only way there). A
+// clone without such a flag still makes a child.
+func TestLinuxSeccompCloneNewNamespaces(t *testing.T) {
+	r := requireLinuxRunner(t)
+	if r.seccomp == nil {
+		t.Skip("kernel without seccomp")
+	}
+	flags := []uint64{unix.CLONE_NEWUSER, unix.CLONE_NEWNS, unix.CLONE_NEWPID, unix.CLONE_NEWNET,
+		unix.CLONE_NEWUTS, unix.CLONE_NEWIPC, unix.CLONE_NEWCGROUP, unix.CLONE_NEWUSER | unix.CLONE_NEWNET, 0}
+	code := fmt.Sprintf(`
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+for flag in %s:
+    pid = libc.syscall(ctypes.c_long(%d), ctypes.c_ulong(flag | 17), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+    if pid == 0:
+        os._exit(0)
+    errno = ctypes.get_errno()
+    if pid > 0:
+        os.waitpid(pid, 0)
+        print(hex(flag), "child")
+    else:
+        print(hex(flag), "errno", errno)
+`, pyList(flags), unix.SYS_CLONE)
+	res := run(t, r, Spec{Args: pyArgs(code)}, "")
+	var want strings.Builder
+	for _, f := range flags[:len(flags)-1] {
+		fmt.Fprintf(&want, "%#x errno %d\n", f, syscall.EPERM)
+	}
+	want.WriteString("0x0 child\n")
+	if res.stdout != want.String() {
+		t.Fatalf("stdout %q, want %q (stderr %q)", res.stdout, want.String(), res.stderr)
+	}
+}
+
+// clone3 fails with ENOSYS whatever its flags (they sit behind a pointer the
+// filter cannot read), so that libc and Go fall back to clone.
+func TestLinuxSeccompClone3(t *testing.T) {
+	r := requireLinuxRunner(t)
+	if r.seccomp == nil {
+		t.Skip("kernel without seccomp")
+	}
+	code := fmt.Sprintf(`
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+for flags in [%d, 0]:
+    args = (ctypes.c_uint64 * 8)(flags, 0, 0, 0, 17)  # flags, pidfd, child_tid, parent_tid, exit_signal, ...
+    pid = libc.syscall(ctypes.c_long(%d), ctypes.byref(args), ctypes.c_size_t(ctypes.sizeof(args)))
+    if pid == 0:
+        os._exit(0)
+    errno = ctypes.get_errno()
+    if pid > 0:
+        os.waitpid(pid, 0)
+        print(hex(flags), "child")
+    else:
+        print(hex(flags), "errno", errno)
+`, unix.CLONE_NEWUSER, unix.SYS_CLONE3)
+	res := run(t, r, Spec{Args: pyArgs(code)}, "")
+	want := fmt.Sprintf("%#x errno %d\n0x0 errno %d\n", unix.CLONE_NEWUSER, syscall.ENOSYS, syscall.ENOSYS)
+	if res.stdout != want {
+		t.Fatalf("stdout %q, want %q (stderr %q)", res.stdout, want, res.stderr)
+	}
+}
+
+// A system call through another ABI (here the i386 one, int 0x80, which
+// amd64 kernels with IA32 emulation serve) fails with ENOSYS: the filter's
+// rules match amd64 call numbers, so without the architecture check
+// unshare(CLONE_NEWUSER) through int 0x80 succeeded.
+func TestLinuxSeccompForeignABI(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the test's machine code is amd64")
+	}
+	r := requireLinuxRunner(t)
+	if r.seccomp == nil {
+		t.Skip("kernel without seccomp")
+	}
+	// push rbx; mov eax, 310 (i386 unshare); mov ebx, CLONE_NEWUSER; int 0x80; pop rbx; ret
+	res := run(t, r, Spec{Args: pyArgs(`
+import ctypes, mmap
+code = bytes.fromhex("53" "b836010000" "bb00000010" "cd80" "5b" "c3")
+m = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+m.write(code)
+f = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(m)))
+print(f())
+`)}, "")
+	if res.usage.Signal == int(syscall.SIGSEGV) {
+		t.Skip("no i386 ABI on this kernel (int 0x80 faults)")
+	}
+	if want := fmt.Sprintf("%d\n", -int(syscall.ENOSYS)); res.stdout != want {
+		t.Fatalf("stdout %q, want %q (stderr %q)", res.stdout, want, res.stderr)
+	}
+}
+
+// What the clone rules must not break: threads (glibc tries clone3 first),
+// fork, subprocess and posix_spawn.
+func TestLinuxSeccompThreadsAndForkWork(t *testing.T) {
+	r := requireLinuxRunner(t)
+	res := run(t, r, Spec{Args: pyArgs(`
+import os, subprocess, sys, threading
+seen = []
+threads = [threading.Thread(target=seen.append, args=(i,)) for i in range(4)]
+for th in threads: th.start()
+for th in threads: th.join()
+print("threads", sorted(seen))
+pid = os.fork()
+if pid == 0:
+    os._exit(7)
+print("fork", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+out = subprocess.run([sys.executable, "-c", "print('hi')"], capture_output=True, text=True)
+print("subprocess", out.stdout.strip(), out.returncode)
+pid = os.posix_spawn(sys.executable, [sys.executable, "-c", "raise SystemExit(3)"], {})
+print("posix_spawn", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+`)}, "")
+	want := "threads [0, 1, 2, 3]\nfork 7\nsubprocess hi 0\nposix_spawn 3\n"
+	if res.stdout != want {
+		t.Fatalf("stdout %q, want %q (stderr %q)", res.stdout, want, res.stderr)
+	}
+}
+
+// pyList formats flags as a Python list literal.
+func pyList(flags []uint64) string {
+	parts := make([]string, len(flags))
+	for i, f := range flags {
+		parts[i] = fmt.Sprintf("%#x", f)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// TMPDIR names the private work dir, so tempfile works even when the
+// working directory is read-only; a TMPDIR the Spec sets is kept.
+func TestLinuxTempDir(t *testing.T) {
+	r := requireLinuxRunner(t)
+	roDir := t.TempDir()
+	os.Chmod(roDir, 0o777) // the uid could write here on the host: only the read-only bind stops it
+	code := `
+import os, tempfile
+d = tempfile.mkdtemp()
+with open(os.path.join(d, "f"), "w") as f:
+    f.write("x")
+print(os.path.dirname(d) == os.environ["TMPDIR"], os.path.dirname(d) == os.getcwd())
+print(tempfile.gettempdir())
+`
+	res := run(t, r, Spec{Args: pyArgs(code), Dir: roDir, Binds: []Bind{{Path: roDir}}}, "")
+	lines := strings.Split(res.stdout, "\n")
+	if len(lines) != 3 || lines[0] != "True False" || !strings.HasPrefix(lines[1], filepath.Join(r.tempRoot, tempPrefix)) {
+		t.Fatalf("stdout %q, want the work dir under %s (stderr %q)", res.stdout, r.tempRoot, res.stderr)
+	}
+	own := t.TempDir()
+	os.Chmod(own, 0o777)
+	res = run(t, r, Spec{Args: pyArgs(code), Env: []string{"TMPDIR=" + own}, Dir: roDir,
+		Binds: []Bind{{Path: roDir}, {Path: own, Writable: true}}}, "")
+	if want := "True False\n" + own + "\n"; res.stdout != want {
+		t.Fatalf("caller's TMPDIR: stdout %q, want %q (stderr %q)", res.stdout, want, res.stderr)
 	}
 }
 

@@ -100,6 +100,10 @@ func (p *plainProcess) Wait() (Usage, error) {
 func (p *plainProcess) reap() {
 	defer close(p.exited)
 	err := p.cmd.Wait()
+	// What the program left behind dies with it, as in the linux runner's
+	// pid namespace: a leftover holding stdout open would keep the judge
+	// from seeing the side gone.
+	p.Kill()
 	var exitErr *exec.ExitError
 	if err != nil && !errors.As(err, &exitErr) {
 		p.waitErr = fmt.Errorf("sandbox: wait for pid %d: %w", p.cmd.Process.Pid, err)

@@ -61,8 +61,9 @@ func TestPlainEnvironmentIsNotInherited(t *testing.T) {
 	p := startPlain(t, Spec{Args: []string{"/usr/bin/env"}, Env: []string{"ONLY=1"}})
 	out, _ := io.ReadAll(p.Stdout())
 	p.Wait()
-	if strings.TrimSpace(string(out)) != "ONLY=1" {
-		t.Fatalf("env = %q, want only ONLY=1", out)
+	want := "ONLY=1\nTMPDIR=" + p.(*plainProcess).workDir
+	if strings.TrimSpace(string(out)) != want {
+		t.Fatalf("env = %q, want only %q", out, want)
 	}
 }
 
@@ -211,5 +212,39 @@ func TestPlainCPULimit(t *testing.T) {
 	u, _ := p.Wait()
 	if !u.CPUExceeded || u.CPU < 500*time.Millisecond {
 		t.Fatalf("usage %+v, want CPUExceeded after about 1s CPU", u)
+	}
+}
+
+// TMPDIR names the private work dir (made for it even when Dir is set) and
+// is removed with it; a TMPDIR the Spec sets is kept, and then no work dir
+// is made.
+func TestPlainTempDir(t *testing.T) {
+	code := `
+import os, tempfile
+d = tempfile.mkdtemp()
+with open(os.path.join(d, "f"), "w") as f:
+    f.write("x")
+print(tempfile.gettempdir())
+`
+	path := "PATH=" + os.Getenv("PATH")
+	p := startPlain(t, Spec{Args: []string{"python3", "-c", code}, Env: []string{path}, Dir: t.TempDir()})
+	out, _ := io.ReadAll(p.Stdout())
+	p.Wait()
+	work := p.(*plainProcess).workDir
+	if work == "" || string(out) != work+"\n" {
+		t.Fatalf("tempdir %q, want the private work dir %q", out, work)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(work); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("work dir %s still there after Close: %v", work, err)
+	}
+	own := t.TempDir()
+	p = startPlain(t, Spec{Args: []string{"python3", "-c", code}, Env: []string{path, "TMPDIR=" + own}, Dir: t.TempDir()})
+	out, _ = io.ReadAll(p.Stdout())
+	p.Wait()
+	if string(out) != own+"\n" || p.(*plainProcess).workDir != "" {
+		t.Fatalf("caller's TMPDIR: tempdir %q, want %q; work dir %q, want none", out, own, p.(*plainProcess).workDir)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -27,7 +28,10 @@ type Runner interface {
 // Spec describes one program to run.
 type Spec struct {
 	Args []string // argv; Args[0] is looked up in PATH
-	Env  []string // the whole environment; nothing is inherited
+	// Env is the whole environment; nothing is inherited. One variable is
+	// added: TMPDIR, naming the private work dir (a writable scratch dir
+	// even when Dir is read-only), unless Env sets TMPDIR itself.
+	Env []string
 	// Dir is the working directory. Empty means the private work dir, a fresh
 	// writable directory that holds Files and is removed by Close.
 	Dir   string
@@ -87,8 +91,10 @@ type Process interface {
 	// Kill stops every process of the sandbox at once (SIGKILL). Idempotent.
 	Kill() error
 	// Wait blocks until the main process has exited and reports what the
-	// sandbox used. It does not close the Stdout/Stderr read ends, so the
-	// caller can drain them after Wait.
+	// sandbox used. Every other process of the sandbox is killed when the
+	// main one exits, so Stdout and Stderr reach EOF once drained. It does
+	// not close the Stdout/Stderr read ends, so the caller can drain them
+	// after Wait.
 	Wait() (Usage, error)
 	// Close kills what still runs, waits if Wait was not called, closes the
 	// pipes and removes the work dir, mounts and cgroup. Safe to call twice.
@@ -104,4 +110,25 @@ type Usage struct {
 	MemoryPeak     int64 // bytes; 0 when unknown
 	MemoryExceeded bool  // the memory limit was hit (OOM kill)
 	CPUExceeded    bool  // the CPU time limit was hit
+}
+
+// withTempDir returns a copy of env with TMPDIR=dir added, unless env
+// already sets TMPDIR (see Spec.Env).
+func withTempDir(env []string, dir string) []string {
+	out := make([]string, 0, len(env)+1)
+	out = append(out, env...)
+	if setsTempDir(env) {
+		return out
+	}
+	return append(out, "TMPDIR="+dir)
+}
+
+// setsTempDir reports whether env sets TMPDIR.
+func setsTempDir(env []string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "TMPDIR=") {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,66 @@
+//go:build linux
+
+package judge
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// An evaluator in the linux sandbox runs in the read-only problem folder;
+// the sandbox's TMPDIR still gives it a writable scratch dir for tempfile.
+func TestEvaluatorTempfile(t *testing.T) {
+	runner := hostileRunner(t)
+	t.Cleanup(func() { runner.Close() })
+	sdk, err := filepath.Abs("../sdk/python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"problem.json": `{"format_version":1,"title":"tmp","image":"ignored","runtime_config":{"solution":{"call_timeout_ms":3000}}}`,
+		"evaluate.py": `import os, tempfile
+from noj_evaluator_sdk import SolutionRunner, result
+d = tempfile.mkdtemp()
+with open(os.path.join(d, "scratch"), "w") as f:
+    f.write("5")
+with tempfile.NamedTemporaryFile() as f:
+    pass
+r = SolutionRunner()
+v = r.call("add", 2, 3)
+if str(v) == open(os.path.join(d, "scratch")).read():
+    result.accept(100.0)
+else:
+    result.wrong_answer(got=v)
+`,
+		"sol.py": "def add(a, b):\n    return a + b\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := LoadProblem(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := LoadSubmission(filepath.Join(dir, "sol.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), p, sub, &Options{Runner: runner, PythonPath: sdk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Sandbox != "linux" {
+		t.Errorf("sandbox = %q, want linux", res.Sandbox)
+	}
+	if res.Status != Accepted {
+		t.Fatalf("status %s, want Accepted (output %q)", res.Status, res.Output)
+	}
+}
