@@ -35,6 +35,14 @@ func (s *Server) serveConn(c net.Conn) {
 			return
 		}
 		req, err := decodeRequest(payload)
+		if errors.Is(err, ErrInvalidRequest) {
+			// An object whose field has the wrong type: the frame was read
+			// whole, so answer with the reason and keep the connection.
+			if !s.reply(c, fw, ErrorResponse(err.Error())) {
+				return
+			}
+			continue
+		}
 		if err != nil {
 			// rlm answers a non-object with its fixed text and closes; so do we
 			// for anything that is not a request object.

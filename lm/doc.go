@@ -28,7 +28,11 @@
 // which send one and close, work unchanged. A clean close before a header
 // ends the connection quietly. The server reads every header fully and
 // answers, then closes, on: a declared length over Options.MaxFrame (64 MiB
-// by default), a body that is not JSON, or JSON that is not an object. A
+// by default), a body that is not JSON, or JSON that is not an object. An
+// object with a field of the wrong type ("depth": "1", "prompts": "x") is
+// answered with an error naming the field ("request: depth: want an
+// integer, got string") and the connection stays open, as after any other
+// bad request. A
 // peer that stops mid-frame is cut off after Options.ReadTimeout; one that
 // sends nothing after Options.IdleTimeout. None of this disturbs other
 // connections.
@@ -37,7 +41,9 @@
 //
 // A Router picks a backend by model name and depth (rlm's rules by
 // default: a model name with a backend of that name wins, depth 1 goes to
-// the "other" backend, everything else to the default). At most
+// the "other" backend, everything else to the default). A model name that
+// no backend or rule serves is an error (ErrUnknownModel) at every depth
+// unless a fallback backend is configured. At most
 // Options.MaxInFlight backend calls run at once across all connections
 // (default 16), and at most Options.BatchConcurrency prompts of one batch
 // (default 16). A Budget refuses calls once spent. Usage is kept per model,

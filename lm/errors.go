@@ -21,6 +21,9 @@ var (
 	ErrInvalidPrompt = errors.New("invalid prompt")
 	// ErrInvalidJSON: the request frame is not JSON.
 	ErrInvalidJSON = errors.New("request is not valid JSON")
+	// ErrInvalidRequest: the request is a JSON object, but a field has the
+	// wrong type ("request: depth: want an integer, got string").
+	ErrInvalidRequest = errors.New("invalid request")
 	// ErrUnknownModel: no backend or rule serves the requested model and no
 	// fallback is configured.
 	ErrUnknownModel = errors.New("unknown model")

@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 )
 
-// decodeRequest parses one request frame. Errors are ErrInvalidJSON or
-// ErrNotObject (wrapped); after either the connection's framing is intact
-// but the peer is not speaking the protocol, so the server closes it.
+// decodeRequest parses one request frame. ErrInvalidJSON and ErrNotObject
+// (wrapped) mean the peer is not speaking the protocol, so the server
+// answers and closes. ErrInvalidRequest is a well-formed object with a field
+// of the wrong type ("request: depth: want an integer, got string"): it is
+// answered like any other bad request and the connection stays open.
 func decodeRequest(payload []byte) (*Request, error) {
 	trimmed := bytes.TrimSpace(payload)
 	if !json.Valid(trimmed) {
@@ -25,9 +29,36 @@ func decodeRequest(payload []byte) (*Request, error) {
 	}
 	var req Request
 	if err := json.Unmarshal(trimmed, &req); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidJSON, err)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, &fieldError{field: te.Field, want: wantKind(te.Type), got: te.Value}
+		}
+		return nil, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
 	}
 	return &req, nil
+}
+
+// fieldError is a request field of the wrong JSON type; it is ErrInvalidRequest.
+type fieldError struct{ field, want, got string }
+
+func (e *fieldError) Error() string {
+	return fmt.Sprintf("request: %s: want %s, got %s", e.field, e.want, e.got)
+}
+
+func (e *fieldError) Is(target error) bool { return target == ErrInvalidRequest }
+
+// wantKind names the JSON value a Request field of type t takes.
+func wantKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "an integer"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		return "an array"
+	default:
+		return t.String()
+	}
 }
 
 // answer serves one decoded request; per-prompt failures of a batch are in

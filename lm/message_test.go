@@ -84,20 +84,35 @@ func TestParsePrompt(t *testing.T) {
 
 func TestDecodeRequestErrors(t *testing.T) {
 	cases := []struct {
-		in   string
-		want error
+		in      string
+		want    error
+		wantMsg string // "": not checked
 	}{
-		{`[1]`, ErrNotObject},
-		{`"s"`, ErrNotObject},
-		{`12`, ErrNotObject},
-		{`{"prompt":`, ErrInvalidJSON},
-		{``, ErrInvalidJSON},
-		{`{"depth": "one"}`, ErrInvalidJSON},
-		{"\xff", ErrInvalidJSON},
+		{`[1]`, ErrNotObject, ""},
+		{`"s"`, ErrNotObject, ""},
+		{`12`, ErrNotObject, ""},
+		{`{"prompt":`, ErrInvalidJSON, ""},
+		{``, ErrInvalidJSON, ""},
+		{"\xff", ErrInvalidJSON, ""},
+		// Valid JSON objects with a field of the wrong type name the field.
+		{`{"prompt": "x", "depth": "one"}`, ErrInvalidRequest, "request: depth: want an integer, got string"},
+		{`{"prompt": "x", "depth": "1"}`, ErrInvalidRequest, "request: depth: want an integer, got string"},
+		{`{"prompt": "x", "depth": 1.5}`, ErrInvalidRequest, "request: depth: want an integer, got number 1.5"},
+		{`{"prompt": "x", "depth": true}`, ErrInvalidRequest, "request: depth: want an integer, got bool"},
+		{`{"prompts": "x", "depth": 0}`, ErrInvalidRequest, "request: prompts: want an array, got string"},
+		{`{"prompts": {"a": 1}}`, ErrInvalidRequest, "request: prompts: want an array, got object"},
+		{`{"prompt": "x", "model": 5}`, ErrInvalidRequest, "request: model: want a string, got number"},
 	}
 	for _, tc := range cases {
-		if _, err := decodeRequest([]byte(tc.in)); !errors.Is(err, tc.want) {
+		_, err := decodeRequest([]byte(tc.in))
+		if !errors.Is(err, tc.want) {
 			t.Errorf("%q: %v, want %v", tc.in, err, tc.want)
+		}
+		if tc.wantMsg != "" && (err == nil || err.Error() != tc.wantMsg) {
+			t.Errorf("%q: error %q, want %q", tc.in, err, tc.wantMsg)
+		}
+		if tc.want != ErrInvalidJSON && errors.Is(err, ErrInvalidJSON) {
+			t.Errorf("%q: valid JSON reported as invalid: %v", tc.in, err)
 		}
 	}
 }
@@ -106,13 +121,13 @@ func TestDecodeRequestErrors(t *testing.T) {
 // yields a request whose prompts the server can echo as valid JSON.
 func FuzzDecodeRequest(f *testing.F) {
 	for _, s := range []string{`{"prompt":"a","depth":0}`, `{"prompts":["a",[{"role":"user","content":"b"}]]}`,
-		`[]`, `{"prompt":{"role":"user","content":[{"type":"text","text":"x"}]}}`, `{"model":null}`, "{\"prompt\":\"caf\\u00e9\"}"} {
+		`[]`, `{"prompt":{"role":"user","content":[{"type":"text","text":"x"}]}}`, `{"model":null}`, `{"prompt":"a","depth":"1"}`, "{\"prompt\":\"caf\\u00e9\"}"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		req, err := decodeRequest(data)
 		if err != nil {
-			if !errors.Is(err, ErrInvalidJSON) && !errors.Is(err, ErrNotObject) {
+			if !errors.Is(err, ErrInvalidJSON) && !errors.Is(err, ErrNotObject) && !errors.Is(err, ErrInvalidRequest) {
 				t.Fatalf("unclassified error %v", err)
 			}
 			return

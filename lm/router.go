@@ -6,8 +6,8 @@ import (
 )
 
 // Rule sends requests that match it to a backend. A rule matches when Model
-// is "" or equals the requested model, and the depth lies in
-// [MinDepth, MaxDepth] (a nil bound is open).
+// equals the requested model ("" matches only a request that names no
+// model), and the depth lies in [MinDepth, MaxDepth] (a nil bound is open).
 type Rule struct {
 	Model    string `json:"model,omitempty"`
 	MinDepth *int   `json:"min_depth,omitempty"`
@@ -16,7 +16,7 @@ type Rule struct {
 }
 
 func (r Rule) matches(model string, depth int) bool {
-	if r.Model != "" && r.Model != model {
+	if r.Model != model {
 		return false
 	}
 	if r.MinDepth != nil && depth < *r.MinDepth {
@@ -28,11 +28,13 @@ func (r Rule) matches(model string, depth int) bool {
 // Router picks the backend of a request. It is immutable after NewRouter and
 // safe for concurrent use.
 //
-// Order: a backend named exactly as the requested model; then the first
-// matching rule; then, for a request that names a model nothing serves, the
-// fallback or ErrUnknownModel; then the default backend. Without explicit
-// rules the rules are rlm's: depth 1 goes to the "other" backend when one is
-// configured.
+// Order: a backend named exactly as the requested model; then, for a
+// request that names a model, the first matching rule that names that model,
+// else the fallback, else ErrUnknownModel, at every depth (an unknown model
+// name is an error unless a fallback is configured); then, for a request
+// that names no model, the first matching rule that names none, else the
+// default backend. Without explicit rules the rules are rlm's: depth 1 goes
+// to the "other" backend when one is configured.
 type Router struct {
 	backends map[string]Backend
 	rules    []Rule
@@ -47,7 +49,7 @@ type RouterConfig struct {
 	Default  string // required
 	Other    string // optional: rlm's other_backend_client, used at depth 1
 	Rules    []Rule // nil: rlm's rules
-	Fallback string // optional: backend for unknown model names
+	Fallback string // optional: backend for unknown model names; none: they are errors
 }
 
 // NewRouter checks that every name in c refers to a backend.
@@ -91,6 +93,8 @@ func (r *Router) Route(model string, depth int) (string, Backend, error) {
 		return model, b, nil
 	}
 	for _, rule := range r.rules {
+		// A rule without a model serves only requests without one, so a
+		// named model that nothing serves is unknown whatever the depth.
 		if rule.matches(model, depth) {
 			return rule.Backend, r.backends[rule.Backend], nil
 		}

@@ -16,6 +16,10 @@ func TestRouting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rlmFallback, err := lm.NewRouter(lm.RouterConfig{Backends: bs, Default: "main", Other: "cheap", Fallback: "code"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	custom, err := lm.NewRouter(lm.RouterConfig{Backends: bs, Default: "main", Fallback: "main", Rules: []lm.Rule{
 		{Model: "coder", Backend: "code"},
 		{MinDepth: intp(2), Backend: "cheap"},
@@ -37,10 +41,16 @@ func TestRouting(t *testing.T) {
 		{"rlm: missing depth (-1)", rlmRules, "", -1, "main", nil},
 		{"rlm: a named model overrides depth", rlmRules, "code", 1, "code", nil},
 		{"rlm: unknown model without fallback", rlmRules, "gpt-9", 0, "", lm.ErrUnknownModel},
+		{"rlm: unknown model at depth 1 is still unknown", rlmRules, "gpt-9", 1, "", lm.ErrUnknownModel},
+		{"rlm+fallback: unknown model at depth 1 falls back", rlmFallback, "gpt-9", 1, "code", nil},
+		{"rlm+fallback: no model at depth 1 goes to other", rlmFallback, "", 1, "cheap", nil},
+		{"rlm+fallback: known model at depth 1", rlmFallback, "main", 1, "main", nil},
 		{"custom: alias rule", custom, "coder", 0, "code", nil},
 		{"custom: depth range", custom, "", 5, "cheap", nil},
 		{"custom: below range", custom, "", 1, "main", nil},
 		{"custom: unknown model falls back", custom, "gpt-9", 0, "main", nil},
+		{"custom: unknown model falls back inside a depth range", custom, "gpt-9", 5, "main", nil},
+		{"custom: alias rule inside a depth range", custom, "coder", 5, "code", nil},
 	}
 	for _, tc := range cases {
 		name, _, err := tc.r.Route(tc.model, tc.depth)

@@ -136,6 +136,9 @@ func TestRequestErrorsKeepConnection(t *testing.T) {
 		{"empty prompt", `{"prompt": ""}`, "Missing 'prompt' or 'prompts' in request."},
 		{"empty prompts", `{"prompts": []}`, "Missing 'prompt' or 'prompts' in request."},
 		{"number prompt", `{"prompt": 7}`, "invalid prompt: a prompt is a string or a list of messages, not a number"},
+		{"string depth", `{"prompt": "x", "depth": "1"}`, "request: depth: want an integer, got string"},
+		{"string prompts", `{"prompts": "x", "depth": 0}`, "request: prompts: want an array, got string"},
+		{"number model", `{"prompt": "x", "model": 5, "depth": 0}`, "request: model: want a string, got number"},
 		{"unknown model", `{"prompt": "x", "model": "gpt-x"}`, ""},
 	}
 	c := dialRaw(t, addr)

@@ -16,8 +16,11 @@
 //	  "budget": {"calls": 100, "tokens": 200000}
 //	}
 //
-// A backend's name is the model name requests select it by. Keys are never
-// written in the file, only the name of the variable that holds one.
+// A backend's name is the model name requests select it by. A request that
+// names a model no backend or rule serves is an error ("unknown model"),
+// even with a single backend, unless "fallback" names the backend that
+// serves such names. Keys are never written in the file, only the name of
+// the variable that holds one.
 package lmconfig
 
 import (
@@ -138,9 +141,11 @@ func Parse(data []byte) (*Config, error) {
 	return &c, nil
 }
 
-// Echo is the configuration of `--backend echo`: one echo backend named "echo".
+// Echo is the configuration of `--backend echo`: one echo backend named
+// "echo", which is also the fallback, so it answers whatever model a request
+// names (as rlm's handler with one client does).
 func Echo() *Config {
-	return &Config{Backends: map[string]Backend{"echo": {Type: "echo"}}, Default: "echo"}
+	return &Config{Backends: map[string]Backend{"echo": {Type: "echo"}}, Default: "echo", Fallback: "echo"}
 }
 
 // Router builds the backends and their routing. getenv looks up API keys
@@ -170,11 +175,7 @@ func (c *Config) Router(getenv func(string) string) (*lm.Router, error) {
 				Timeout: time.Duration(b.Timeout), Retries: b.Retries, Backoff: time.Duration(b.Backoff)}
 		}
 	}
-	fallback := c.Fallback
-	if len(backends) == 1 && fallback == "" {
-		fallback = c.Default // one backend serves every model name, as rlm's single client does
-	}
-	return lm.NewRouter(lm.RouterConfig{Backends: backends, Default: c.Default, Other: c.Other, Rules: c.Rules, Fallback: fallback})
+	return lm.NewRouter(lm.RouterConfig{Backends: backends, Default: c.Default, Other: c.Other, Rules: c.Rules, Fallback: c.Fallback})
 }
 
 // Options are the server options of the file.

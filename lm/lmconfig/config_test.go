@@ -36,8 +36,10 @@ func TestParseAndBuild(t *testing.T) {
 	if name, _, _ := r.Route("", 1); name != "echo" {
 		t.Errorf("depth 1 routed to %q, want the other backend", name)
 	}
-	if _, _, err := r.Route("nope", 0); !errors.Is(err, lm.ErrUnknownModel) {
-		t.Errorf("unknown model: %v", err)
+	for _, depth := range []int{-1, 0, 1, 2} {
+		if _, _, err := r.Route("nope", depth); !errors.Is(err, lm.ErrUnknownModel) {
+			t.Errorf("unknown model at depth %d: %v", depth, err)
+		}
 	}
 	o := c.Options()
 	if o.MaxInFlight != 4 || o.ReadTimeout != 2*time.Second || o.Budget.Calls != 10 {
@@ -73,7 +75,7 @@ func TestLoadEchoServes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name, b, err := r.Route("any-model", 0)
+	name, b, err := r.Route("", 0)
 	if err != nil || name != "echo" {
 		t.Fatalf("single backend serves %q, %v", name, err)
 	}
@@ -83,5 +85,48 @@ func TestLoadEchoServes(t *testing.T) {
 	}
 	if _, err := lmconfig.Load(filepath.Join(t.TempDir(), "missing.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// An unknown model name is an error unless a fallback is configured, also
+// with a single backend; only an explicit "fallback" serves such names.
+func TestSingleBackendFallbackIsExplicit(t *testing.T) {
+	cases := []struct {
+		name, data string
+		wantErr    error
+	}{
+		{"no fallback", `{"backends": {"echo": {"type": "echo"}}}`, lm.ErrUnknownModel},
+		{"explicit fallback", `{"backends": {"echo": {"type": "echo"}}, "fallback": "echo"}`, nil},
+	}
+	for _, tc := range cases {
+		c, err := lmconfig.Parse([]byte(tc.data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := c.Router(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name, _, err := r.Route("", 0); err != nil || name != "echo" {
+			t.Errorf("%s: no model routed to %q, %v", tc.name, name, err)
+		}
+		name, _, err := r.Route("any-model", 0)
+		if !errors.Is(err, tc.wantErr) || (err == nil && name != "echo") {
+			t.Errorf("%s: Route(any-model) = %q, %v; want %v", tc.name, name, err, tc.wantErr)
+		}
+	}
+}
+
+// `tether lm serve --backend echo` keeps answering any model name: its
+// configuration names the fallback explicitly.
+func TestEchoConfigServesAnyModel(t *testing.T) {
+	r, err := lmconfig.Echo().Router(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, depth := range []int{0, 1} {
+		if name, _, err := r.Route("gpt-9", depth); err != nil || name != "echo" {
+			t.Errorf("depth %d: Route(gpt-9) = %q, %v", depth, name, err)
+		}
 	}
 }

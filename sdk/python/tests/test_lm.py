@@ -1,12 +1,17 @@
-"""tether_sdk.lm against a real `tether lm serve` (echo backend).
+"""tether_sdk.lm against a real `tether lm serve` (echo backend), and the
+depth it writes on the wire against a recording fake handler.
 
 The binary is $TETHER_BIN, or built from this checkout with `go build` when Go
-is on PATH; without either the tests skip.
+is on PATH; without either those tests skip (the depth tests need no binary).
 """
+import json
 import os
 import shutil
+import socket
+import struct
 import subprocess
 import tempfile
+import threading
 
 import pytest
 
@@ -115,3 +120,97 @@ def test_capability_handler_and_budget(tether_bin, monkeypatch):
             lm.request_llm_completion(42)
     finally:
         h.close()
+
+
+class Recorder:
+    """A fake LM handler: records every request object and echoes its prompt(s)."""
+
+    def __init__(self):
+        self.requests = []
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.addr = "127.0.0.1:%d" % self.sock.getsockname()[1]
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    @staticmethod
+    def _completion(prompt):
+        return {"root_model": "rec", "prompt": prompt, "response": str(prompt),
+                "usage_summary": {"model_usage_summaries": {}}, "execution_time": 0.0}
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                (n,) = struct.unpack(">I", lm._recv_exact(conn, 4))
+                req = json.loads(lm._recv_exact(conn, n))
+                self.requests.append(req)
+                resp = {"chat_completion": None, "chat_completions": None, "error": None}
+                if req.get("prompts"):
+                    resp["chat_completions"] = [self._completion(p) for p in req["prompts"]]
+                else:
+                    resp["chat_completion"] = self._completion(req.get("prompt"))
+                body = json.dumps(resp).encode()
+                conn.sendall(struct.pack(">I", len(body)) + body)
+
+    def depths(self):
+        return [r["depth"] for r in self.requests]
+
+    def close(self):
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)  # wakes the blocked accept()
+        except OSError:
+            pass
+        self.sock.close()
+        self.thread.join(timeout=10)
+        assert not self.thread.is_alive()
+
+
+@pytest.fixture
+def recorder(monkeypatch):
+    r = Recorder()
+    monkeypatch.setenv(lm.ADDR_ENV, r.addr)
+    monkeypatch.delenv(lm.DEPTH_ENV, raising=False)
+    yield r
+    r.close()
+
+
+def test_repl_functions_send_rlm_repl_depth(recorder):
+    # rlm's REPL (LocalREPL, depth=1) writes depth 1: its calls are sub-calls
+    # of the root model, which rlm's routing sends to the "other" backend.
+    assert lm.llm_query("a") == "a"
+    assert lm.llm_query_batched(["b", "c"]) == ["b", "c"]
+    assert recorder.depths() == [1, 1]
+    assert all(type(d) is int for d in recorder.depths())
+
+
+def test_repl_depth_from_environment_root_calls_stay_zero(recorder, monkeypatch):
+    monkeypatch.setenv(lm.DEPTH_ENV, "3")
+    lm.llm_query("a")
+    lm.llm_query_batched(["b"])
+    # completion & co. are root calls (rlm's LMHandler.completion): the REPL's
+    # depth does not apply to them.
+    lm.completion("c")
+    lm.completion_batched(["d"])
+    lm.request_llm_completion("e")
+    lm.completion("f", depth=5)
+    assert recorder.depths() == [3, 3, 0, 0, 0, 5]
+
+
+def test_repl_depth_argument_wins(recorder, monkeypatch):
+    monkeypatch.setenv(lm.DEPTH_ENV, "3")
+    lm.llm_query("a", depth=2)
+    lm.llm_query_batched(["b"], depth=0)
+    assert recorder.depths() == [2, 0]
+
+
+def test_bad_depth_is_an_error_string(recorder, monkeypatch):
+    monkeypatch.setenv(lm.DEPTH_ENV, "one")
+    assert lm.llm_query("a") == "Error: TETHER_LM_DEPTH='one' is not an integer"
+    assert lm.llm_query_batched(["a", "b"]) == [lm.llm_query("a")] * 2
+    monkeypatch.delenv(lm.DEPTH_ENV)
+    assert lm.llm_query("a", depth="1").startswith("Error: depth must be an int")
+    assert lm.llm_query("a", depth=True).startswith("Error: depth must be an int")
+    assert recorder.requests == []

@@ -8,7 +8,14 @@ run) owns the model keys; this module only knows its address, taken from
 * ``completion(prompt, model=None)`` returns the completion dict and raises
   ``LMError`` when the handler answers with an error.
 * ``llm_query`` / ``llm_query_batched`` behave as rlm's REPL functions:
-  failures come back as strings starting with ``"Error: "``.
+  failures come back as strings starting with ``"Error: "``. Like rlm's
+  REPL they send the REPL's depth, which routes them (rlm's rules send depth
+  1 to the handler's "other" backend): the ``depth`` argument when given,
+  else ``TETHER_LM_DEPTH`` when set (whoever starts a nested REPL sets it),
+  else 1, rlm's REPL default (its root model is at depth 0).
+* ``completion`` / ``completion_batched`` (and so ``request_llm_completion``)
+  are root calls, as rlm's ``LMHandler.completion``: depth 0 unless the
+  ``depth`` argument says otherwise; ``TETHER_LM_DEPTH`` does not apply.
 * ``request_llm_completion`` is a ready capability handler; an evaluator
   offers it with one line: ``tether_sdk.lm.register()``.
 
@@ -32,6 +39,8 @@ __all__ = [
 ]
 
 ADDR_ENV = "TETHER_LM_ADDR"
+DEPTH_ENV = "TETHER_LM_DEPTH"
+REPL_DEPTH = 1  # rlm's LocalREPL default: one below the root model
 DEFAULT_TIMEOUT = 300.0  # seconds, rlm's client default
 _HEADER = struct.Struct(">I")
 
@@ -82,6 +91,25 @@ def _request(data, addr=None, timeout=DEFAULT_TIMEOUT):
     return resp
 
 
+def _check_depth(depth):
+    if isinstance(depth, bool) or not isinstance(depth, int):
+        raise LMError("depth must be an int, not %s" % type(depth).__name__)
+    return depth
+
+
+def _repl_depth(depth=None):
+    """The depth llm_query sends: ``depth``, else $TETHER_LM_DEPTH, else rlm's REPL default 1."""
+    if depth is not None:
+        return _check_depth(depth)
+    env = os.environ.get(DEPTH_ENV, "").strip()
+    if not env:
+        return REPL_DEPTH
+    try:
+        return int(env)
+    except ValueError:
+        raise LMError("%s=%r is not an integer" % (DEPTH_ENV, env)) from None
+
+
 def _request_dict(prompt=None, prompts=None, model=None, depth=0):
     d = {}
     if prompt is not None:
@@ -90,7 +118,7 @@ def _request_dict(prompt=None, prompts=None, model=None, depth=0):
         d["prompts"] = list(prompts)
     if model is not None:
         d["model"] = model
-    d["depth"] = depth
+    d["depth"] = _check_depth(depth)
     return d
 
 
@@ -116,19 +144,25 @@ def completion_batched(prompts, model=None, depth=0, addr=None, timeout=DEFAULT_
     return ccs
 
 
-def llm_query(prompt, model=None):
-    """rlm's ``llm_query``: the response text, or ``"Error: ..."``."""
+def llm_query(prompt, model=None, depth=None):
+    """rlm's ``llm_query``: the response text, or ``"Error: ..."``.
+
+    ``depth`` defaults to $TETHER_LM_DEPTH, else 1 (rlm's REPL depth).
+    """
     try:
-        return completion(prompt, model=model)["response"]
+        return completion(prompt, model=model, depth=_repl_depth(depth))["response"]
     except LMError as e:
         return "Error: %s" % e
 
 
-def llm_query_batched(prompts, model=None):
-    """rlm's ``llm_query_batched``: one response text or ``"Error: ..."`` per prompt, in order."""
+def llm_query_batched(prompts, model=None, depth=None):
+    """rlm's ``llm_query_batched``: one response text or ``"Error: ..."`` per prompt, in order.
+
+    ``depth`` defaults to $TETHER_LM_DEPTH, else 1 (rlm's REPL depth).
+    """
     prompts = list(prompts)
     try:
-        ccs = completion_batched(prompts, model=model)
+        ccs = completion_batched(prompts, model=model, depth=_repl_depth(depth))
     except LMError as e:
         return ["Error: %s" % e] * len(prompts)
     return ["Error: %s" % cc["error"] if cc.get("error") else cc.get("response", "") for cc in ccs]
