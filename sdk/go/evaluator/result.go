@@ -44,7 +44,7 @@ func (r *Runner) writeResult(status string, score float64, details map[string]an
 		Status  string         `json:"status"`
 		Score   int64          `json:"score"`
 		Details map[string]any `json:"details"`
-	}{status, int64(math.Round(score * 100)), details})
+	}{status, int64(math.RoundToEven(score * 100)), details})
 	if err != nil {
 		return fmt.Errorf("evaluator: result details: %w: %w", ErrRejected, err)
 	}

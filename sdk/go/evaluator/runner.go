@@ -159,11 +159,7 @@ func (r *Runner) serveCapability(f frame.Frame, h Handler) {
 		if he, ok := err.(*HandlerError); ok {
 			code = he.Code
 		}
-		msg := err.Error()
-		if len(msg) > 1024 {
-			msg = msg[:1024]
-		}
-		r.p.Send(frame.Error(f.ID, code, msg, ""))
+		r.p.Send(frame.Error(f.ID, code, cutCharacters(err.Error(), maxCapabilityMessage), ""))
 		return
 	}
 	buf := frame.GetBuffer()
@@ -197,4 +193,19 @@ func (r *Runner) Close() error {
 	r.cancel()
 	r.handlers.Wait()
 	return err
+}
+
+// maxCapabilityMessage is where a capability's exception message is cut
+// (dual.md: 1024 characters, as the Python SDK does).
+const maxCapabilityMessage = 1024
+
+// cutCharacters returns s cut to at most n characters (runes).
+func cutCharacters(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }

@@ -248,3 +248,56 @@ func TestResultWrittenOnce(t *testing.T) {
 	for range lines {
 	}
 }
+
+// The score is round(score*100) as Python's round computes it (halves to
+// even), so a Go and a Python evaluator give the same score.
+func TestResultScoreRoundsLikePython(t *testing.T) {
+	for _, c := range []struct {
+		score float64
+		want  string
+	}{{0.125, "12"}, {0.375, "38"}, {87.456, "8746"}, {0.005, "0"}, {100, "10000"}} {
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		r := evaluator.New(inR, outW, nil)
+		done := make(chan string, 1)
+		go func() {
+			sc := bufio.NewScanner(outR)
+			sc.Scan() // ---RESULT---
+			sc.Scan()
+			done <- sc.Text()
+			io.Copy(io.Discard, outR)
+		}()
+		if err := r.Accept(c.score, nil); err != nil {
+			t.Fatal(err)
+		}
+		outW.Close()
+		line := <-done
+		inW.Close()
+		r.Close()
+		if want := `{"status":"Accepted","score":` + c.want + `,"details":{}}`; line != want {
+			t.Errorf("Accept(%v): %s, want %s", c.score, line, want)
+		}
+	}
+}
+
+// A capability's exception message is cut at 1024 characters, not bytes, so
+// the cut never splits one.
+func TestCapabilityMessageCutAt1024Characters(t *testing.T) {
+	p := newPair(t, true, func(h *solution.Host) {
+		h.Register("ask", func(ctx context.Context, args []any) (any, error) {
+			_, err := h.CallCapability(ctx, "long")
+			var ce *solution.CapabilityError
+			if !errors.As(err, &ce) {
+				return nil, fmt.Errorf("want a CapabilityError, got %v", err)
+			}
+			return ce.Message, nil
+		})
+	})
+	p.r.RegisterCapability("long", func(ctx context.Context, args []any) (any, error) {
+		return nil, errors.New(strings.Repeat("é", 2000))
+	}, 0)
+	v, err := p.r.Call(context.Background(), "ask")
+	if err != nil || v != strings.Repeat("é", 1024) {
+		t.Fatalf("message %d bytes, %v; want 1024 characters", len(fmt.Sprint(v)), err)
+	}
+}

@@ -47,6 +47,8 @@ def format_trace(exc, skip=0):
     return clip(body, MAX_TRACE) + exception_line(exc)
 
 
-def exception_message(exc, limit=MAX_MESSAGE):
-    """str(exc), sanitized and clipped."""
-    return clip(sanitize(str(exc)), limit)
+def exception_message(exc, limit=MAX_MESSAGE, marked=True):
+    """str(exc), sanitized and clipped; marked=False cuts it at exactly limit
+    characters, with no note of what was cut (capability messages: dual.md)."""
+    text = sanitize(str(exc))
+    return clip(text, limit) if marked else text[:limit]

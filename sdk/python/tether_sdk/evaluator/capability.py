@@ -101,7 +101,7 @@ def _serve(frame):
     try:
         value = handler(*args)
     except Exception as e:  # noqa: BLE001 - any handler failure goes back to the solution
-        _reply(call_id, "Exception", exception_message(e, MAX_CAPABILITY_MESSAGE), format_trace(e, skip=1))
+        _reply(call_id, "Exception", exception_message(e, MAX_CAPABILITY_MESSAGE, marked=False), format_trace(e, skip=1))
         return
     try:
         data = encode_line(result_frame(call_id, codec.encode(value)))
