@@ -54,5 +54,13 @@ func (r *run) result() *Result {
 		res.MemoryKB = max(res.MemoryKB, u.MemoryPeak/1024)
 	}
 	res.CPUMs = cpu.Milliseconds()
+	// Both sides have stopped (stopAll, or restartSolution for a solution
+	// whose successor did not start), so their usage is final.
+	if r.evaluator != nil {
+		res.Exit.Evaluator = r.evaluator.exit()
+	}
+	if r.lastSol != nil {
+		res.Exit.Solution = r.lastSol.exit()
+	}
 	return res
 }

@@ -16,6 +16,9 @@ type Result struct {
 	Calls        CallStats       `json:"calls"`
 	Logs         Logs            `json:"logs"`
 	Sandbox      string          `json:"sandbox"`
+	// Exit is how each side's process ended (sandbox.md's "exit status or
+	// signal of each side").
+	Exit Exits `json:"exit"`
 	// LMUsage is what the run's LM handler served, per model (lm.md's usage
 	// summary); absent when the run had no handler.
 	LMUsage json.RawMessage `json:"lm_usage,omitempty"`
@@ -26,6 +29,27 @@ type CallStats struct {
 	Count    int `json:"count"`    // call frames forwarded to the solution
 	Timeouts int `json:"timeouts"` // CallTimeout errors sent
 	Restarts int `json:"restarts"` // solution sandboxes restarted
+}
+
+// Exits says how the process of each side ended; a side that never
+// started is null.
+type Exits struct {
+	Evaluator *ProcessExit `json:"evaluator"`
+	// Solution is the last solution process: after restarts, the one that
+	// ran last (the ones before it were killed by the judge).
+	Solution *ProcessExit `json:"solution"`
+}
+
+// ProcessExit is how one process ended: ExitCode when it exited, Signal
+// when a signal ended it, Error when the sandbox could not tell.
+type ProcessExit struct {
+	ExitCode *int   `json:"exit_code,omitempty"`
+	Signal   string `json:"signal,omitempty"` // e.g. "SIGKILL", "SIGSEGV"
+	// KilledByJudge: the signal came from the judge, at the end of the run,
+	// on a restart or a timeout, or from a limit the sandbox enforces (CPU
+	// time, memory). False for a process that exited or died on its own.
+	KilledByJudge bool   `json:"killed_by_judge"`
+	Error         string `json:"error,omitempty"`
 }
 
 // Logs are the solution's log frames kept for the result.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/tether-dev/tether/sdk/go/evaluator"
@@ -371,6 +372,20 @@ var solutionRoles = map[string]func() int{
 	},
 	"deaf": func() int {
 		raw(`{"type":"ready"}`)
+		time.Sleep(time.Minute)
+		return 0
+	},
+	"exit-3": func() int { // ends on its first call
+		raw(`{"type":"ready"}`)
+		newRawReader().next()
+		return 3
+	},
+	"self-kill": func() int { // SIGKILLs itself on its first call
+		raw(`{"type":"ready"}`)
+		if _, m := newRawReader().next(); m == nil {
+			return 0
+		}
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		time.Sleep(time.Minute)
 		return 0
 	},

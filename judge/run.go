@@ -54,6 +54,7 @@ type run struct {
 	stdout      *tailBuffer
 	logs        []LogEntry
 	solution    *side           // the live solution; replaced on restart
+	lastSol     *side           // the last solution started; kept when a restart fails
 	solUsage    []sandbox.Usage // of the solutions already stopped
 	counts      callCounts
 	lmUsage     json.RawMessage // set by stopLM
@@ -136,7 +137,7 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 		return nil, nil
 	}
 	r.mu.Lock()
-	r.solution = sol
+	r.solution, r.lastSol = sol, sol
 	r.mu.Unlock()
 
 	r.mu.Lock()
@@ -273,7 +274,7 @@ func (r *run) restartSolution(ctx context.Context) (dual.Endpoint, error) {
 		return dual.Endpoint{}, fmt.Errorf("start solution %q: %w", r.solSpec.Args[0], err)
 	}
 	r.mu.Lock()
-	r.solution = s
+	r.solution, r.lastSol = s, s
 	r.mu.Unlock()
 	return endpointOf(s), nil
 }
@@ -323,10 +324,13 @@ func (r *run) absorb(ctx context.Context, sum dual.Summary, relayErr error) {
 // and records the solution's usage.
 func (r *run) stopAll() {
 	r.mu.Lock()
-	sol := r.solution
+	sol, last := r.solution, r.lastSol
 	r.mu.Unlock()
+	if last == sol { // else a failed restart stopped it; stop is idempotent
+		last = nil
+	}
 	var wg sync.WaitGroup
-	for _, s := range []*side{r.evaluator, sol} {
+	for _, s := range []*side{r.evaluator, sol, last} {
 		if s == nil {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -28,6 +29,7 @@ type side struct {
 	stderrDone chan struct{}
 
 	stopOnce sync.Once
+	killed   atomic.Bool // the judge sent Kill (end of run, restart, closed stdout)
 }
 
 // startSide starts spec. collect == nil discards stderr.
@@ -83,16 +85,27 @@ func (s *side) endpoint() (io.WriteCloser, io.ReadCloser) {
 	if rc, ok := s.proc.Stdout().(io.ReadCloser); ok {
 		return s.proc.Stdin(), rc
 	}
-	return s.proc.Stdin(), killCloser{s.proc.Stdout(), s.proc}
+	return s.proc.Stdin(), killCloser{s.proc.Stdout(), s}
 }
 
 // killCloser stops a reader that has no Close by killing its writer.
 type killCloser struct {
 	io.Reader
-	proc sandbox.Process
+	side *side
 }
 
-func (k killCloser) Close() error { return k.proc.Kill() }
+func (k killCloser) Close() error { return k.side.kill() }
+
+// kill kills the whole sandbox and remembers that the judge did it, unless
+// the process was already reaped (Kill then only reaches what it left).
+func (s *side) kill() error {
+	select {
+	case <-s.done:
+	default:
+		s.killed.Store(true)
+	}
+	return s.proc.Kill()
+}
 
 // stop ends the process in order: its stdin is closed (EOF asks it to
 // exit), it gets grace to do so, then the whole sandbox is killed. Stderr is
@@ -105,7 +118,7 @@ func (s *side) stop(grace time.Duration) {
 func (s *side) stopNow(grace time.Duration) {
 	s.proc.Stdin().Close()
 	waitUpTo(s.done, grace)
-	s.proc.Kill()
+	s.kill()
 	<-s.done
 	// Killing the group ends every writer of stderr, but a process that left
 	// the group may hold it open: Close cuts the pipe after a short wait.
@@ -132,6 +145,26 @@ func describeExit(u sandbox.Usage, err error) string {
 	default:
 		return fmt.Sprintf("exit status %d", u.ExitCode)
 	}
+}
+
+// exit is how the side's process ended; call after done is closed.
+func (s *side) exit() *ProcessExit {
+	u, e := s.usage, &ProcessExit{}
+	switch {
+	case s.waitErr != nil:
+		e.Error = s.waitErr.Error()
+	case u.Signal != 0:
+		e.Signal = signalName(u.Signal)
+		// A Kill that raced with the process's own exit did not end it: only
+		// a SIGKILL after the judge's Kill counts, or a limit the sandbox
+		// enforced with a signal.
+		e.KilledByJudge = (s.killed.Load() && u.Signal == int(syscall.SIGKILL)) ||
+			u.CPUExceeded || u.MemoryExceeded
+	default:
+		code := u.ExitCode
+		e.ExitCode = &code
+	}
+	return e
 }
 
 func recoverTo(fail func(any)) {

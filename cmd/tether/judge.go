@@ -168,12 +168,47 @@ func printSummary(w io.Writer, r *judge.Result) {
 	} else {
 		fmt.Fprintf(w, "sandbox:  %s\n", r.Sandbox)
 	}
+	printExit(w, r.Exit)
 	printLMUsage(w, r)
 	if d := string(r.Details); d != "{}" && d != "" {
 		fmt.Fprintf(w, "details:  %s\n", d)
 	}
 	if r.Output != "" {
 		fmt.Fprintf(w, "evaluator output (tail):\n%s\n", tailLines(r.Output, 20))
+	}
+}
+
+// printExit shows how the sides ended, only when one of them died by a
+// signal or exited non-zero: a clean exit of both is not news.
+func printExit(w io.Writer, e judge.Exits) {
+	notable := false
+	var parts []string
+	for _, s := range []struct {
+		name string
+		exit *judge.ProcessExit
+	}{{"evaluator", e.Evaluator}, {"solution", e.Solution}} {
+		x := s.exit
+		var how string
+		switch {
+		case x == nil:
+			continue
+		case x.Signal != "":
+			how = x.Signal
+			if x.KilledByJudge {
+				how += " (killed by the judge)"
+			}
+			notable = true
+		case x.ExitCode != nil:
+			how = fmt.Sprintf("exit %d", *x.ExitCode)
+			notable = notable || *x.ExitCode != 0
+		default:
+			how = "unknown: " + x.Error
+			notable = true
+		}
+		parts = append(parts, s.name+" "+how)
+	}
+	if notable {
+		fmt.Fprintf(w, "ended:    %s\n", strings.Join(parts, ", "))
 	}
 }
 

@@ -112,3 +112,38 @@ func TestJudgeCommandUsageErrors(t *testing.T) {
 		t.Fatalf("one argument: %v, want an error naming the two arguments", err)
 	}
 }
+
+func TestJudgeCommandReportsHowSidesEnded(t *testing.T) {
+	dir, sol := shellProblem(t)
+	out, err := runJudgeCLI(t, dir, sol, "--sandbox", "none", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Exit map[string]map[string]any `json:"exit"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("--json output %q: %v", out, err)
+	}
+	for _, side := range []string{"evaluator", "solution"} {
+		e := res.Exit[side]
+		if e["exit_code"] != 0.0 || e["killed_by_judge"] != false || e["signal"] != nil {
+			t.Fatalf("exit.%s = %v in --json output:\n%s", side, e, out)
+		}
+	}
+	// Clean exits are not news in the summary; a solution that dies by a
+	// signal gets one line.
+	if out, _ := runJudgeCLI(t, dir, sol, "--sandbox", "none"); strings.Contains(out, "ended:") {
+		t.Fatalf("summary reports clean exits:\n%s", out)
+	}
+	host := filepath.Join(dir, "host.sh")
+	body, _ := os.ReadFile(host)
+	os.WriteFile(host, append(body, "kill -SEGV $$\n"...), 0o644)
+	out, err = runJudgeCLI(t, dir, sol, "--sandbox", "none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "ended:    evaluator exit 0, solution SIGSEGV\n") {
+		t.Fatalf("summary lacks the solution's signal:\n%s", out)
+	}
+}
