@@ -16,6 +16,12 @@ type Result struct {
 	Calls        CallStats       `json:"calls"`
 	Logs         Logs            `json:"logs"`
 	Sandbox      string          `json:"sandbox"`
+	// Dropped counts the lines and frames the relay dropped, by reason
+	// (dual.md: unknown, late or forged ids and frames a side may not send
+	// are dropped with a warning): "unknown-id", "type", "solution-text", …
+	// Absent when nothing was dropped; log frames over budget are in
+	// Logs.Dropped instead.
+	Dropped map[string]int `json:"dropped,omitempty"`
 	// Exit is how each side's process ended (sandbox.md's "exit status or
 	// signal of each side").
 	Exit Exits `json:"exit"`

@@ -60,7 +60,10 @@ type run struct {
 	lmUsage     json.RawMessage // set by stopLM
 }
 
-type callCounts struct{ calls, timeouts, restarts, logsDropped int }
+type callCounts struct {
+	calls, timeouts, restarts, logsDropped int
+	dropped                                map[string]int
+}
 
 // fail records an internal failure (a panic recovered in a goroutine of the
 // run) and ends the relay.
@@ -317,7 +320,7 @@ func (r *run) absorb(ctx context.Context, sum dual.Summary, relayErr error) {
 		o.EvaluatorSilentExit = true
 	}
 	r.counts = callCounts{calls: int(sum.Stats.Calls), timeouts: int(sum.Stats.CallTimeouts),
-		restarts: sum.Restarts, logsDropped: int(sum.Stats.LogDroppedFrames)}
+		restarts: sum.Restarts, logsDropped: int(sum.Stats.LogDroppedFrames), dropped: droppedByReason(sum.Stats)}
 }
 
 // stopAll stops both sides (in parallel, each: stdin closed, grace, kill)
@@ -347,4 +350,21 @@ func (r *run) stopAll() {
 		r.solUsage = append(r.solUsage, sol.usage)
 		r.mu.Unlock()
 	}
+}
+
+// droppedByReason names the counts of what the relay dropped, nil when it
+// dropped nothing. Log frames over budget are left out: Logs.Dropped counts
+// them.
+func droppedByReason(st dual.Stats) map[string]int {
+	var m map[string]int
+	for reason, n := range st.Dropped {
+		if n == 0 || dual.DropReason(reason) == dual.DropLogBudget {
+			continue
+		}
+		if m == nil {
+			m = map[string]int{}
+		}
+		m[dual.DropReason(reason).String()] = int(n)
+	}
+	return m
 }

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -144,6 +145,12 @@ func TestForgedAndDuplicateResponsesDropped(t *testing.T) {
 	if d["first"] != `{"type":"result","id":"c1","value":"answer-c1"}` ||
 		d["second"] != `{"type":"result","id":"c2","value":"answer-c2"}` {
 		t.Fatalf("details %s", r.Details)
+	}
+	// Per call the forger sends a result for an id never called and a
+	// duplicate result (unknown-id), and a call (a type the solution may
+	// not send); the evaluator's own result for c3 is owed by nobody.
+	if want := map[string]int{"unknown-id": 5, "type": 2}; !maps.Equal(r.Dropped, want) {
+		t.Fatalf("dropped %v, want %v", r.Dropped, want)
 	}
 }
 

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -163,6 +165,14 @@ func printSummary(w io.Writer, r *judge.Result) {
 	fmt.Fprintf(w, "time:     %d ms (solution cpu %d ms)\n", r.TimeMs, r.CPUMs)
 	fmt.Fprintf(w, "memory:   %d KiB\n", r.MemoryKB)
 	fmt.Fprintf(w, "calls:    %d (timeouts %d, restarts %d)\n", r.Calls.Count, r.Calls.Timeouts, r.Calls.Restarts)
+	if len(r.Dropped) > 0 {
+		total, parts := 0, make([]string, 0, len(r.Dropped))
+		for _, reason := range slices.Sorted(maps.Keys(r.Dropped)) {
+			total += r.Dropped[reason]
+			parts = append(parts, fmt.Sprintf("%s %d", reason, r.Dropped[reason]))
+		}
+		fmt.Fprintf(w, "dropped:  %d frames or lines (%s)\n", total, strings.Join(parts, ", "))
+	}
 	if r.Sandbox == "none" {
 		fmt.Fprintf(w, "sandbox:  none — NO ISOLATION, the solution ran as a plain process\n")
 	} else {

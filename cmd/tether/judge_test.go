@@ -147,3 +147,33 @@ func TestJudgeCommandReportsHowSidesEnded(t *testing.T) {
 		t.Fatalf("summary lacks the solution's signal:\n%s", out)
 	}
 }
+
+// What the relay dropped is counted in --json and shown in the summary.
+func TestJudgeCommandReportsDroppedFrames(t *testing.T) {
+	dir, sol := shellProblem(t)
+	if out, _ := runJudgeCLI(t, dir, sol, "--sandbox", "none"); strings.Contains(out, "dropped:") {
+		t.Fatalf("summary reports drops of a clean run:\n%s", out)
+	}
+	host := filepath.Join(dir, "host.sh")
+	os.WriteFile(host, []byte(`echo '{"type":"ready"}'
+read line
+echo '{"type":"result","id":"forged","value":0}'
+echo 'not a frame'
+echo '{"type":"result","id":"a","value":3}'
+`), 0o644)
+	out, err := runJudgeCLI(t, dir, sol, "--sandbox", "none", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res judge.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("--json output %q: %v", out, err)
+	}
+	if res.Dropped["unknown-id"] != 1 || res.Dropped["solution-text"] != 1 || len(res.Dropped) != 2 {
+		t.Fatalf("dropped %v", res.Dropped)
+	}
+	out, _ = runJudgeCLI(t, dir, sol, "--sandbox", "none")
+	if !strings.Contains(out, "dropped:  2 frames or lines (solution-text 1, unknown-id 1)\n") {
+		t.Fatalf("summary lacks the drops:\n%s", out)
+	}
+}
