@@ -5,8 +5,9 @@
 // # Layers
 //
 // Classify and Frame read one line: trimmed (Unicode white space at both
-// ends), exactly "---RESULT---" is the Marker, a valid JSON object (UTF-8)
-// with a string "type" is Framed, everything else is Text. The scan
+// ends), exactly "---RESULT---" is the Marker, a valid JSON object (UTF-8;
+// Python's NaN and ±Infinity allowed, see lineSyntax) with a string "type"
+// is Framed, everything else is Text. The scan
 // validates the whole line in one pass and picks out only type, id, fn,
 // name, stream, data and timeout_ms; args and value are never decoded and a
 // forwarded frame is the original trimmed bytes.

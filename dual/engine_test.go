@@ -336,6 +336,18 @@ func TestLogBudgetOverlappingCalls(t *testing.T) {
 	h.expect(h.sol(logLine("1234567890")), kept("1234567890")) // no call in flight: run budget only
 }
 
+// A Python peer writes NaN and Infinity unless told not to. Such frames are
+// routed like any other, so the SDK they reach can answer Rejected instead
+// of the call waiting for its deadline.
+func TestNonFiniteTokensAreRouted(t *testing.T) {
+	h := liveHarness(t, Config{})
+	h.eval(callA)
+	nan := `{"type":"result","id":"a","value":NaN}`
+	h.expect(h.sol(nan), "send evaluator "+nan)
+	call := `{"type":"call","id":"b","fn":"f","args":[-Infinity]}`
+	h.expect(h.eval(call), "send solution "+call)
+}
+
 func TestLimits(t *testing.T) {
 	h := liveHarness(t, Config{MaxInFlight: 2, MaxIDLen: 4})
 	h.eval(`{"type":"call","id":"1","fn":"f"}`)

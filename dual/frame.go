@@ -11,7 +11,7 @@ type LineKind uint8
 const (
 	Text   LineKind = iota // anything that is neither a marker nor a frame
 	Marker                 // exactly ---RESULT---
-	Framed                 // a valid JSON object (UTF-8) whose "type" is a string
+	Framed                 // a valid JSON object (UTF-8, NaN and ±Infinity allowed) whose "type" is a string
 )
 
 func (k LineKind) String() string {

@@ -1,6 +1,7 @@
 package dual
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -36,7 +37,10 @@ func TestClassify(t *testing.T) {
 		{"control char in string", "{\"type\":\"log\",\"data\":\"a\x01\"}", Text, 0, "{\"type\":\"log\",\"data\":\"a\x01\"}"},
 		{"bad escape", `{"type":"log","data":"\x"}`, Text, 0, `{"type":"log","data":"\x"}`},
 		{"bad number", `{"type":"call","timeout_ms":01}`, Text, 0, `{"type":"call","timeout_ms":01}`},
-		{"NaN", `{"type":"call","args":[NaN]}`, Text, 0, `{"type":"call","args":[NaN]}`},
+		// Python's non-finite tokens make a frame (routed; the receiving SDK rejects it).
+		{"NaN", `{"type":"call","args":[NaN]}`, Framed, TypeCall, `{"type":"call","args":[NaN]}`},
+		{"Infinity", `{"type":"result","id":"a","value":[Infinity,-Infinity]}`, Framed, TypeResult, `{"type":"result","id":"a","value":[Infinity,-Infinity]}`},
+		{"lower-case nan", `{"type":"result","id":"a","value":nan}`, Text, 0, `{"type":"result","id":"a","value":nan}`},
 		{"last type wins", `{"type":"call","type":"result"}`, Framed, TypeResult, `{"type":"call","type":"result"}`},
 	}
 	for _, c := range cases {
@@ -130,11 +134,11 @@ func classifyReference(line []byte) (LineKind, FrameType) {
 	if string(t) == ResultMarker {
 		return Marker, 0
 	}
-	if len(t) == 0 || t[0] != '{' || !json.Valid(t) || !utf8.Valid(t) {
+	if len(t) == 0 || t[0] != '{' || !json.Valid(finiteOnly(t)) || !utf8.Valid(t) {
 		return Text, 0
 	}
 	var m map[string]json.RawMessage
-	if json.Unmarshal(t, &m) != nil {
+	if json.Unmarshal(finiteOnly(t), &m) != nil {
 		return Text, 0
 	}
 	var typ string
@@ -142,6 +146,41 @@ func classifyReference(line []byte) (LineKind, FrameType) {
 		return Text, 0
 	}
 	return Framed, frameType([]byte(strconvQuote(typ)))
+}
+
+// finiteOnly replaces Python's NaN, Infinity and -Infinity outside strings
+// with " 0 ", so that encoding/json judges the rest: padded, a token glued
+// to another ("1NaN", "-NaN", "NaNx") stays invalid.
+func finiteOnly(b []byte) []byte {
+	var out []byte
+	inString, escaped := false, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString:
+			inString = escaped || c != '"'
+			escaped = !escaped && c == '\\'
+		case c == '"':
+			inString = true
+		default:
+			if tok := nonFiniteAt(b[i:]); tok > 0 {
+				out = append(out, " 0 "...)
+				i += tok - 1
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func nonFiniteAt(b []byte) int {
+	for _, tok := range []string{"-Infinity", "Infinity", "NaN"} {
+		if bytes.HasPrefix(b, []byte(tok)) {
+			return len(tok)
+		}
+	}
+	return 0
 }
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
@@ -154,6 +193,10 @@ func FuzzClassify(f *testing.F) {
 		`{"type":"result","id":"0e230c36b0d040119b5437fe13c2bdb8","value":"abcdefgh\"ijklmnop\\qrstuvwxyzé✓"}`,
 		"{\"type\":\"log\",\"data\":\"abcdefg\x01hijklmno\"}", "{\"type\":\"log\",\"data\":\"abcdefghijk\xffmnop\"}",
 		`{"type":"log","data":"abcdefg"}`, `{"type":"log","data":"abcdefgh"}`, `{"type":"log","data":"abcdefghi`} {
+		f.Add([]byte(s))
+	}
+	for _, s := range []string{`{"type":"result","id":"a","value":[NaN,-Infinity,Infinity]}`, `{"type":"x","v":-NaN}`,
+		`{"type":"x","v":"NaN\"NaN"}`, `{"type":"x","v":1NaN}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {

@@ -10,8 +10,12 @@ import (
 const maxDepth = jsonscan.DefaultMaxDepth
 
 // lineSyntax is the grammar of a frame: JSON whose strings are UTF-8, as
-// the spec requires of every line.
-var lineSyntax = jsonscan.Syntax{MaxDepth: maxDepth, UTF8: true}
+// the spec requires of every line, and Python's NaN, Infinity and
+// -Infinity, which a Python peer (Neuro OJ's own SDKs) writes by default.
+// A frame holding them is routed like any other, and the SDK it reaches
+// answers Rejected (dual.md: they are rejected on both sides); read as
+// text, a result holding one would leave its call to time out.
+var lineSyntax = jsonscan.Syntax{MaxDepth: maxDepth, UTF8: true, NonFinite: true}
 
 // scanner validates one JSON value (RFC 8259, UTF-8 strings) in a single
 // pass without allocating, picking out the top-level members routing needs.

@@ -44,6 +44,29 @@ func TestValid(t *testing.T) {
 	}
 }
 
+// NonFinite accepts exactly the three tokens Python's json module reads.
+func TestNonFinite(t *testing.T) {
+	python := Syntax{MaxDepth: DefaultMaxDepth, NonFinite: true}
+	for _, c := range []struct {
+		in   string
+		want bool
+	}{
+		{`NaN`, true}, {`Infinity`, true}, {`-Infinity`, true}, {`[NaN, Infinity, -Infinity, {"a": NaN}]`, true},
+		{`{"type":"result","id":"x","value":NaN}`, true}, {`1`, true},
+		{`nan`, false}, {`NAN`, false}, {`-NaN`, false}, {`+Infinity`, false}, {`Inf`, false}, {`-Inf`, false},
+		{`NaNa`, false}, {`Infinityx`, false}, {`[NaN`, false}, {`"NaN"`, true},
+	} {
+		if got := python.Valid([]byte(c.in)); got != c.want {
+			t.Errorf("NonFinite Valid(%q) = %v, want %v", c.in, got, c.want)
+		}
+		if strings.Contains(c.in, "NaN") && !strings.Contains(c.in, `"NaN"`) || strings.Contains(c.in, "Infinity") {
+			if lax.Valid([]byte(c.in)) {
+				t.Errorf("without NonFinite, Valid(%q) = true", c.in)
+			}
+		}
+	}
+}
+
 func TestMaxDepth(t *testing.T) {
 	nest := func(n int) []byte {
 		inner := "0"

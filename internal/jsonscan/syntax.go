@@ -11,6 +11,9 @@ type Syntax struct {
 	MaxDepth int
 	// UTF8 requires the bytes inside strings to be valid UTF-8.
 	UTF8 bool
+	// NonFinite accepts the tokens NaN, Infinity and -Infinity where a
+	// number may stand, as Python's json module writes and reads them.
+	NonFinite bool
 }
 
 // Valid reports whether data holds exactly one JSON value, with optional
@@ -34,7 +37,14 @@ func (s Syntax) SkipValue(data []byte, i, depth int) int {
 	case c == '[':
 		return s.skipArray(data, i, depth+1)
 	case c == '-' || (c >= '0' && c <= '9'):
+		if s.NonFinite && c == '-' && i+1 < len(data) && data[i+1] == 'I' {
+			return SkipLiteral(data, i, "-Infinity")
+		}
 		return SkipNumber(data, i)
+	case s.NonFinite && c == 'N':
+		return SkipLiteral(data, i, "NaN")
+	case s.NonFinite && c == 'I':
+		return SkipLiteral(data, i, "Infinity")
 	case c == 't':
 		return SkipLiteral(data, i, "true")
 	case c == 'f':
