@@ -51,8 +51,22 @@ every verdict; it is non-zero only for bad usage or when the judge itself fails.
 	cmd.Flags().Duration("relay-spin", dual.DefaultSpin, "how long the relay polls the pipes after a frame before it sleeps, at most (the CPU it may spend per frame to save a wake-up; none on a one-CPU machine unless set); 0 turns it off")
 	cmd.Flags().IntSlice("evaluator-cpus", nil, "CPUs the evaluator may run on (e.g. 0 or 0,2); default any")
 	cmd.Flags().IntSlice("solution-cpus", nil, "CPUs the solution may run on (e.g. 1); default any. Different CPUs for the two sides keep each on its own while they call each other")
+	addAllowCommandFlag(cmd)
 	addJudgeLMFlags(cmd)
 	rootCmd.AddCommand(cmd)
+}
+
+// addAllowCommandFlag adds --allow-command, the allow-list of an
+// evaluator command's first word (dual.md: configurable).
+func addAllowCommandFlag(cmd *cobra.Command) {
+	cmd.Flags().StringSlice("allow-command", judge.DefaultAllowedCommands,
+		"first words an evaluator command may start with (runtime_config.evaluator.command); replaces the list")
+}
+
+// allowedCommands is the --allow-command list.
+func allowedCommands(cmd *cobra.Command) []string {
+	list, _ := cmd.Flags().GetStringSlice("allow-command")
+	return list
 }
 
 // selectSandbox is sandbox.Select; tests replace it to play a machine that
@@ -82,7 +96,7 @@ func closeRunner(r sandbox.Runner) {
 }
 
 func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, id, tracePath string) error {
-	problem, err := judge.LoadProblem(problemDir, nil)
+	problem, err := judge.LoadProblem(problemDir, allowedCommands(cmd))
 	if err != nil {
 		return explainLoadError(err)
 	}
@@ -152,7 +166,7 @@ func explainLoadError(err error) error {
 	case errors.Is(err, judge.ErrNoProblemJSON):
 		return fmt.Errorf("%w (PROBLEM_DIR must be a folder holding problem.json)", err)
 	case errors.Is(err, judge.ErrCommandNotAllowed):
-		return fmt.Errorf("%w (change runtime_config.evaluator.command)", err)
+		return fmt.Errorf("%w (change runtime_config.evaluator.command, or allow its first word with --allow-command)", err)
 	case errors.Is(err, judge.ErrNoEvaluator):
 		return fmt.Errorf("%w (add evaluate.py or set runtime_config.evaluator.command)", err)
 	}

@@ -177,3 +177,19 @@ echo '{"type":"result","id":"a","value":3}'
 		t.Fatalf("summary lacks the drops:\n%s", out)
 	}
 }
+
+// --allow-command replaces the allow-list of the evaluator command's first
+// word: shellProblem's "sh evaluate.sh" passes by default and not without sh.
+func TestJudgeCommandAllowList(t *testing.T) {
+	dir, sol := shellProblem(t)
+	if _, err := runJudgeCLI(t, dir, sol, "--sandbox", "none"); err != nil {
+		t.Fatalf("default allow-list: %v", err)
+	}
+	_, err := runJudgeCLI(t, dir, sol, "--sandbox", "none", "--allow-command", "python3,node")
+	if !errors.Is(err, judge.ErrCommandNotAllowed) || !strings.Contains(err.Error(), "--allow-command") {
+		t.Fatalf("sh not allowed: err %v", err)
+	}
+	if _, err := runJudgeCLI(t, dir, sol, "--sandbox", "none", "--allow-command", "sh"); err != nil {
+		t.Fatalf("--allow-command sh: %v", err)
+	}
+}
