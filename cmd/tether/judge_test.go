@@ -25,7 +25,12 @@ func runJudgeCLI(t *testing.T, args ...string) (string, error) {
 func resetFlags(cmd *cobra.Command) {
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
 		if v, ok := f.Value.(pflag.SliceValue); ok {
-			v.Replace(nil)
+			// DefValue of a slice is "[a,b]": Set would append to the list.
+			var def []string
+			if d := strings.Trim(f.DefValue, "[]"); d != "" {
+				def = strings.Split(d, ",")
+			}
+			v.Replace(def)
 		} else {
 			f.Value.Set(f.DefValue)
 		}
