@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/tether-dev/tether/wire"
@@ -15,7 +16,8 @@ import (
 //
 // A Read error that matches wire.ErrTooLarge reports a frame over the size
 // cap: if it is a *wire.LineTooLongError the frame was skipped and reading
-// goes on; any other Read error ends the connection.
+// goes on (its Head may give the request's id for the -32001 answer); any
+// other Read error ends the connection.
 type Channel interface {
 	Read() ([]byte, error)
 	Write(frame []byte) error
@@ -32,7 +34,9 @@ func NDJSON(r io.Reader, w io.Writer, maxLine int) Channel {
 
 // LengthPrefixed frames messages with a 4-byte big-endian length. A read frame
 // over maxFrame (wire.DefaultMaxFrame when <= 0) is answered with -32001 and
-// ends the connection, because the stream cannot be resynchronised.
+// skipped: its declared length says how many bytes to discard, and they are
+// discarded without being held in memory. The connection goes on unless the
+// stream ends inside the skipped body.
 func LengthPrefixed(r io.Reader, w io.Writer, maxFrame int) Channel {
 	return &frameChannel{r: wire.NewFrameReader(r, maxFrame), w: wire.NewFrameWriter(w, 0), closers: closersOf(r, w)}
 }
@@ -72,6 +76,18 @@ type frameChannel struct {
 	closers []io.Closer
 }
 
-func (c *frameChannel) Read() ([]byte, error)    { return c.r.ReadFrame() }
+func (c *frameChannel) Read() ([]byte, error) {
+	frame, err := c.r.ReadFrame()
+	var big *wire.FrameTooLargeError
+	if err != nil && errors.As(err, &big) {
+		head, serr := c.r.SkipOversize()
+		if serr != nil { // the stream ended inside the body: -32001, then the end
+			return nil, fmt.Errorf("%w; skipping it: %w", big, serr)
+		}
+		return nil, &skippedFrameError{err: big, head: head}
+	}
+	return frame, err
+}
+
 func (c *frameChannel) Write(frame []byte) error { return c.w.WriteFrame(frame) }
 func (c *frameChannel) Close() error             { return closeAll(c.closers) }

@@ -17,6 +17,8 @@ type Options struct {
 	// every request with -32601 Method not found.
 	Handler Handler
 	// MaxConcurrent bounds the handlers running at once (default 64).
+	// Both bounds are per Conn; an HTTPHandler applies them to all its
+	// POSTs together.
 	MaxConcurrent int
 	// MaxQueue bounds the requests waiting for a free handler (default
 	// 256). A request past both bounds is answered with -32000 server
@@ -64,6 +66,7 @@ type Conn struct {
 	maxWorkers  int
 	outstanding atomic.Int32 // requests running or queued
 	maxOutstand int32
+	shared      *sharedLimit // nil, or the bounds this Conn shares with others
 	workerWG    sync.WaitGroup
 
 	methods map[string]string // interned method names; reader only
@@ -85,11 +88,13 @@ type Conn struct {
 
 // NewConn starts a peer on ch and returns at once; the Conn owns ch and
 // closes it when it stops.
-func NewConn(ch Channel, opts *Options) *Conn { return newConn(ch, opts, nil) }
+func NewConn(ch Channel, opts *Options) *Conn { return newConn(ch, opts, nil, nil) }
 
 // newConn starts a Conn; a non-nil callErr makes every outgoing call fail
-// with it (a transport with no way to carry requests to the peer).
-func newConn(ch Channel, opts *Options, callErr error) *Conn {
+// with it (a transport with no way to carry requests to the peer). A non-nil
+// shared bounds the requests running and queued across every Conn given it,
+// on top of the Conn's own bounds.
+func newConn(ch Channel, opts *Options, callErr error, shared *sharedLimit) *Conn {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -105,6 +110,7 @@ func newConn(ch Channel, opts *Options, callErr error) *Conn {
 		running:    make(map[*inflight]struct{}),
 		done:       make(chan struct{}),
 		callErr:    callErr,
+		shared:     shared,
 	}
 	if c.handler == nil {
 		c.handler = NewMux()
@@ -126,6 +132,49 @@ func newConn(ch Channel, opts *Options, callErr error) *Conn {
 	c.work = make(chan *inflight, c.maxWorkers+queue)
 	go c.readLoop()
 	return c
+}
+
+// sharedLimit bounds the requests of several Conns together: HTTP serves
+// each POST with its own Conn, and MaxConcurrent and MaxQueue bound the
+// server, not one POST.
+type sharedLimit struct {
+	outstanding atomic.Int32  // requests running or queued, across the Conns
+	max         int32         // MaxConcurrent + MaxQueue
+	slots       chan struct{} // a token per handler running (MaxConcurrent)
+}
+
+func newSharedLimit(opts *Options) *sharedLimit {
+	running, queue := defaultMaxConcurrent, defaultMaxQueue
+	if opts != nil && opts.MaxConcurrent > 0 {
+		running = opts.MaxConcurrent
+	}
+	if opts != nil && opts.MaxQueue > 0 {
+		queue = opts.MaxQueue
+	}
+	return &sharedLimit{max: int32(running + queue), slots: make(chan struct{}, running)}
+}
+
+// admit counts one more request running or queued, or says it is over a
+// bound (and counts nothing).
+func (c *Conn) admit() bool {
+	if c.outstanding.Add(1) > c.maxOutstand {
+		c.outstanding.Add(-1)
+		return false
+	}
+	if s := c.shared; s != nil && s.outstanding.Add(1) > s.max {
+		s.outstanding.Add(-1)
+		c.outstanding.Add(-1)
+		return false
+	}
+	return true
+}
+
+// release counts a request admitted by admit as finished.
+func (c *Conn) release() {
+	c.outstanding.Add(-1)
+	if c.shared != nil {
+		c.shared.outstanding.Add(-1)
+	}
 }
 
 // Close cancels every running handler's context, closes the channel (which
@@ -183,11 +232,11 @@ func (c *Conn) readFrames() error {
 		frame, err := c.ch.Read()
 		if err != nil {
 			if errors.Is(err, wire.ErrTooLarge) {
-				c.writeError(nil, ErrFrameTooLarge.withData("reason", err.Error()))
-				var skipped *wire.LineTooLongError
-				if errors.As(err, &skipped) {
+				if head, skipped := skippedHead(err); skipped {
+					c.oversize(err, head)
 					continue
 				}
+				c.writeError(nil, ErrFrameTooLarge.withData("reason", err.Error()))
 			}
 			return err
 		}

@@ -2,6 +2,8 @@ package jsonrpc
 
 import (
 	"bytes"
+	"errors"
+	"runtime/debug"
 )
 
 // idKey identifies a request id by its exact bytes without allocating for
@@ -133,8 +135,7 @@ func (c *Conn) dispatch(env *envelope, method string, b *batchCollector) {
 			return
 		}
 	}
-	if c.outstanding.Add(1) > c.maxOutstand {
-		c.outstanding.Add(-1)
+	if !c.admit() {
 		if env.hasID {
 			c.forget(in)
 			in.answer(nil, ErrOverloaded)
@@ -175,7 +176,7 @@ func (c *Conn) worker() {
 	defer c.workerWG.Done()
 	for in := range c.work {
 		c.run(in)
-		c.outstanding.Add(-1)
+		c.release()
 		c.idle.Add(1)
 	}
 }
@@ -188,19 +189,34 @@ func (c *Conn) run(in *inflight) {
 	c.running[in] = struct{}{}
 	c.mu.Unlock()
 	in.readMeta()
-	result, err := c.handler.Handle(in, &in.req)
+	var result any
+	var err error
+	switch {
+	case c.shared == nil:
+		result, err = c.handle(in)
+	case c.acquire(in):
+		result, err = c.handle(in)
+		<-c.shared.slots
+	default:
+		err = in.cause() // cancelled while it waited for a slot: answered -32800, never run
+	}
 	c.mu.Lock()
 	delete(c.running, in)
 	c.mu.Unlock()
+	var pe *panicError
+	if errors.As(err, &pe) {
+		c.log.Error("jsonrpc: handler panicked", "method", in.req.Method, "trace_id", in.traceID,
+			"notification", in.req.ID == nil, "panic", pe.valueString(), "stack", string(pe.stack))
+	}
 	if in.req.ID == nil {
-		if err != nil {
+		if err != nil && pe == nil {
 			c.log.Warn("jsonrpc: notification handler failed", "method", in.req.Method, "trace_id", in.traceID, "err", err)
 		}
 		return
 	}
 	if err != nil {
 		e := toWireError(in.req.Method, err, in.cause() != nil)
-		if e.Code == CodeInternalError {
+		if e.Code == CodeInternalError && pe == nil {
 			c.log.Warn("jsonrpc: handler failed", "method", in.req.Method, "trace_id", in.traceID, "err", err)
 		}
 		c.forget(in)
@@ -209,6 +225,29 @@ func (c *Conn) run(in *inflight) {
 	}
 	c.forget(in)
 	in.answer(result, nil)
+}
+
+// acquire waits for a running slot shared with other Conns; false when
+// the request was cancelled while it waited.
+func (c *Conn) acquire(in *inflight) bool {
+	select {
+	case c.shared.slots <- struct{}{}:
+		return true
+	case <-in.Done():
+		return false
+	}
+}
+
+// handle calls the handler and turns a panic into a *panicError, so that
+// one failing handler costs its own request and not the connection (or the
+// process serving every other connection).
+func (c *Conn) handle(in *inflight) (result any, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			result, err = nil, &panicError{value: v, stack: debug.Stack()}
+		}
+	}()
+	return c.handler.Handle(in, &in.req)
 }
 
 // answer writes the response (to the batch if the request came in one).
@@ -220,6 +259,11 @@ func (in *inflight) answer(result any, e *Error) {
 	if e == nil {
 		if err := f.result(in.req.ID, result); err != nil {
 			f.Reset()
+			var pe *panicError
+			if errors.As(err, &pe) {
+				in.conn.log.Error("jsonrpc: encoding a result panicked", "method", in.req.Method, "trace_id", in.traceID,
+					"panic", pe.valueString(), "stack", string(pe.stack))
+			}
 			e = ErrInternal.withData("exception", exceptionName(err), "message", in.req.Method+": result: "+err.Error())
 		}
 	}

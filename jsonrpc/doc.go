@@ -12,13 +12,16 @@
 //   - Bytes that are not JSON get -32700 with id null; JSON that is no
 //     valid envelope gets -32600 (with its id when it could be read); "[]"
 //     is one -32600; a batch gets one array of answers, in any order, or
-//     nothing when it held only notifications. A line over the size cap gets
-//     -32001 and is skipped without being held in memory. No bad line ends
-//     the connection.
+//     nothing when it held only notifications. A line or length-prefixed
+//     frame over the size cap gets -32001 (with the request's id when its
+//     first 512 bytes hold it whole, else id null) and is skipped without
+//     being held in memory. No bad line ends the connection, and neither
+//     does a handler's panic: it is logged and answered -32603.
 //   - A request whose id is still in flight gets -32600; the id is free
 //     again once answered.
 //   - Past MaxConcurrent running and MaxQueue waiting requests the answer is
-//     -32000 "server overloaded".
+//     -32000 "server overloaded": per Conn, or across all POSTs of an
+//     HTTPHandler.
 //   - $/cancelRequest {"id": ID} cancels that handler's context; the answer
 //     is then -32800 unless the handler finished anyway. $/progress
 //     {"token","value"} is sent by Progress with params._meta.progressToken

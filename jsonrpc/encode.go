@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+	"runtime/debug"
 	"strconv"
 	"sync"
 )
@@ -34,13 +35,20 @@ func putFrame(f *frameBuf) {
 	framePool.Put(f)
 }
 
-// value appends v as compact JSON. On error nothing is appended.
-func (f *frameBuf) value(v any) error {
+// value appends v as compact JSON. On error nothing is appended; a panic
+// in a MarshalJSON method is returned as a *panicError.
+func (f *frameBuf) value(v any) (err error) {
 	if raw, ok := v.(json.RawMessage); ok && isCompactJSON(raw) {
 		f.Write(raw)
 		return nil
 	}
 	n := f.Len()
+	defer func() {
+		if p := recover(); p != nil {
+			f.Truncate(n)
+			err = &panicError{value: p, stack: debug.Stack()}
+		}
+	}()
 	if err := f.enc.Encode(v); err != nil {
 		f.Truncate(n)
 		return err

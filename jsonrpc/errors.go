@@ -115,7 +115,8 @@ func toWireError(method string, err error, cancelled bool) *Error {
 }
 
 // exceptionName names the type of the innermost error of err's chain, the one
-// that says what actually failed (not fmt's wrapper).
+// that says what actually failed (not fmt's wrapper); a recovered panic is
+// "panic".
 func exceptionName(err error) string {
 	for {
 		next := errors.Unwrap(err)
@@ -124,6 +125,21 @@ func exceptionName(err error) string {
 		}
 		err = next
 	}
+	if _, ok := err.(*panicError); ok {
+		return "panic"
+	}
 	t := reflect.TypeOf(err)
 	return t.String()
 }
+
+// panicError is a recovered panic of a handler (or of encoding its result).
+// It does not unwrap to the panic value, so a panicking *Error is still
+// answered as a panic and not with the code it carries.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (e *panicError) Error() string { return "panic: " + e.valueString() }
+
+func (e *panicError) valueString() string { return fmt.Sprint(e.value) }

@@ -24,12 +24,15 @@ import (
 type HTTPHandler struct {
 	opts    Options
 	maxBody int64
+	limit   *sharedLimit
 }
 
 // NewHTTPHandler serves with opts (nil for the defaults); bodies over
 // maxBody bytes (wire.DefaultMaxLine when <= 0) are answered with -32001.
+// opts.MaxConcurrent and opts.MaxQueue bound the requests of all POSTs
+// together: past them a request is answered -32000 server overloaded.
 func NewHTTPHandler(opts *Options, maxBody int64) *HTTPHandler {
-	h := &HTTPHandler{maxBody: maxBody}
+	h := &HTTPHandler{maxBody: maxBody, limit: newSharedLimit(opts)}
 	if opts != nil {
 		h.opts = *opts
 	}
@@ -55,8 +58,12 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if int64(len(body)) > h.maxBody {
+		id, kind := scanHead(body[:min(len(body), 512)])
+		if kind != headRequest {
+			id = nil
+		}
 		f := getFrame()
-		f.errorResponse(nil, ErrFrameTooLarge.withData("reason", fmt.Sprintf("body over %d bytes", h.maxBody)))
+		f.errorResponse(id, ErrFrameTooLarge.withData("reason", fmt.Sprintf("body over %d bytes", h.maxBody)))
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusRequestEntityTooLarge)
 		w.Write(f.Bytes())
@@ -66,7 +73,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ch := &httpChannel{body: body, w: w, sse: acceptsEventStream(r)}
 	opts := h.opts
 	opts.Context = r.Context()
-	conn := newConn(ch, &opts, ErrNoBackChannel)
+	conn := newConn(ch, &opts, ErrNoBackChannel, h.limit)
 	stop := context.AfterFunc(r.Context(), func() { conn.Close() })
 	conn.Wait()
 	stop()

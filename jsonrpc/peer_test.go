@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/wire"
 )
 
 // pair connects two Conns over an in-memory pipe with the given framing.
@@ -249,13 +252,67 @@ func TestCloseCancelsHandlersAndFailsCalls(t *testing.T) {
 	}
 }
 
-func TestOversizeLengthPrefixedFrameEndsTheConnection(t *testing.T) {
+// A length-prefixed frame over the cap is answered with -32001 and its
+// declared length skipped; the connection goes on (spec: one bad message
+// never kills the connection). The id is echoed when the frame's head shows
+// it, else it is null.
+func TestOversizeLengthPrefixedFrameIsAnsweredAndSkipped(t *testing.T) {
 	a, b := net.Pipe()
-	c := NewConn(LengthPrefixed(a, a, 16), &Options{Handler: testMux()})
+	c := NewConn(LengthPrefixed(a, a, 64), &Options{Handler: testMux()})
 	defer c.Close()
-	go b.Write([]byte{0, 0, 1, 0}) // declares 256 bytes
-	reader := LengthPrefixed(b, b, 0)
-	frame, err := reader.Read()
+	w := wire.NewFrameWriter(b, 0)
+	r := wire.NewFrameReader(b, 0)
+	frames := []string{
+		strings.Repeat("z", 256), // no JSON at all: id null
+		`{"jsonrpc":"2.0","id":"big","method":"echo","params":["` + strings.Repeat("x", 300) + `"]}`,
+		`{"jsonrpc":"2.0","method":"echo","params":[2],"id":2}`,
+	}
+	written := make(chan error, 1)
+	go func() {
+		var err error
+		for _, f := range frames {
+			if err = w.WriteFrame([]byte(f)); err != nil {
+				break
+			}
+		}
+		written <- err
+	}()
+	want := []string{
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"frame too large","data":{"reason":"wire: frame of 256 bytes exceeds the 64-byte maximum; skipped"}}}`,
+		`{"jsonrpc":"2.0","id":"big","error":{"code":-32001,"message":"frame too large","data":{"reason":"wire: frame of ` + fmt.Sprint(len(frames[1])) + ` bytes exceeds the 64-byte maximum; skipped"}}}`,
+		`{"jsonrpc":"2.0","id":2,"result":[2]}`,
+	}
+	for _, wantFrame := range want {
+		got, err := r.ReadFrame()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !jsonEqual(t, got, []byte(wantFrame)) {
+			t.Errorf("got  %s\nwant %s", got, wantFrame)
+		}
+	}
+	if err := <-written; err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	if err := c.Wait(); err != nil {
+		t.Errorf("Wait = %v, want nil: the connection ended cleanly", err)
+	}
+}
+
+// A stream that ends inside the body being skipped still gets its -32001,
+// and then the connection ends with the cut.
+func TestOversizeLengthPrefixedFrameCutByEOF(t *testing.T) {
+	in := strings.NewReader("\x00\x00\x01\x00only a few") // declares 256 bytes, sends 10
+	var out strings.Builder
+	var mu sync.Mutex
+	c := NewConn(LengthPrefixed(in, lockedWriter{&mu, &out}, 16), &Options{Handler: testMux()})
+	if err := c.Wait(); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("Wait = %v, want io.ErrUnexpectedEOF", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	frame, err := wire.NewFrameReader(strings.NewReader(out.String()), 0).ReadFrame()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,8 +320,4 @@ func TestOversizeLengthPrefixedFrameEndsTheConnection(t *testing.T) {
 	if err := json.Unmarshal(frame, &resp); err != nil || resp.Error == nil || resp.Error.Code != CodeFrameTooLarge {
 		t.Fatalf("got %s, want -32001", frame)
 	}
-	if err := c.Wait(); err == nil {
-		t.Error("Wait = nil, want the framing error")
-	}
-	b.Close()
 }

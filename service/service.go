@@ -74,11 +74,27 @@ type VersionResult struct {
 	Protocols map[string]string `json:"protocols"`
 }
 
+// tetherVersion takes no params: none, [] or an object with no member but
+// _meta (where every request may carry its progress token and trace id).
 func (s *Service) tetherVersion(_ context.Context, req *jsonrpc.Request) (any, error) {
-	if p := req.Params; p != nil && string(p) != "[]" && string(p) != "{}" {
-		return nil, jsonrpc.InvalidParams("tether.version takes no params, got %s", p)
+	if p := req.Params; p != nil && string(p) != "[]" && !onlyMeta(p) {
+		return nil, jsonrpc.InvalidParams("tether.version takes no params, got %.200s", p)
 	}
 	return VersionResult{Version: version.Version, Protocols: version.Protocols}, nil
+}
+
+// onlyMeta reports whether params is an object with no member but _meta.
+func onlyMeta(params json.RawMessage) bool {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(params, &members) != nil || members == nil {
+		return false
+	}
+	for name := range members {
+		if name != "_meta" {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Service) lmComplete(ctx context.Context, req *lm.Request) (json.RawMessage, error) {

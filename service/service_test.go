@@ -253,3 +253,31 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Every method takes params._meta (progress token, trace id) next to its
+// own params.
+func TestEveryMethodAcceptsMeta(t *testing.T) {
+	client, log := connect(t, newService())
+	ctx := context.Background()
+	meta := map[string]any{"progressToken": "tok", "traceId": "abc"}
+	var v VersionResult
+	if err := client.Call(ctx, "tether.version", map[string]any{"_meta": meta}, &v); err != nil || v.Version != version.Version {
+		t.Errorf("tether.version with _meta: %+v, %v", v, err)
+	}
+	if err := client.Call(ctx, "tether.version", map[string]any{"_meta": meta, "x": 1}, nil); !errors.Is(err, jsonrpc.ErrInvalidParams) {
+		t.Errorf("tether.version with _meta and a param: %v, want ErrInvalidParams", err)
+	}
+	var c CancelResult
+	if err := client.Call(ctx, "judge.cancel", map[string]any{"_meta": meta, "submission_id": "none"}, &c); err != nil || c.Cancelled {
+		t.Errorf("judge.cancel with _meta: %+v, %v", c, err)
+	}
+	if err := client.Call(ctx, "lm.complete", map[string]any{"_meta": meta, "prompt": "hi"}, nil); !errors.Is(err, &jsonrpc.Error{Code: CodeNoLM}) {
+		t.Errorf("lm.complete with _meta: %v, want code %d (not -32602)", err, CodeNoLM)
+	}
+	var res struct{ Status string }
+	params := map[string]any{"_meta": meta, "problem": bundle("0"), "solution": map[string]any{"code": readySolution}}
+	if err := client.Call(ctx, "judge.run", params, &res); err != nil || res.Status != "Accepted" {
+		t.Errorf("judge.run with _meta: %+v, %v", res, err)
+	}
+	waitFor(t, func() bool { return len(log.phases()) >= 4 })
+}

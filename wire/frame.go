@@ -3,6 +3,7 @@ package wire
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -31,6 +32,9 @@ type FrameReader struct {
 	header [headerLen]byte
 	buf    []byte
 	err    error // sticky: a stream that broke framing cannot be resynchronized
+	// oversize is the error of the frame ReadFrame refused for its length,
+	// whose body SkipOversize may still skip; nil once skipped or failed.
+	oversize *FrameTooLargeError
 }
 
 // readBuffer is the read-ahead for small frames; bufio hands larger reads
@@ -54,7 +58,8 @@ func NewFrameReader(r io.Reader, maxFrame int) *FrameReader {
 // of stream before a header gives io.EOF; an end inside a header or a body
 // gives an error that matches io.ErrUnexpectedEOF; a declared length over
 // the maximum gives *FrameTooLargeError before anything is allocated. After
-// any error the stream is unusable and every later call returns that error.
+// any error the stream is unusable and every later call returns that error,
+// unless SkipOversize skips the body of a frame that was too large.
 func (fr *FrameReader) ReadFrame() ([]byte, error) {
 	if fr.err != nil {
 		return nil, fr.err
@@ -68,7 +73,8 @@ func (fr *FrameReader) ReadFrame() ([]byte, error) {
 	}
 	size := binary.BigEndian.Uint32(fr.header[:])
 	if uint64(size) > uint64(fr.max) {
-		fr.err = &FrameTooLargeError{Length: uint64(size), Max: fr.max}
+		fr.oversize = &FrameTooLargeError{Length: uint64(size), Max: fr.max}
+		fr.err = fr.oversize
 		return nil, fr.err
 	}
 	if cap(fr.buf) < int(size) {
@@ -83,6 +89,55 @@ func (fr *FrameReader) ReadFrame() ([]byte, error) {
 		return nil, err
 	}
 	return body, nil
+}
+
+// errNoOversizeFrame is SkipOversize's error when ReadFrame did not just
+// refuse a frame for its length.
+var errNoOversizeFrame = errors.New("wire: SkipOversize: no oversize frame to skip")
+
+// SkipOversize skips the body of the frame that ReadFrame just refused with
+// *FrameTooLargeError: it reads exactly the declared number of bytes through
+// a small reused buffer, never holding the body, and then clears the error,
+// so that the next ReadFrame reads the frame after it. It returns a copy of
+// the body's first bytes (at most 512), enough to find the type and id of the
+// message that was too large.
+//
+// A stream that ends inside the body gives an error matching
+// io.ErrUnexpectedEOF, and that error sticks like any other. Without a call
+// to SkipOversize, a frame that was too large ends the stream as ReadFrame
+// says. Called at any other time, SkipOversize returns the reader's sticky
+// error, or an error if there is none, and changes nothing.
+//
+// A declared length up to 4 GiB may have to be read before the next frame:
+// a peer that sends bytes that are no frame at all (a stray newline-delimited
+// message reads as a length near 2 GiB) can keep the reader skipping until
+// it closes the stream. Readers that cannot afford that keep the default.
+func (fr *FrameReader) SkipOversize() ([]byte, error) {
+	big := fr.oversize
+	if big == nil || fr.err != error(big) {
+		if fr.err != nil {
+			return nil, fr.err
+		}
+		return nil, errNoOversizeFrame
+	}
+	fr.oversize = nil
+	head := make([]byte, min(big.Length, headLen))
+	n, err := io.ReadFull(fr.rd, head)
+	skipped := int64(n)
+	if err == nil {
+		var m int64
+		m, err = io.CopyN(io.Discard, fr.rd, int64(big.Length)-skipped)
+		skipped += m
+	}
+	if err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			err = fmt.Errorf("wire: oversize frame body cut after %d of %d bytes: %w", skipped, big.Length, io.ErrUnexpectedEOF)
+		}
+		fr.err = err
+		return nil, err
+	}
+	fr.err = nil
+	return head, nil
 }
 
 // FrameWriter writes 4-byte big-endian length-prefixed frames. It is safe for

@@ -246,3 +246,92 @@ func TestWritersConcurrentOverPipe(t *testing.T) {
 		})
 	}
 }
+
+func TestFrameReaderSkipOversize(t *testing.T) {
+	big := "HEAD" + strings.Repeat("0123456789", 100) // 1004 bytes: the head is its first 512
+	small := strings.Repeat("s", 20)                  // over the cap but shorter than a head
+	input := frameBytes("ok", big, small, "next")
+	readers := map[string]func(io.Reader) io.Reader{
+		"plain":    func(r io.Reader) io.Reader { return r },
+		"one byte": iotest.OneByteReader,
+		"half":     iotest.HalfReader,
+		"data+EOF": iotest.DataErrReader,
+	}
+	for rname, wrap := range readers {
+		t.Run(rname, func(t *testing.T) {
+			fr := NewFrameReader(wrap(bytes.NewReader(input)), 16)
+			if _, err := fr.SkipOversize(); err == nil {
+				t.Error("SkipOversize with nothing to skip = nil error")
+			}
+			if p, err := fr.ReadFrame(); err != nil || string(p) != "ok" {
+				t.Fatalf("first frame %q, %v", p, err)
+			}
+			for _, want := range []string{big, small} {
+				var tl *FrameTooLargeError
+				if _, err := fr.ReadFrame(); !errors.As(err, &tl) || tl.Length != uint64(len(want)) {
+					t.Fatalf("ReadFrame = %v, want FrameTooLargeError of %d bytes", err, len(want))
+				}
+				head, err := fr.SkipOversize()
+				if err != nil || string(head) != want[:min(len(want), 512)] {
+					t.Fatalf("SkipOversize = %q, %v", head, err)
+				}
+			}
+			if p, err := fr.ReadFrame(); err != nil || string(p) != "next" {
+				t.Fatalf("frame after the skipped ones %q, %v", p, err)
+			}
+			if _, err := fr.ReadFrame(); err != io.EOF {
+				t.Fatalf("end = %v, want io.EOF", err)
+			}
+			if _, err := fr.SkipOversize(); err != io.EOF {
+				t.Errorf("SkipOversize after the end = %v, want the sticky io.EOF", err)
+			}
+		})
+	}
+}
+
+func TestFrameReaderSkipOversizeCutByEOF(t *testing.T) {
+	full := frameBytes(strings.Repeat("x", 1000))
+	for _, cut := range []int{4, 4 + 100, 4 + 512, 4 + 600, len(full) - 1} {
+		fr := NewFrameReader(bytes.NewReader(full[:cut]), 16)
+		if _, err := fr.ReadFrame(); !errors.Is(err, ErrTooLarge) {
+			t.Fatalf("cut %d: ReadFrame = %v", cut, err)
+		}
+		_, err := fr.SkipOversize()
+		if !errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			t.Errorf("cut %d: SkipOversize = %v, want io.ErrUnexpectedEOF", cut, err)
+		}
+		if _, again := fr.ReadFrame(); again != err {
+			t.Errorf("cut %d: ReadFrame after the failed skip = %v, want the same %v", cut, again, err)
+		}
+		if _, again := fr.SkipOversize(); again != err {
+			t.Errorf("cut %d: second SkipOversize = %v, want the same %v", cut, again, err)
+		}
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// Skipping reads the declared bytes through a small buffer: a 64 MiB body
+// costs no 64 MiB allocation.
+func TestFrameReaderSkipOversizeHoldsNoBody(t *testing.T) {
+	const size = 64 << 20
+	r := io.MultiReader(bytes.NewReader(binary.BigEndian.AppendUint32(nil, size)), io.LimitReader(zeros{}, size), bytes.NewReader(frameBytes("after")))
+	fr := NewFrameReader(r, 1<<10)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := fr.ReadFrame(); !errors.Is(err, ErrTooLarge) {
+		t.Fatal(err)
+	}
+	if _, err := fr.SkipOversize(); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("skipping a %d-byte body allocated %d bytes", size, n)
+	}
+	if p, err := fr.ReadFrame(); err != nil || string(p) != "after" {
+		t.Fatalf("frame after the skip %q, %v", p, err)
+	}
+}
