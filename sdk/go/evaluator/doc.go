@@ -10,13 +10,18 @@
 // judge: a timed-out call fails with an error matching ErrCallTimeout
 // (code CallTimeout). Remote failures are *CallError values matching
 // ErrNotFound, ErrRejected, ErrCallTimeout, ErrException or ErrSystem with
-// errors.Is; a closed channel matches ErrClosed.
+// errors.Is; a closed channel matches ErrClosed. A response the codec
+// refuses (a NaN value, a duplicate key, ...) fails its call with code
+// Rejected and the codec's reason (`value: NaN is not transferable`).
 //
 // RegisterCapability writes `cap_reg` and answers `capability` frames, each
-// in its own goroutine. Accept, WrongAnswer, PartiallyCorrect, RuntimeError
-// and SystemError write `---RESULT---` and the payload once, flushed; print
-// human-readable output to stdout only as whole lines (it becomes the
-// result's output) and logs to stderr.
+// in its own goroutine; a capability frame whose arguments the codec
+// refuses is answered Rejected ("undecodable capability: " and the reason).
+//
+// Accept, WrongAnswer, PartiallyCorrect, RuntimeError and SystemError write
+// `---RESULT---` and the payload once, flushed; print human-readable output
+// to stdout only as whole lines (it becomes the result's output) and logs
+// to stderr.
 //
 // Frames written by concurrent calls are combined into as few writes as
 // possible; a Runner's methods are all safe for concurrent use.

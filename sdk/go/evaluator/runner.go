@@ -62,6 +62,7 @@ func New(in io.Reader, out io.Writer, opts *Options) *Runner {
 	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.p = peer.New(in, out, r.onFrame)
+	r.p.OnUndecodable(r.onUndecodable)
 	r.p.Start()
 	return r
 }
@@ -144,6 +145,16 @@ func (r *Runner) onFrame(f frame.Frame) {
 		} else {
 			fmt.Fprint(os.Stderr, f.Data)
 		}
+	}
+}
+
+// onUndecodable runs on the reading goroutine for a frame the codec
+// refused: a capability call (arguments with NaN, a duplicate key, ...) is
+// answered Rejected with the codec's reason, in the Python evaluator's
+// words, instead of leaving the solution to wait for CallTimeout.
+func (r *Runner) onUndecodable(u frame.Undecodable) {
+	if u.Type == "capability" {
+		r.p.Send(frame.Error(u.ID, frame.CodeRejected, "undecodable capability: "+u.Message, ""))
 	}
 }
 

@@ -3,6 +3,7 @@ package evaluator_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -299,5 +300,101 @@ func TestCapabilityMessageCutAt1024Characters(t *testing.T) {
 	v, err := p.r.Call(context.Background(), "ask")
 	if err != nil || v != strings.Repeat("é", 1024) {
 		t.Fatalf("message %d bytes, %v; want 1024 characters", len(fmt.Sprint(v)), err)
+	}
+}
+
+// rawRunner is a Runner over pipes driven with raw frames.
+func rawRunner(t *testing.T) (r *evaluator.Runner, send func(string), recv func() string) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	r = evaluator.New(inR, outW, nil)
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		r.Close()
+		outW.Close()
+		for range lines {
+		}
+	})
+	send = func(line string) { io.WriteString(inW, line+"\n") }
+	recv = func() string {
+		select {
+		case l := <-lines:
+			return l
+		case <-time.After(5 * time.Second):
+			t.Fatal("no frame from the runner")
+			return ""
+		}
+	}
+	return r, send, recv
+}
+
+// A capability frame whose arguments the codec refuses (a duplicate key,
+// Python's NaN / Infinity tokens, ...) is answered Rejected in the Python
+// evaluator's words, instead of being dropped until the judge's
+// CallTimeout.
+func TestUndecodableCapabilityAnsweredRejected(t *testing.T) {
+	r, send, recv := rawRunner(t)
+	ran := make(chan struct{}, 8)
+	r.RegisterCapability("llm", func(ctx context.Context, args []any) (any, error) { ran <- struct{}{}; return args, nil }, 0)
+	if l := recv(); l != `{"type":"cap_reg","name":"llm"}` {
+		t.Fatalf("%q", l)
+	}
+	for _, c := range []struct{ frame, want string }{
+		{`{"type":"capability","id":"n","name":"llm","args":[NaN]}`, `{"type":"error","id":"n","code":"Rejected","message":"undecodable capability: args[0]: NaN is not transferable"}`},
+		{`{"type": "capability", "id": "i", "name": "llm", "args": [{"x": Infinity}]}`, `{"type":"error","id":"i","code":"Rejected","message":"undecodable capability: args[0][\"x\"]: Infinity is not transferable"}`},
+		{`{"type":"capability","id":"d","name":"llm","args":[{"a":1,"a":2}]}`, `{"type":"error","id":"d","code":"Rejected","message":"undecodable capability: args[0][\"a\"]: duplicate key at offset 58"}`},
+		{`{"type":"capability","id":"u","name":"nope","args":[-Infinity]}`, `{"type":"error","id":"u","code":"Rejected","message":"undecodable capability: args[0]: -Infinity is not transferable"}`},
+	} {
+		send(`{"type":"capability","id":7,"name":"llm","args":[NaN]}`) // no string id: nobody to answer
+		send(c.frame)
+		if l := recv(); l != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.frame, l, c.want)
+		}
+	}
+	send(`{"type":"capability","id":"ok","name":"llm","args":[1]}`)
+	if l := recv(); l != `{"type":"result","id":"ok","value":[1]}` {
+		t.Fatalf("after rejected capabilities: %q", l)
+	}
+	if len(ran) != 1 {
+		t.Fatalf("handler ran %d times, want 1", len(ran))
+	}
+}
+
+// A result the codec refuses -- a Python host writes NaN by default --
+// fails the pending Call with ErrRejected and the codec's reason instead
+// of leaving it waiting.
+func TestUndecodableResultFailsCall(t *testing.T) {
+	r, send, recv := rawRunner(t)
+	for _, c := range []struct{ resp, want string }{
+		{`{"type":"result","id":ID,"value":NaN}`, "value: NaN is not transferable"},
+		{`{"type": "result", "id": ID, "value": [1, -Infinity]}`, "value[1]: -Infinity is not transferable"},
+		{`{"type":"result","id":ID,"value":{"a":1,"a":2}}`, `value["a"]: duplicate key at offset 72`},
+	} {
+		errs := make(chan error, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, err := r.Call(ctx, "f")
+			errs <- err
+		}()
+		var call struct{ Type, ID string }
+		if err := json.Unmarshal([]byte(recv()), &call); err != nil || call.Type != "call" {
+			t.Fatalf("want a call frame: %v %+v", err, call)
+		}
+		send(strings.Replace(c.resp, "ID", `"`+call.ID+`"`, 1))
+		err := <-errs
+		var ce *evaluator.CallError
+		if !errors.Is(err, evaluator.ErrRejected) || !errors.As(err, &ce) || ce.Code != "Rejected" || ce.Message != c.want {
+			t.Errorf("%s: %v, want Rejected %q", c.resp, err, c.want)
+		}
 	}
 }

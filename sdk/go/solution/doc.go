@@ -5,7 +5,11 @@
 // Serve writes `ready` first, then answers each `call` frame with `result`
 // or `error` (NotFound "function 'NAME' not registered", Rejected for
 // values outside the transferable contract or frames over 1 MiB, Exception
-// for a returned error or a panic, with the stack as trace). It returns at
+// for a returned error or a panic, with the stack as trace). A call whose
+// arguments the codec refuses (NaN, a duplicate key, ...) is answered
+// Rejected with the codec's reason, `args[0]: NaN is not transferable`, and
+// a capability response it refuses fails that capability call the same
+// way. It returns at
 // stdin EOF, the judge's signal to exit, after the running calls finish.
 //
 // Calls run concurrently by default, each in its own goroutine as soon as

@@ -108,6 +108,7 @@ func (h *Host) Serve(ctx context.Context) error {
 		}()
 	}
 	p := peer.New(h.in, h.out, h.onFrame)
+	p.OnUndecodable(func(u frame.Undecodable) { h.onUndecodable(p, u) })
 	h.mu.Lock()
 	h.p = p
 	h.mu.Unlock()
@@ -162,6 +163,16 @@ func (h *Host) onFrame(f frame.Frame) {
 	default:
 		h.wg.Add(1)
 		go h.worker(f)
+	}
+}
+
+// onUndecodable runs on the reading goroutine for a frame the codec
+// refused: a call (arguments with NaN, a duplicate key, ...) is answered
+// Rejected with the codec's reason, as the Python host does, instead of
+// leaving the evaluator to wait for CallTimeout.
+func (h *Host) onUndecodable(p *peer.Peer, u frame.Undecodable) {
+	if u.Type == "call" {
+		p.Send(frame.Error(u.ID, frame.CodeRejected, u.Message, ""))
 	}
 }
 

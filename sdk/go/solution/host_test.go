@@ -3,6 +3,7 @@ package solution_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -171,5 +172,73 @@ func callAfterFailedStart(t *testing.T, sequential bool) {
 	case <-ran:
 		t.Fatal("a call arriving after Serve returned was run")
 	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+// A call whose arguments the codec refuses -- a duplicate key, Python's
+// NaN / Infinity tokens, a number that overflows float64, bad __bytes__ --
+// is answered Rejected with the codec's reason and the call's id, as the
+// Python host does, instead of being dropped until the judge's CallTimeout.
+func TestUndecodableCallAnsweredRejected(t *testing.T) {
+	for _, sequential := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sequential=%v", sequential), func(t *testing.T) {
+			send, recv, done := script(t, &solution.Options{Sequential: sequential}, func(h *solution.Host) {
+				h.Register("echo", func(ctx context.Context, args []any) (any, error) { return args, nil })
+			})
+			defer done()
+			recv()
+			for _, c := range []struct{ call, want string }{
+				{`{"type":"call","id":"d","fn":"echo","args":[{"a":1,"a":2}]}`, `{"type":"error","id":"d","code":"Rejected","message":"args[0][\"a\"]: duplicate key at offset 51"}`},
+				{`{"type":"call","id":"n","fn":"echo","args":[NaN]}`, `{"type":"error","id":"n","code":"Rejected","message":"args[0]: NaN is not transferable"}`},
+				{`{"type": "call", "id": "i", "fn": "echo", "args": [1, -Infinity]}`, `{"type":"error","id":"i","code":"Rejected","message":"args[1]: -Infinity is not transferable"}`},
+				{`{"type":"call","id":"o","fn":"echo","args":[1e400]}`, `{"type":"error","id":"o","code":"Rejected","message":"args[0]: number 1e400 overflows float64 and is not transferable"}`},
+				{`{"type":"call","id":"b","fn":"echo","args":[{"__bytes__":"!"}]}`, `{"type":"error","id":"b","code":"Rejected","message":"args[0]: invalid base64 in __bytes__: illegal base64 data at input byte 0"}`},
+			} {
+				send(`{"type":"call","fn":"echo","args":[NaN]}`) // no id: nobody to answer
+				send(c.call)
+				if l := recv(); l != c.want {
+					t.Errorf("%s:\n got %s\nwant %s", c.call, l, c.want)
+				}
+			}
+			send(`{"type":"call","id":"ok","fn":"echo","args":[1]}`)
+			if l := recv(); l != `{"type":"result","id":"ok","value":[1]}` {
+				t.Fatalf("after rejected calls: %q", l)
+			}
+		})
+	}
+}
+
+// A capability response the codec refuses (a Python evaluator writes NaN
+// by default) fails that CallCapability with ErrCapabilityRejected and the
+// codec's reason, instead of leaving it waiting.
+func TestUndecodableCapabilityResultFailsCall(t *testing.T) {
+	var host *solution.Host
+	send, recv, done := script(t, nil, func(h *solution.Host) {
+		host = h
+		h.Register("ask", func(ctx context.Context, args []any) (any, error) {
+			_, err := host.CallCapability(ctx, "llm")
+			var ce *solution.CapabilityError
+			if !errors.Is(err, solution.ErrCapabilityRejected) || !errors.As(err, &ce) {
+				return nil, fmt.Errorf("want ErrCapabilityRejected, got %v", err)
+			}
+			return ce.Message, nil
+		})
+	})
+	defer done()
+	recv()
+	for _, c := range []struct{ resp, want string }{
+		{`{"type":"result","id":ID,"value":NaN}`, "value: NaN is not transferable"},
+		{`{"type":"result","id":ID,"value":{"x":[Infinity]}}`, `value["x"][0]: Infinity is not transferable`},
+	} {
+		send(`{"type":"call","id":"1","fn":"ask","args":[]}`)
+		var capFrame struct{ Type, ID string }
+		if err := json.Unmarshal([]byte(recv()), &capFrame); err != nil || capFrame.Type != "capability" {
+			t.Fatalf("want a capability frame: %v %+v", err, capFrame)
+		}
+		send(strings.Replace(c.resp, "ID", `"`+capFrame.ID+`"`, 1))
+		want, _ := json.Marshal(c.want)
+		if l := recv(); l != `{"type":"result","id":"1","value":`+string(want)+`}` {
+			t.Errorf("%s: got %s", c.resp, l)
+		}
 	}
 }

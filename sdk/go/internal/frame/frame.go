@@ -78,21 +78,6 @@ func parseWhole(line []byte) (Frame, error) {
 	return f, nil
 }
 
-// RejectedResponse salvages a response whose value the codec refused
-// (NaN, a duplicate key, ...): if line is a result frame with a string id,
-// it returns an error frame with code Rejected for that id, so the waiting
-// call fails instead of hanging.
-func RejectedResponse(line []byte, cause error) (Frame, bool) {
-	var head struct {
-		Type string `json:"type"`
-		ID   string `json:"id"`
-	}
-	if json.Unmarshal(line, &head) != nil || head.ID == "" || (head.Type != "result" && head.Type != "error") {
-		return Frame{}, false
-	}
-	return Frame{Type: "error", ID: head.ID, Code: CodeRejected, Message: cause.Error()}, true
-}
-
 // NewID returns a uuid4 as 32 hex digits, like Python's uuid.uuid4().hex.
 // Ids only need to be unique among the calls in flight (dual.md accepts any
 // non-empty string), not unpredictable, so the bits come from math/rand/v2's

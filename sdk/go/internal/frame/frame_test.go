@@ -52,13 +52,61 @@ func TestParseRejectsNonFrames(t *testing.T) {
 	}
 }
 
-func TestRejectedResponse(t *testing.T) {
-	_, err := Parse([]byte(`{"type":"result","id":"x","value":NaN}`))
-	f, ok := RejectedResponse([]byte(`{"type":"result","id":"x","value":{"a":1,"a":2}}`), err)
-	if !ok || f.Type != "error" || f.ID != "x" || f.Code != CodeRejected || f.Message == "" {
-		t.Fatalf("%+v %v", f, ok)
+// Inspect recovers type and id from lines the codec refuses, including
+// Python's default NaN / Infinity / -Infinity tokens, which encoding/json
+// cannot read either, and roots the codec's path at the frame's member.
+func TestInspect(t *testing.T) {
+	cases := []struct {
+		line string
+		want Undecodable
+	}{
+		{`{"type":"result","id":"x","value":NaN}`, Undecodable{"result", "x", "value: NaN is not transferable"}},
+		{`{"type":"result","id":"x","value":[1,{"k":Infinity}]}`, Undecodable{"result", "x", `value[1]["k"]: Infinity is not transferable`}},
+		{`{"value": -Infinity, "id": "x", "type": "error"}`, Undecodable{"error", "x", "value: -Infinity is not transferable"}},
+		{`{"type":"result","id":"x","value":{"a":1,"a":2}}`, Undecodable{"result", "x", `value["a"]: duplicate key at offset 41`}},
+		{`{"type":"call","id":"c1","fn":"f","args":[1,NaN]}`, Undecodable{"call", "c1", "args[1]: NaN is not transferable"}},
+		{`{"type":"call","id":"c1","fn":"f","args":[{"a":1,"a":2}]}`, Undecodable{"call", "c1", `args[0]["a"]: duplicate key at offset 49`}},
+		{`{"type":"call","id":"c1","fn":"f","args":[{"__bytes__":"!"}]}`, Undecodable{"call", "c1", "args[0]: invalid base64 in __bytes__: illegal base64 data at input byte 0"}},
+		{`{"type":"capability","id":"k","name":"n","args":[1e999]}`, Undecodable{"capability", "k", "args[0]: number 1e999 overflows float64 and is not transferable"}},
+		{`{"type":"call","\u0069d":"c2","fn":"f","args":[NaN]}`, Undecodable{"call", "c2", "args[0]: NaN is not transferable"}},
+		{`{"type":"call","id":"a","id":"b","fn":"f","args":[]}`, Undecodable{"call", "b", "id: duplicate key at offset 24"}}, // the last id, as json.loads
 	}
-	if _, ok := RejectedResponse([]byte(`{"type":"call","id":"x"}`), err); ok {
-		t.Fatal("a call is not a response")
+	for _, c := range cases {
+		_, err := Parse([]byte(c.line))
+		if err == nil {
+			t.Fatalf("Parse(%s) accepted", c.line)
+		}
+		got, ok := Inspect([]byte(c.line), err)
+		if !ok || got != c.want {
+			t.Errorf("Inspect(%s) = %+v, %v; want %+v", c.line, got, ok, c.want)
+		}
+		if r := got.Rejected(); r.Type != "error" || r.ID != c.want.ID || r.Code != CodeRejected || r.Message != c.want.Message {
+			t.Errorf("Rejected() = %+v", r)
+		}
+	}
+}
+
+func TestInspectNeedsTypeAndID(t *testing.T) {
+	for _, line := range []string{
+		`hello`,
+		`[{"type":"result","id":"x","value":NaN}]`,
+		`{"type":"result","id":"x","value":NaN`,
+		`{"type":"result","id":"x","value":NaN} x`,
+		`{"type":"result","id":"x","value":nan}`,
+		`{"type":"result","value":NaN}`,
+		`{"type":"result","id":"","value":NaN}`,
+		`{"type":"result","id":7,"value":NaN}`,
+		`{"type":"result","id":"\ud800","value":NaN}`,
+		`{"type":NaN,"id":"x"}`,
+		`{"id":"x","value":NaN}`,
+		`{}`,
+	} {
+		_, err := Parse([]byte(line))
+		if err == nil {
+			t.Fatalf("Parse(%s) accepted", line)
+		}
+		if u, ok := Inspect([]byte(line), err); ok {
+			t.Errorf("Inspect(%s) = %+v", line, u)
+		}
 	}
 }

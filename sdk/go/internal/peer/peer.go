@@ -26,6 +26,8 @@ type Peer struct {
 	w       *lineWriter
 	onFrame func(frame.Frame)
 
+	onUndecodable func(frame.Undecodable) // set before Start; may be nil
+
 	mu      sync.Mutex // guards the fields below
 	pending map[string]chan frame.Frame
 	err     error // set once when the input ends; ErrClosed-wrapping
@@ -49,6 +51,13 @@ func New(in io.Reader, out io.Writer, onFrame func(frame.Frame)) *Peer {
 	return p
 }
 
+// OnUndecodable sets fn to be called on the reading goroutine for a frame
+// the codec refused (see frame.Inspect) that is not a response, such as a
+// call whose args hold NaN, so that its sender can be answered Rejected
+// instead of timing out. Like onFrame, fn must not block. Call it before
+// Start.
+func (p *Peer) OnUndecodable(fn func(frame.Undecodable)) { p.onUndecodable = fn }
+
 // Start starts the reading goroutine; call it once.
 func (p *Peer) Start() { go p.readLoop() }
 
@@ -70,10 +79,8 @@ func (p *Peer) readLoop() {
 		}
 		f, err := frame.Parse(line)
 		if err != nil {
-			if rej, ok := frame.RejectedResponse(line, err); ok {
-				p.deliver(rej)
-			}
-			continue // plain text or garbage is not ours to answer
+			p.undecodable(line, err)
+			continue
 		}
 		if (f.Type == "result" || f.Type == "error") && p.deliver(f) {
 			continue
@@ -81,6 +88,25 @@ func (p *Peer) readLoop() {
 		p.onFrame(f)
 	}
 	p.fail(cause)
+}
+
+// undecodable handles a line Parse refused. A frame whose type and id can
+// still be read is answered: a response fails its pending call with code
+// Rejected (a response to no pending call is dropped), anything else goes
+// to the OnUndecodable callback. Plain text or garbage is not ours to answer.
+func (p *Peer) undecodable(line []byte, cause error) {
+	u, ok := frame.Inspect(line, cause)
+	if !ok {
+		return
+	}
+	switch u.Type {
+	case "result", "error":
+		p.deliver(u.Rejected())
+	default:
+		if p.onUndecodable != nil {
+			p.onUndecodable(u)
+		}
+	}
 }
 
 func (p *Peer) deliver(f frame.Frame) bool {

@@ -1,0 +1,137 @@
+package frame
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/tether-dev/tether/codec"
+	"github.com/tether-dev/tether/internal/jsonscan"
+)
+
+// Undecodable is what can still be read from a line Parse refused because
+// its values break the codec (NaN, a duplicate key, invalid base64 bytes,
+// ...): the frame's type and id, and why it was refused.
+type Undecodable struct {
+	Type string
+	ID   string
+	// Message is the codec's reason with its path rooted at the frame's
+	// member: `value: NaN is not transferable`,
+	// `args[1]["a"]: duplicate key at offset 50`.
+	Message string
+}
+
+// Rejected is the error frame that fails the call waiting for u's id.
+func (u Undecodable) Rejected() Frame {
+	return Frame{Type: "error", ID: u.ID, Code: CodeRejected, Message: u.Message}
+}
+
+// lenient is the syntax Inspect accepts: Python's json module, which a
+// Python peer writes with by default, so NaN, Infinity and -Infinity too.
+// UTF-8 is not checked (only the type and id must decode).
+var lenient = jsonscan.Syntax{MaxDepth: jsonscan.DefaultMaxDepth, NonFinite: true}
+
+// Inspect recovers the type and id of line, which Parse refused with cause,
+// so that the caller can answer Rejected instead of leaving the sender to
+// time out. It reports false unless line is one JSON object (non-standard
+// NaN / Infinity / -Infinity tokens and duplicate keys allowed: the last
+// "type" and "id" count, as in Python's json.loads) whose type is a string
+// and whose id a non-empty string, both valid for the codec.
+func Inspect(line []byte, cause error) (Undecodable, bool) {
+	var typ, id []byte // the raw JSON of the last "type" and "id" members
+	i := jsonscan.SkipSpace(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return Undecodable{}, false
+	}
+	i = jsonscan.SkipSpace(line, i+1)
+	if i < len(line) && line[i] == '}' {
+		return Undecodable{}, false // no members, so no type
+	}
+	for {
+		keyEnd := lenient.SkipString(line, i)
+		if keyEnd < 0 {
+			return Undecodable{}, false
+		}
+		key := line[i:keyEnd]
+		i = jsonscan.SkipSpace(line, keyEnd)
+		if i >= len(line) || line[i] != ':' {
+			return Undecodable{}, false
+		}
+		start := jsonscan.SkipSpace(line, i+1)
+		end := lenient.SkipValue(line, start, 1) // held by the top-level object, at depth 1
+		if end < 0 {
+			return Undecodable{}, false
+		}
+		switch memberName(key) {
+		case "type":
+			typ = line[start:end]
+		case "id":
+			id = line[start:end]
+		}
+		i = jsonscan.SkipSpace(line, end)
+		if i >= len(line) {
+			return Undecodable{}, false
+		}
+		if line[i] == ',' {
+			i = jsonscan.SkipSpace(line, i+1)
+			continue
+		}
+		if line[i] != '}' || jsonscan.SkipSpace(line, i+1) != len(line) {
+			return Undecodable{}, false
+		}
+		break
+	}
+	u := Undecodable{Message: rejectMessage(cause)}
+	var ok bool
+	if u.Type, ok = stringValue(typ); !ok {
+		return Undecodable{}, false
+	}
+	if u.ID, ok = stringValue(id); !ok || u.ID == "" {
+		return Undecodable{}, false
+	}
+	return u, true
+}
+
+// memberName decodes a member's key (a JSON string, quotes included); ""
+// if it does not decode.
+func memberName(key []byte) string {
+	if bytes.IndexByte(key, '\\') < 0 {
+		return string(key[1 : len(key)-1])
+	}
+	s, _ := stringValue(key)
+	return s
+}
+
+// stringValue decodes raw JSON that must be a string the codec accepts
+// (valid UTF-8, no lone surrogate), so that an answer carries the id
+// exactly as sent.
+func stringValue(raw []byte) (string, bool) {
+	if raw == nil {
+		return "", false
+	}
+	v, err := codec.Unmarshal(raw)
+	s, ok := v.(string)
+	return s, err == nil && ok
+}
+
+// rejectMessage is the codec's error in cause without the "codec: " prefix
+// and with the path rooted at the frame's member instead of the whole line:
+// value["args"][0] becomes args[0].
+func rejectMessage(cause error) string {
+	var pe *codec.PathError
+	if !errors.As(cause, &pe) {
+		return strings.TrimPrefix(cause.Error(), ErrNotFrame.Error()+": ")
+	}
+	reason := pe.Err.Error()
+	rest, ok := strings.CutPrefix(pe.Path, "value[")
+	if !ok {
+		return reason // the line as a whole
+	}
+	end := jsonscan.Syntax{}.SkipString([]byte(rest), 0)
+	var member string
+	if end < 0 || end >= len(rest) || rest[end] != ']' || json.Unmarshal([]byte(rest[:end]), &member) != nil {
+		return pe.Path + ": " + reason
+	}
+	return member + rest[end+1:] + ": " + reason
+}
