@@ -14,10 +14,14 @@ import (
 // ErrInjected is the failure an Echo backend was told to produce.
 var ErrInjected = errors.New("injected failure")
 
-// Echo answers each call with the text of its last user message. It counts
-// whitespace-separated words as tokens, so usage is deterministic.
+// Echo answers each call with the text of its last user message, or with
+// fixed replies when Replies is set. It counts whitespace-separated words as
+// tokens, so usage is deterministic.
 type Echo struct {
 	Delay time.Duration // wait before answering (cut short by the context)
+	// Replies, if not empty, are the answers in turn: the n-th call (from 1)
+	// gets Replies[(n-1) % len(Replies)] instead of its prompt.
+	Replies []string
 	// FailOn fails every call whose last user message contains it ("" never).
 	FailOn string
 	// FailEvery fails every n-th call (counting from 1); 0 never.
@@ -44,6 +48,9 @@ func (e *Echo) Complete(ctx context.Context, call lm.Call) (lm.Reply, error) {
 	}
 	if e.FailEvery > 0 && n%e.FailEvery == 0 {
 		return lm.Reply{}, fmt.Errorf("echo: %w: call %d", ErrInjected, n)
+	}
+	if len(e.Replies) > 0 {
+		text = e.Replies[(n-1)%int64(len(e.Replies))]
 	}
 	var in int64
 	for _, m := range call.Messages {

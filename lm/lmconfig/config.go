@@ -7,7 +7,8 @@
 //	    "gpt-4o-mini": {"type": "openai", "base_url": "https://api.openai.com/v1",
 //	                    "api_key_env": "OPENAI_API_KEY", "args": {"temperature": 0},
 //	                    "timeout": "60s", "retries": 3},
-//	    "echo": {"type": "echo", "delay": "50ms"}
+//	    "echo": {"type": "echo", "delay": "50ms"},
+//	    "script": {"type": "echo", "replies": ["yes", "no"], "fail_on": "boom", "fail_every": 5}
 //	  },
 //	  "default": "gpt-4o-mini", "other": "echo",
 //	  "rules": [{"model": "fast", "backend": "echo"}], "fallback": "",
@@ -73,6 +74,7 @@ type Backend struct {
 	Delay     Duration `json:"delay,omitempty"`
 	FailOn    string   `json:"fail_on,omitempty"`
 	FailEvery int64    `json:"fail_every,omitempty"`
+	Replies   []string `json:"replies,omitempty"` // fixed answers, in turn
 }
 
 // Config is the whole file.
@@ -159,7 +161,7 @@ func (c *Config) Router(getenv func(string) string) (*lm.Router, error) {
 		b := c.Backends[name]
 		switch b.Type {
 		case "echo":
-			backends[name] = &backend.Echo{Delay: time.Duration(b.Delay), FailOn: b.FailOn, FailEvery: b.FailEvery}
+			backends[name] = &backend.Echo{Delay: time.Duration(b.Delay), FailOn: b.FailOn, FailEvery: b.FailEvery, Replies: b.Replies}
 		case "openai":
 			var key string
 			if b.APIKeyEnv != "" {

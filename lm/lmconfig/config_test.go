@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,6 +86,34 @@ func TestLoadEchoServes(t *testing.T) {
 	}
 	if _, err := lmconfig.Load(filepath.Join(t.TempDir(), "missing.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// A scripted backend answers its fixed replies in turn.
+func TestEchoFixedReplies(t *testing.T) {
+	c, err := lmconfig.Parse([]byte(`{"backends": {"script": {"type": "echo", "replies": ["yes", "no"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Router(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, b, _ := r.Route("", 0)
+	msgs, _ := lm.ParsePrompt([]byte(`"what now"`))
+	var got []string
+	for range 3 {
+		rep, err := b.Complete(context.Background(), lm.Call{Messages: msgs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, rep.Text)
+		if rep.InputTokens != 2 || rep.OutputTokens != 1 {
+			t.Errorf("usage %+v", rep)
+		}
+	}
+	if strings.Join(got, ",") != "yes,no,yes" {
+		t.Fatalf("replies %q", got)
 	}
 }
 
