@@ -3,12 +3,15 @@
 package judge
 
 import (
+	"bytes"
 	"context"
-
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/tether-dev/tether/sandbox"
@@ -29,21 +32,45 @@ func hostileRunner(t *testing.T) *sandbox.Linux {
 }
 
 // leftovers lists this judge's sandbox directories and cgroups still on
-// the host (they are named after the judge's pid).
+// the host (they are named after the judge's pid), and any child process
+// of the judge still there.
 func leftovers(t *testing.T) []string {
 	t.Helper()
 	pid := strconv.Itoa(os.Getpid())
-	var found []string
-	for _, pattern := range []string{
-		filepath.Join(os.TempDir(), "tether-sbx-"+pid+"-*"),
-		"/sys/fs/cgroup/*/tether/" + pid + "-*",
-		"/sys/fs/cgroup/*/*/*/tether/" + pid + "-*",
-		"/sys/fs/cgroup/tether/" + pid + "-*",
-	} {
-		m, _ := filepath.Glob(pattern)
-		found = append(found, m...)
+	found, _ := filepath.Glob(filepath.Join(os.TempDir(), "tether-sbx-"+pid+"-*"))
+	// Sandbox cgroups sit in a "tether" folder under the judge's own cgroup
+	// of each controller, at whatever depth that is.
+	filepath.WalkDir("/sys/fs/cgroup", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), pid+"-") && filepath.Base(filepath.Dir(path)) == "tether" {
+			found = append(found, path)
+			return fs.SkipDir
+		}
+		return nil
+	})
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, stat := range stats {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so split after ")".
+		if f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:])); len(f) > 1 && f[1] == pid {
+			found = append(found, "process "+stat+": "+string(b[:bytes.LastIndexByte(b, ')')+1]))
+		}
 	}
 	return found
+}
+
+// heapAfterGC is the judge's live heap: a flood the judge read must not
+// stay in it.
+func heapAfterGC() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }
 
 // The hostile-solution suite of sandbox.md, run through the judge with the
@@ -125,9 +152,9 @@ func TestHostileSolutions(t *testing.T) {
 				t.Errorf("cpu_ms %d after a busy loop in a 3 s call", res.CPUMs)
 			}
 		}},
-		{"stdout_flood.py", TimeLimitExceeded, nil}, // junk lines dropped; the call times out
-		{"long_line.py", Accepted, nil},             // the 100 MiB line is skipped, the result after it arrives
-		{"forged_frames.py", Accepted, nil},         // call, cap_reg, unknown and duplicate results dropped
+		{"stdout_flood.py", TimeLimitExceeded, heapBounded}, // junk lines dropped; the call times out
+		{"long_line.py", Accepted, heapBounded},             // the 100 MiB line is skipped, the result after it arrives
+		{"forged_frames.py", Accepted, nil},                 // call, cap_reg, unknown and duplicate results dropped
 		{"non_utf8.py", Accepted, nil},
 		{"close_stdout.py", RuntimeError, nil}, // the side is gone: the call fails at once
 		{"suicide.py", RuntimeError, nil},
@@ -156,5 +183,14 @@ func TestHostileSolutions(t *testing.T) {
 	}
 	if left := leftovers(t); len(left) > 0 {
 		t.Errorf("left behind: %v", left)
+	}
+}
+
+// heapBounded checks that a run which flooded the judge left its heap small:
+// lines are capped at 4 MiB and skipped past the cap, and the output tail at
+// 1 MiB.
+func heapBounded(t *testing.T, res *Result) {
+	if h := heapAfterGC(); h > 64<<20 {
+		t.Errorf("judge heap %d MiB after the run", h>>20)
 	}
 }
