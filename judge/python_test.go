@@ -31,8 +31,24 @@ else:
 `,
 		"sol.py": "def add(a, b):\n    print('adding', a, b)\n    return a + b\n",
 	}
+	r := judgeFiles(t, dir, files, nil)
+	wantStatus(t, r, Accepted)
+	if r.Output != "checking\n" || details(t, r)["got"] != 5.0 {
+		t.Fatalf("output %q details %s", r.Output, r.Details)
+	}
+	if len(r.Logs.Kept) != 1 || r.Logs.Kept[0].Data != "adding 2 3\n" {
+		t.Fatalf("logs %+v", r.Logs)
+	}
+}
+
+// judgeFiles writes files into dir, and judges dir as the problem and its
+// sol.py as the submission with opts.
+func judgeFiles(t *testing.T, dir string, files map[string]string, opts *Options) *Result {
+	t.Helper()
 	for name, body := range files {
-		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	p, err := LoadProblem(dir, nil)
 	if err != nil {
@@ -42,15 +58,9 @@ else:
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Run(context.Background(), p, sub, nil)
+	r, err := Run(context.Background(), p, sub, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantStatus(t, r, Accepted)
-	if r.Output != "checking\n" || details(t, r)["got"] != 5.0 {
-		t.Fatalf("output %q details %s", r.Output, r.Details)
-	}
-	if len(r.Logs.Kept) != 1 || r.Logs.Kept[0].Data != "adding 2 3\n" {
-		t.Fatalf("logs %+v", r.Logs)
-	}
+	return r
 }

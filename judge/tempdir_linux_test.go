@@ -3,7 +3,6 @@
 package judge
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,23 +39,7 @@ else:
 `,
 		"sol.py": "def add(a, b):\n    return a + b\n",
 	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p, err := LoadProblem(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := LoadSubmission(filepath.Join(dir, "sol.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), p, sub, &Options{Runner: runner, PythonPath: sdk})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := judgeFiles(t, dir, files, &Options{Runner: runner, PythonPath: sdk})
 	if res.Sandbox != "linux" {
 		t.Errorf("sandbox = %q, want linux", res.Sandbox)
 	}
