@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/iotest"
 )
 
 func frameBytes(payloads ...string) []byte {
@@ -40,14 +39,8 @@ func TestFrameReader(t *testing.T) {
 		{name: "exactly the maximum", input: frameBytes("12345"), max: 5, frames: []string{"12345"}, wantErr: io.EOF},
 		{name: "declared length over the maximum", input: frameBytes("123456"), max: 5, wantErr: ErrTooLarge},
 	}
-	readers := map[string]func(io.Reader) io.Reader{
-		"plain":    func(r io.Reader) io.Reader { return r },
-		"one byte": iotest.OneByteReader, // splits the header across reads
-		"half":     iotest.HalfReader,
-		"data+EOF": iotest.DataErrReader,
-	}
 	for _, tc := range cases {
-		for rname, wrap := range readers {
+		for rname, wrap := range chunkings {
 			t.Run(tc.name+"/"+rname, func(t *testing.T) {
 				fr := NewFrameReader(wrap(bytes.NewReader(tc.input)), tc.max)
 				var got []string
@@ -251,13 +244,7 @@ func TestFrameReaderSkipOversize(t *testing.T) {
 	big := "HEAD" + strings.Repeat("0123456789", 100) // 1004 bytes: the head is its first 512
 	small := strings.Repeat("s", 20)                  // over the cap but shorter than a head
 	input := frameBytes("ok", big, small, "next")
-	readers := map[string]func(io.Reader) io.Reader{
-		"plain":    func(r io.Reader) io.Reader { return r },
-		"one byte": iotest.OneByteReader,
-		"half":     iotest.HalfReader,
-		"data+EOF": iotest.DataErrReader,
-	}
-	for rname, wrap := range readers {
+	for rname, wrap := range chunkings {
 		t.Run(rname, func(t *testing.T) {
 			fr := NewFrameReader(wrap(bytes.NewReader(input)), 16)
 			if _, err := fr.SkipOversize(); err == nil {

@@ -53,14 +53,8 @@ func TestLineReader(t *testing.T) {
 		{name: "two oversize in a row", input: "1234567\n12345678\nz\n", max: 5, lines: []string{"z"}, tooLong: []int64{7, 8}},
 		{name: "CR counts toward length", input: "12345\r\n", max: 5, lines: nil, tooLong: []int64{6}},
 	}
-	readers := map[string]func(io.Reader) io.Reader{
-		"plain":    func(r io.Reader) io.Reader { return r },
-		"one byte": iotest.OneByteReader,
-		"half":     iotest.HalfReader,
-		"data+EOF": iotest.DataErrReader,
-	}
 	for _, tc := range cases {
-		for rname, wrap := range readers {
+		for rname, wrap := range chunkings {
 			t.Run(tc.name+"/"+rname, func(t *testing.T) {
 				lines, tooLong := readAll(t, NewLineReader(wrap(strings.NewReader(tc.input)), tc.max))
 				if !equalStrings(lines, tc.lines) {
@@ -254,4 +248,13 @@ func TestLineReaderBuffered(t *testing.T) {
 			t.Fatalf("after %q: Buffered %d, want %d", w.line, n, w.buffered)
 		}
 	}
+}
+
+// chunkings are the ways the readers' tests deliver their input: whole, a
+// byte at a time, half of each request, and the last data with io.EOF.
+var chunkings = map[string]func(io.Reader) io.Reader{
+	"plain":    func(r io.Reader) io.Reader { return r },
+	"one byte": iotest.OneByteReader,
+	"half":     iotest.HalfReader,
+	"data+EOF": iotest.DataErrReader,
 }
