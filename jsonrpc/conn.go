@@ -18,7 +18,7 @@ type Options struct {
 	Handler Handler
 	// MaxConcurrent bounds the handlers running at once (default 64).
 	// Both bounds are per Conn; an HTTPHandler applies them to all its
-	// POSTs together.
+	// POSTs together and Serve to all its connections together.
 	MaxConcurrent int
 	// MaxQueue bounds the requests waiting for a free handler (default
 	// 256). A request past both bounds is answered with -32000 server
@@ -135,8 +135,8 @@ func newConn(ch Channel, opts *Options, callErr error, shared *sharedLimit) *Con
 }
 
 // sharedLimit bounds the requests of several Conns together: HTTP serves
-// each POST with its own Conn, and MaxConcurrent and MaxQueue bound the
-// server, not one POST.
+// each POST with its own Conn and Serve each accepted connection, and
+// MaxConcurrent and MaxQueue bound the server, not one POST or connection.
 type sharedLimit struct {
 	outstanding atomic.Int32  // requests running or queued, across the Conns
 	max         int32         // MaxConcurrent + MaxQueue

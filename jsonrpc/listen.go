@@ -22,14 +22,18 @@ func LengthFraming(maxFrame int) Framing {
 }
 
 // Serve accepts connections on l (TCP or Unix) and runs one Conn with opts
-// on each, until ctx is done or Accept fails. Before returning it closes l
-// and every connection and waits for them; it returns nil when ctx ended
-// it, else the Accept error.
+// on each, until ctx is done or Accept fails. opts.MaxConcurrent and
+// opts.MaxQueue bound the requests of all the connections together (as
+// NewHTTPHandler does for its POSTs): past them a request is answered
+// -32000 server overloaded, however many clients connect. Before returning
+// Serve closes l and every connection and waits for them; it returns nil
+// when ctx ended it, else the Accept error.
 func Serve(ctx context.Context, l net.Listener, framing Framing, opts *Options) error {
 	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		conns = make(map[*Conn]struct{})
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		conns  = make(map[*Conn]struct{})
+		shared = newSharedLimit(opts)
 	)
 	stop := context.AfterFunc(ctx, func() { l.Close() })
 	defer stop()
@@ -42,7 +46,7 @@ func Serve(ctx context.Context, l net.Listener, framing Framing, opts *Options) 
 			}
 			break
 		}
-		c := NewConn(framing(nc, nc), opts)
+		c := newConn(framing(nc, nc), opts, nil, shared)
 		mu.Lock()
 		conns[c] = struct{}{}
 		mu.Unlock()

@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -223,6 +224,115 @@ func TestHTTPBoundsRequestsAcrossPosts(t *testing.T) {
 		want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":"held"}`, a.id)
 		if a.err != nil || !jsonEqual(t, a.body, []byte(want)) {
 			t.Errorf("POST %d: %s, %v; want %s", a.id, a.body, a.err, want)
+		}
+	}
+	if p := peak.Load(); p != 1 {
+		t.Errorf("%d handlers ran at once, want MaxConcurrent 1", p)
+	}
+}
+
+// MaxConcurrent and MaxQueue bound a socket server (Serve), not each
+// connection: with one running and one queued, two connections sending
+// five requests between them get two answers and three -32000 at once,
+// and never two handlers run together.
+func TestServeBoundsRequestsAcrossConnections(t *testing.T) {
+	var running, peak atomic.Int32
+	entered := make(chan struct{}, 8)
+	release := make(chan struct{})
+	mux := testMux()
+	mux.AddFunc("hold", func(context.Context, *Request) (any, error) {
+		n := running.Add(1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		entered <- struct{}{}
+		<-release
+		running.Add(-1)
+		return "held", nil
+	})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- Serve(ctx, l, LineFraming(0), &Options{Handler: mux, MaxConcurrent: 1, MaxQueue: 1}) }()
+	released := false
+	defer func() {
+		if !released {
+			close(release)
+		}
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("Serve = %v", err)
+		}
+	}()
+	lines := make(chan []byte, 16)
+	var readers sync.WaitGroup
+	defer readers.Wait()
+	var conns [2]net.Conn
+	for i := range conns {
+		nc, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		conns[i] = nc
+		readers.Go(func() {
+			r := bufio.NewReader(nc)
+			for {
+				line, err := r.ReadBytes('\n')
+				if err != nil {
+					return
+				}
+				lines <- line
+			}
+		})
+	}
+	send := func(id int) {
+		req := fmt.Sprintf(`{"jsonrpc":"2.0","method":"hold","id":%d}`+"\n", id)
+		if _, err := io.WriteString(conns[id%2], req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	idOf := func(line []byte) int {
+		var msg struct{ ID int }
+		if err := json.Unmarshal(line, &msg); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		return msg.ID
+	}
+	send(1)
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first request never ran")
+	}
+	for id := 2; id <= 5; id++ {
+		send(id)
+	}
+	deadline := time.After(10 * time.Second)
+	for range 3 { // one of requests 2-5 waits in the queue, the other three are refused now
+		select {
+		case line := <-lines:
+			want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"error":{"code":-32000,"message":"server overloaded"}}`, idOf(line))
+			if !jsonEqual(t, line, []byte(want)) {
+				t.Errorf("got %s, want %s", line, want)
+			}
+		case <-deadline:
+			t.Fatal("requests past the bound were not refused at once (each connection has its own bound?)")
+		}
+	}
+	close(release)
+	released = true
+	for range 2 {
+		select {
+		case line := <-lines:
+			want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":"held"}`, idOf(line))
+			if !jsonEqual(t, line, []byte(want)) {
+				t.Errorf("got %s, want %s", line, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the admitted requests were not answered")
 		}
 	}
 	if p := peak.Load(); p != 1 {

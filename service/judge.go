@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -48,26 +49,36 @@ type CancelResult struct {
 var errCancelledByClient = errors.New("judge.cancel")
 
 func (s *Service) judgeRun(ctx context.Context, p RunParams) (*judge.Result, error) {
-	problem, cleanup, err := loadProblem(p.Problem)
+	log := s.logger(ctx)
+	problem, cleanup, err := loadProblem(p.Problem, s.opts.AllowedCommands)
 	if err != nil {
+		logRefused(log, p.SubmissionID, err)
 		return nil, err
 	}
 	defer cleanup()
 	sub, err := loadSolution(p.Solution)
 	if err != nil {
+		logRefused(log, p.SubmissionID, err)
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	id, err := s.claim(p.SubmissionID, cancel)
 	if err != nil {
+		logRefused(log, p.SubmissionID, err)
 		return nil, err
 	}
 	defer s.release(id)
+	log = log.With("submission_id", id)
+	log.Info("judge.run started", "problem", problem.Title)
 
 	opts := s.opts.Judge
 	opts.Runner, opts.SubmissionID = s.opts.Runner, id
-	pump := startPump(ctx, s.log)
+	pump := startPump(func(v progressValue) {
+		if err := jsonrpc.Progress(ctx, v); err != nil {
+			log.Debug("service: progress not sent", "err", err)
+		}
+	})
 	start := time.Now()
 	var calls atomic.Int64 // for the evaluator-line notifications
 	opts.Progress = func(st dual.Stats) {
@@ -97,13 +108,25 @@ func (s *Service) judgeRun(ctx context.Context, p RunParams) (*judge.Result, err
 		if errors.Is(context.Cause(runCtx), errCancelledByClient) {
 			reason = "judge.cancel"
 		}
+		log.Info("judge.run cancelled", "reason", reason, "elapsed_ms", time.Since(start).Milliseconds())
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeCancelled, Message: "request cancelled",
 			Data: mustJSON(map[string]string{"submission_id": id, "reason": reason})}
 	}
+	log.Info("judge.run finished", "status", res.Status, "score", res.Score, "calls", res.Calls.Count,
+		"elapsed_ms", time.Since(start).Milliseconds())
 	return res, nil
 }
 
-func (s *Service) judgeCancel(_ context.Context, p CancelParams) (CancelResult, error) {
+// logRefused logs a judge.run answered with an error before it ran.
+func logRefused(log *slog.Logger, submissionID string, err error) {
+	var ip *jsonrpc.InvalidParamsError
+	if errors.As(err, &ip) {
+		err = ip.Err // without the "jsonrpc: METHOD: invalid params" prefix
+	}
+	log.Info("judge.run refused", "submission_id", submissionID, "err", err)
+}
+
+func (s *Service) judgeCancel(ctx context.Context, p CancelParams) (CancelResult, error) {
 	if p.SubmissionID == "" {
 		return CancelResult{}, jsonrpc.InvalidParams(`judge.cancel needs {"submission_id": "..."}`)
 	}
@@ -113,6 +136,7 @@ func (s *Service) judgeCancel(_ context.Context, p CancelParams) (CancelResult, 
 	if ok {
 		cancel(errCancelledByClient)
 	}
+	s.logger(ctx).Info("judge.cancel", "submission_id", p.SubmissionID, "cancelled", ok)
 	return CancelResult{Cancelled: ok}, nil
 }
 
@@ -138,15 +162,16 @@ func (s *Service) release(id string) {
 }
 
 // loadProblem reads a problem from a path or writes an inline bundle to a
-// temporary folder that cleanup removes.
-func loadProblem(raw json.RawMessage) (*judge.Problem, func(), error) {
+// temporary folder that cleanup removes; allowed is the evaluator-command
+// allow-list (nil: the judge's default).
+func loadProblem(raw json.RawMessage, allowed []string) (*judge.Problem, func(), error) {
 	noop := func() {}
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, noop, jsonrpc.InvalidParams(`judge.run needs "problem": a folder path or {"files": {...}}`)
 	}
 	var dir string
 	if json.Unmarshal(raw, &dir) == nil {
-		p, err := judge.LoadProblem(dir, nil)
+		p, err := judge.LoadProblem(dir, allowed)
 		if err != nil {
 			return nil, noop, jsonrpc.InvalidParams("problem: %w", err)
 		}
@@ -178,7 +203,7 @@ func loadProblem(raw json.RawMessage) (*judge.Problem, func(), error) {
 			return nil, noop, fmt.Errorf("problem.files[%q]: %w", name, err)
 		}
 	}
-	p, err := judge.LoadProblem(tmp, nil)
+	p, err := judge.LoadProblem(tmp, allowed)
 	if err != nil {
 		cleanup()
 		return nil, noop, jsonrpc.InvalidParams("problem bundle: %w", err)

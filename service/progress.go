@@ -1,11 +1,7 @@
 package service
 
 import (
-	"context"
-	"log/slog"
-	"sync/atomic"
-
-	"github.com/tether-dev/tether/jsonrpc"
+	"sync"
 )
 
 // progressValue is the value of one $/progress notification of judge.run.
@@ -24,36 +20,72 @@ const progressQueue = 256
 // pump sends progress from its own goroutine, so the judge's callbacks,
 // which must return quickly, never wait on the client. offer may be called
 // from one goroutine at a time (the judge calls Trace and Progress one at a
-// time) and never after stop; stop waits for the goroutine.
+// time) and never after stop; stop sends what is queued and waits for the
+// goroutine.
+//
+// Values wait in a queue of at most progressQueue. When a slow client has
+// let it fill, a new value replaces the one at its tail: intermediate
+// states are coalesced (and counted in Dropped), but the latest state
+// offered, "finished" above all, is never lost, and values are sent in the
+// order they were offered.
 type pump struct {
-	ch      chan progressValue
-	dropped atomic.Int64
-	done    chan struct{}
+	send func(progressValue)
+	wake chan struct{} // a token when the queue grew or the pump stopped
+	done chan struct{}
+
+	mu      sync.Mutex // protects the fields below
+	queue   []progressValue
+	dropped int64
+	closed  bool
 }
 
-func startPump(ctx context.Context, log *slog.Logger) *pump {
-	p := &pump{ch: make(chan progressValue, progressQueue), done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		for v := range p.ch {
-			v.Dropped = p.dropped.Load()
-			if err := jsonrpc.Progress(ctx, v); err != nil {
-				log.Debug("service: progress not sent", "err", err)
-			}
-		}
-	}()
+func startPump(send func(progressValue)) *pump {
+	p := &pump{send: send, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go p.loop()
 	return p
 }
 
+func (p *pump) loop() {
+	defer close(p.done)
+	var batch []progressValue
+	for {
+		p.mu.Lock()
+		batch, p.queue = p.queue, batch[:0]
+		dropped, closed := p.dropped, p.closed
+		p.mu.Unlock()
+		for _, v := range batch {
+			v.Dropped = dropped
+			p.send(v)
+		}
+		if closed {
+			return // nothing can be offered after stop
+		}
+		<-p.wake
+	}
+}
+
 func (p *pump) offer(v progressValue) {
+	p.mu.Lock()
+	if len(p.queue) < progressQueue {
+		p.queue = append(p.queue, v)
+	} else {
+		p.queue[len(p.queue)-1] = v
+		p.dropped++
+	}
+	p.mu.Unlock()
 	select {
-	case p.ch <- v:
+	case p.wake <- struct{}{}:
 	default:
-		p.dropped.Add(1)
 	}
 }
 
 func (p *pump) stop() {
-	close(p.ch)
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
 	<-p.done
 }

@@ -26,9 +26,16 @@ type Options struct {
 	// Judge is the base of every run's options (Env, PythonPath, timeouts);
 	// Runner, SubmissionID, Trace and Progress are set per run.
 	Judge judge.Options
+	// AllowedCommands is the allow-list of the first word of a problem's
+	// evaluator command (dual.md: configurable); nil means
+	// judge.DefaultAllowedCommands. A problem whose command is not on it is
+	// refused with -32602 before anything runs.
+	AllowedCommands []string
 	// LM answers lm.complete; nil answers it with CodeNoLM.
 	LM LMClient
-	// Logger gets what cannot be answered; nil discards.
+	// Logger gets a line when a run starts, ends or is refused or
+	// cancelled, and what cannot be answered, each with the request's
+	// trace_id when it has one; nil discards.
 	Logger *slog.Logger
 }
 
@@ -56,6 +63,16 @@ func New(opts *Options) *Service {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	return s
+}
+
+// logger is the service's logger for a request: with trace_id when the
+// client sent one (params._meta.traceId or traceparent, spec/jsonrpc.md),
+// so that every line about the request can be found by it.
+func (s *Service) logger(ctx context.Context) *slog.Logger {
+	if id := jsonrpc.TraceID(ctx); id != "" {
+		return s.log.With("trace_id", id)
+	}
+	return s.log
 }
 
 // Mux returns a new Mux with the service's methods registered.

@@ -1,10 +1,16 @@
 package service
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -174,6 +180,30 @@ func TestCancelRequestStopsTheRun(t *testing.T) {
 		defer svc.mu.Unlock()
 		return len(svc.runs) == 0
 	})
+
+	// What the server answers, read raw (the client above gives up locally
+	// on cancel): -32800 for the cancelled judge.run, after which the
+	// connection goes on.
+	raw := connectRaw(t, svc)
+	raw.send(map[string]any{"jsonrpc": "2.0", "id": 7, "method": "judge.run",
+		"params": map[string]any{"problem": bundle("60"), "solution": map[string]any{"code": readySolution}}})
+	for m := raw.next(); m.Params.Value.EvaluatorLine != "checking 2"; m = raw.next() { // the evaluator is running
+		if m.Method != "$/progress" {
+			t.Fatalf("judge.run answered before it was cancelled: %+v", m)
+		}
+	}
+	raw.send(map[string]any{"jsonrpc": "2.0", "method": "$/cancelRequest", "params": map[string]any{"id": 7}})
+	m := raw.next()
+	for m.Method == "$/progress" {
+		m = raw.next()
+	}
+	if string(m.ID) != "7" || m.Error == nil || m.Error.Code != jsonrpc.CodeCancelled || m.Result != nil {
+		t.Fatalf("cancelled judge.run answered %+v (error %+v), want id 7 with error -32800", m, m.Error)
+	}
+	raw.send(map[string]any{"jsonrpc": "2.0", "id": 8, "method": "tether.version"})
+	if m := raw.next(); string(m.ID) != "8" || m.Error != nil {
+		t.Errorf("tether.version after the cancel: %+v", m)
+	}
 }
 
 func TestJudgeRunBadParams(t *testing.T) {
@@ -280,4 +310,304 @@ func TestEveryMethodAcceptsMeta(t *testing.T) {
 		t.Errorf("judge.run with _meta: %+v, %v", res, err)
 	}
 	waitFor(t, func() bool { return len(log.phases()) >= 4 })
+}
+
+// rawClient is the test's end of a connection to a Service, read as raw
+// NDJSON: every line the server writes, in the order written.
+type rawClient struct {
+	t     *testing.T
+	conn  net.Conn
+	lines chan []byte
+}
+
+func connectRaw(t *testing.T, svc *Service) *rawClient {
+	t.Helper()
+	a, b := net.Pipe()
+	server := jsonrpc.NewConn(jsonrpc.NDJSON(a, a, 0), &jsonrpc.Options{Handler: svc.Mux()})
+	c := &rawClient{t: t, conn: b, lines: make(chan []byte, 1024)}
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		defer close(c.lines)
+		r := bufio.NewReader(b)
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			c.lines <- line
+		}
+	}()
+	t.Cleanup(func() {
+		b.Close()
+		server.Close()
+		<-readerDone
+	})
+	return c
+}
+
+func (c *rawClient) send(v any) {
+	c.t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if _, err := c.conn.Write(append(b, '\n')); err != nil {
+		c.t.Fatalf("send %s: %v", b, err)
+	}
+}
+
+// rawMessage is any message the server sends.
+type rawMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Token json.RawMessage `json:"token"`
+		Value progressValue   `json:"value"`
+	} `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *jsonrpc.Error  `json:"error"`
+}
+
+func (c *rawClient) next() rawMessage {
+	c.t.Helper()
+	select {
+	case line, ok := <-c.lines:
+		if !ok {
+			c.t.Fatal("connection closed while waiting for a line")
+		}
+		var m rawMessage
+		if err := json.Unmarshal(line, &m); err != nil {
+			c.t.Fatalf("%s: %v", line, err)
+		}
+		return m
+	case <-time.After(30 * time.Second):
+		c.t.Fatal("timed out waiting for a line")
+	}
+	return rawMessage{}
+}
+
+// callingBundle is an inline problem whose sh evaluator makes n calls, one
+// after the other, to a sh solution that answers each.
+func callingBundle(n int) (problem map[string]any, solution string) {
+	problem = map[string]any{"files": map[string]string{
+		"problem.json": `{"title":"calls","runtime_config":{"evaluator":{"command":"sh evaluate.sh","time_limit_ms":20000},` +
+			`"solution":{"command":["sh","main.py"]}}}`,
+		"evaluate.sh": fmt.Sprintf("i=0\nwhile [ $i -lt %d ]; do\n  i=$((i+1))\n"+
+			`  echo "{\"type\":\"call\",\"id\":\"c$i\",\"fn\":\"f\",\"args\":[$i]}"`+"\n  read reply\ndone\n"+
+			"echo '---RESULT---'\necho '{\"status\":\"Accepted\",\"score\":10000}'\n", n),
+	}}
+	solution = `echo '{"type":"ready"}'` + "\ni=0\nwhile read line; do\n  i=$((i+1))\n" +
+		`  echo "{\"type\":\"result\",\"id\":\"c$i\",\"value\":$i}"` + "\ndone\n"
+	return problem, solution
+}
+
+// judge.run sends $/progress after each completed call, with calls counting
+// up and elapsed_ms never going back, and all of them before the response.
+func TestJudgeRunSendsProgressPerCall(t *testing.T) {
+	c := connectRaw(t, newService())
+	problem, solution := callingBundle(3)
+	c.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "judge.run",
+		"params": map[string]any{"problem": problem, "solution": map[string]any{"code": solution}}})
+	var progress []progressValue
+	var resp rawMessage
+	for {
+		m := c.next()
+		if m.Method == "$/progress" {
+			if string(m.Params.Token) != "1" {
+				t.Errorf("progress token %s, want the request id 1", m.Params.Token)
+			}
+			progress = append(progress, m.Params.Value)
+			continue
+		}
+		resp = m
+		break
+	}
+	var res struct {
+		Status string
+		Calls  struct{ Count int }
+	}
+	if resp.Error != nil || json.Unmarshal(resp.Result, &res) != nil || res.Status != "Accepted" || res.Calls.Count != 3 {
+		t.Fatalf("response %+v (result %s)", resp, resp.Result)
+	}
+	var calls []int64
+	var elapsed int64
+	for i, v := range progress {
+		if v.ElapsedMs < elapsed {
+			t.Errorf("progress %d: elapsed_ms %d after %d", i, v.ElapsedMs, elapsed)
+		}
+		elapsed = v.ElapsedMs
+		if v.Phase == "running" && v.EvaluatorLine == "" {
+			calls = append(calls, v.Calls)
+		}
+	}
+	if fmt.Sprint(calls) != "[1 2 3]" {
+		t.Errorf("per-call progress calls = %v, want [1 2 3] (all: %+v)", calls, progress)
+	}
+	if len(progress) < 2 || progress[0].Phase != "started" || progress[len(progress)-1].Phase != "finished" ||
+		progress[len(progress)-1].Calls != 3 {
+		t.Errorf("progress %+v: want started first, finished with calls 3 last", progress)
+	}
+}
+
+// A client that reads progress slowly loses intermediate values, never
+// the last one; what it gets is in order and says how many were dropped.
+func TestProgressKeepsTheLastValueForASlowClient(t *testing.T) {
+	unblock := make(chan struct{})
+	var got []progressValue
+	p := startPump(func(v progressValue) {
+		<-unblock // the client reads nothing until every value is offered
+		got = append(got, v)
+	})
+	const n = 4 * progressQueue
+	p.offer(progressValue{Phase: "started"})
+	for i := 1; i <= n; i++ {
+		p.offer(progressValue{Phase: "running", Calls: int64(i)})
+	}
+	p.offer(progressValue{Phase: "finished", Calls: n})
+	close(unblock)
+	p.stop()
+	if len(got) == 0 || len(got) > 2*progressQueue+1 {
+		t.Fatalf("%d values sent for %d offered: the queue is not bounded", len(got), n+2)
+	}
+	last := got[len(got)-1]
+	if last.Phase != "finished" || last.Calls != n {
+		t.Errorf("last progress %+v, want finished with calls %d", last, n)
+	}
+	if got[0].Phase != "started" {
+		t.Errorf("first progress %+v, want started", got[0])
+	}
+	for i := 2; i < len(got); i++ {
+		if got[i].Calls <= got[i-1].Calls && got[i].Phase == "running" {
+			t.Errorf("progress out of order: %+v after %+v", got[i], got[i-1])
+		}
+	}
+	if want := int64(n + 2 - len(got)); last.Dropped != want {
+		t.Errorf("last progress says dropped %d, want %d", last.Dropped, want)
+	}
+}
+
+// Options.AllowedCommands replaces the allow-list of the evaluator
+// command's first word, for a problem folder and an inline bundle alike;
+// nil is the judge's default list, on which sh is.
+func TestAllowedCommands(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for name, content := range bundle("0")["files"].(map[string]string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	problems := map[string]any{"folder": dir, "bundle": bundle("0")}
+	strict, _ := connect(t, New(&Options{Runner: sandbox.NewPlain(), AllowedCommands: []string{"python3", "node"}}))
+	def, _ := connect(t, newService())
+	for name, problem := range problems {
+		params := map[string]any{"problem": problem, "solution": map[string]any{"code": readySolution}}
+		err := strict.Call(ctx, "judge.run", params, nil)
+		var rpcErr *jsonrpc.Error
+		var data struct{ Reason string }
+		if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams || json.Unmarshal(rpcErr.Data, &data) != nil ||
+			!strings.Contains(data.Reason, `not on the allow-list: "sh" (allowed: python3, node)`) {
+			t.Errorf("%s, sh not allowed: %v; want -32602 saying sh is not on the allow-list", name, err)
+		}
+		var res struct{ Status string }
+		if err := def.Call(ctx, "judge.run", params, &res); err != nil || res.Status != "Accepted" {
+			t.Errorf("%s, default list: %+v, %v", name, res, err)
+		}
+	}
+	shOnly, _ := connect(t, New(&Options{Runner: sandbox.NewPlain(), AllowedCommands: []string{"sh"}}))
+	var res struct{ Status string }
+	params := map[string]any{"problem": bundle("0"), "solution": map[string]any{"code": readySolution}}
+	if err := shOnly.Call(ctx, "judge.run", params, &res); err != nil || res.Status != "Accepted" {
+		t.Errorf("allow-list [sh]: %+v, %v", res, err)
+	}
+}
+
+// syncBuffer is a bytes.Buffer for a logger used from several goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) records(t *testing.T) []map[string]any {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []map[string]any
+	for _, line := range bytes.Split(bytes.TrimSpace(b.buf.Bytes()), []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		var rec map[string]any
+		if err := json.Unmarshal(line, &rec); err != nil {
+			t.Fatalf("log line %s: %v", line, err)
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+// The service's log lines about a request carry the trace id the client
+// sent (params._meta.traceId or traceparent); a request without one gets
+// no trace_id.
+func TestLogsCarryTheTraceID(t *testing.T) {
+	var logs syncBuffer
+	svc := New(&Options{Runner: sandbox.NewPlain(), AllowedCommands: []string{"sh"},
+		Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	client, _ := connect(t, svc)
+	ctx := context.Background()
+	run := func(trace map[string]any, problem any, sub string) error {
+		params := map[string]any{"problem": problem, "solution": map[string]any{"code": readySolution}, "submission_id": sub}
+		if trace != nil {
+			params["_meta"] = trace
+		}
+		return client.Call(ctx, "judge.run", params, nil)
+	}
+	if err := run(map[string]any{"traceId": "trace-ok"}, bundle("0"), "ok"); err != nil {
+		t.Fatal(err)
+	}
+	refused := map[string]any{"files": map[string]string{"problem.json": `{"runtime_config":{"evaluator":{"command":"perl x"}}}`}}
+	if err := run(map[string]any{"traceId": "trace-refused"}, refused, "refused"); !errors.Is(err, jsonrpc.ErrInvalidParams) {
+		t.Fatalf("perl evaluator: %v", err)
+	}
+	const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	if err := client.Call(ctx, "judge.cancel", map[string]any{"_meta": map[string]any{"traceparent": parent}, "submission_id": "none"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(nil, bundle("0"), "untraced"); err != nil {
+		t.Fatal(err)
+	}
+
+	want := map[string]string{ // message and submission id → trace id
+		"judge.run started/ok":        "trace-ok",
+		"judge.run finished/ok":       "trace-ok",
+		"judge.run refused/refused":   "trace-refused",
+		"judge.cancel/none":           "4bf92f3577b34da6a3ce929d0e0e4736",
+		"judge.run started/untraced":  "",
+		"judge.run finished/untraced": "",
+	}
+	seen := map[string]bool{}
+	for _, rec := range logs.records(t) {
+		key := fmt.Sprint(rec["msg"], "/", rec["submission_id"])
+		trace, _ := rec["trace_id"].(string)
+		w, ok := want[key]
+		if !ok {
+			continue
+		}
+		seen[key] = true
+		if trace != w {
+			t.Errorf("log %q: trace_id %q, want %q (%v)", key, trace, w, rec)
+		}
+	}
+	for key := range want {
+		if !seen[key] {
+			t.Errorf("no log line %q in\n%s", key, logs.buf.String())
+		}
+	}
 }

@@ -39,7 +39,9 @@ cancellable with judge.cancel or $/cancelRequest), judge.cancel, lm.complete
   --listen ADDR  HOST:PORT or unix:PATH; --framing ndjson (default) or length
   --http ADDR    HTTP POST; "Accept: text/event-stream" streams progress
 
-With --listen and --http the first line of stdout is the bound address.`,
+With --listen and --http the first line of stdout is the bound address.
+--max-concurrent and --max-queue bound the whole server: however many clients
+connect, past them a request is answered -32000 server overloaded.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			modes := 0
@@ -69,7 +71,8 @@ With --listen and --http the first line of stdout is the bound address.`,
 			if err != nil {
 				return err
 			}
-			svcOpts := &service.Options{Runner: runner, Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))}
+			svcOpts := &service.Options{Runner: runner, AllowedCommands: allowedCommands(cmd),
+				Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))}
 			// Each judge.run gets its own LM handler: from --lm-config, else from
 			// the problem's runtime_config.lm, else none.
 			svcOpts.Judge.LM = lmstart.Starter(judgeLMCfg, nil)
@@ -107,9 +110,10 @@ With --listen and --http the first line of stdout is the bound address.`,
 	f.StringVar(&httpAddr, "http", "", "serve HTTP POST on `HOST:PORT`")
 	f.StringVar(&framing, "framing", "ndjson", "with --listen: ndjson or length (4-byte big-endian length prefix)")
 	f.StringVar(&lmAddr, "lm", "", "answer lm.complete through the LM handler at `ADDR` (HOST:PORT or unix:PATH)")
-	f.IntVar(&maxConcurrent, "max-concurrent", 0, "requests handled at once per connection (0: 64)")
-	f.IntVar(&queue, "max-queue", 0, "requests waiting per connection before -32000 (0: 256)")
+	f.IntVar(&maxConcurrent, "max-concurrent", 0, "requests handled at once, across all connections of --listen or --http (0: 64)")
+	f.IntVar(&queue, "max-queue", 0, "requests waiting, across all connections of --listen or --http, before -32000 (0: 256)")
 	f.String("sandbox", "auto", "isolation of judge runs: auto, linux, or none")
+	addAllowCommandFlag(cmd)
 	addJudgeLMFlags(cmd)
 	rootCmd.AddCommand(cmd)
 }

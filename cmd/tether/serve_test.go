@@ -1,10 +1,19 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tether-dev/tether/jsonrpc"
 )
 
 // resetServeFlags puts serve's flags back to their defaults, since cobra
@@ -103,5 +112,162 @@ func TestServeJudgeRunWithProblemLM(t *testing.T) {
 	}
 	if resp.Result.Status != "Accepted" || resp.Result.LMUsage.Models["echo"].Calls != 3 {
 		t.Fatalf("judge.run on examples/llm: %s", lines[len(lines)-1])
+	}
+}
+
+// startServe runs `tether serve` in-process with flags until the test ends
+// and returns the address it prints as its first line of stdout.
+func startServe(t *testing.T, flags ...string) string {
+	t.Helper()
+	serve, _, err := rootCmd.Find([]string{"serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	serve.SetContext(ctx) // cobra keeps a subcommand's context once set
+	pr, pw := io.Pipe()
+	rootCmd.SetIn(strings.NewReader(""))
+	rootCmd.SetOut(pw)
+	rootCmd.SetErr(io.Discard)
+	rootCmd.SetArgs(append([]string{"serve", "--sandbox", "none"}, flags...))
+	done := make(chan error, 1)
+	go func() {
+		err := rootCmd.Execute()
+		pw.Close()
+		done <- err
+	}()
+	t.Cleanup(func() {
+		cancel()
+		err := <-done
+		rootCmd.SetIn(nil)
+		rootCmd.SetOut(nil)
+		rootCmd.SetErr(nil)
+		rootCmd.SetArgs(nil)
+		serve.SetContext(nil)
+		resetServeFlags(t)
+		if err != nil {
+			t.Errorf("serve %v: %v", flags, err)
+		}
+	})
+	r := bufio.NewReader(pr)
+	line, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatalf("serve %v printed no address: %v", flags, err)
+	}
+	go io.Copy(io.Discard, r)
+	return strings.TrimSpace(line)
+}
+
+// `tether serve --listen` answers on a Unix socket (newline-delimited) and
+// on a TCP port 0 (length-prefixed), printing the address it listens on.
+func TestServeListen(t *testing.T) {
+	for _, tc := range []struct {
+		name, framing string
+		frame         jsonrpc.Framing
+	}{{"unix-ndjson", "ndjson", jsonrpc.LineFraming(0)}, {"tcp-length", "length", jsonrpc.LengthFraming(0)}} {
+		t.Run(tc.name, func(t *testing.T) {
+			listen, network, dial := "127.0.0.1:0", "tcp", ""
+			if tc.name == "unix-ndjson" {
+				dial = filepath.Join(t.TempDir(), "rpc.sock")
+				listen, network = "unix:"+dial, "unix"
+			}
+			addr := startServe(t, "--listen", listen, "--framing", tc.framing)
+			if network == "unix" && addr != listen {
+				t.Errorf("printed %q, want %s", addr, listen)
+			}
+			if network == "tcp" {
+				dial = addr
+			}
+			nc, err := net.Dial(network, dial)
+			if err != nil {
+				t.Fatal(err)
+			}
+			client := jsonrpc.NewConn(tc.frame(nc, nc), nil)
+			defer client.Close()
+			var v struct {
+				Version   string            `json:"version"`
+				Protocols map[string]string `json:"protocols"`
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := client.Call(ctx, "tether.version", nil, &v); err != nil || v.Version == "" || v.Protocols["jsonrpc"] != "2.0" {
+				t.Errorf("tether.version = %+v, %v", v, err)
+			}
+		})
+	}
+}
+
+// `tether serve --http HOST:0` answers POSTs on the port it prints: a
+// request gets its response, a body that is not application/json 415, and
+// a batch of notifications only 204 with no body.
+func TestServeHTTP(t *testing.T) {
+	addr := startServe(t, "--http", "127.0.0.1:0")
+	url := "http://" + addr + "/"
+	client := &http.Client{Transport: &http.Transport{}, Timeout: 30 * time.Second}
+	defer client.CloseIdleConnections()
+	post := func(contentType, body string) (int, string) {
+		t.Helper()
+		resp, err := client.Post(url, contentType, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(b)
+	}
+
+	code, body := post("application/json", `{"jsonrpc":"2.0","method":"tether.version","id":1}`)
+	var resp struct {
+		ID     int `json:"id"`
+		Result struct {
+			Version   string            `json:"version"`
+			Protocols map[string]string `json:"protocols"`
+		} `json:"result"`
+	}
+	if code != http.StatusOK || json.Unmarshal([]byte(body), &resp) != nil || resp.ID != 1 ||
+		resp.Result.Version == "" || resp.Result.Protocols["jsonrpc"] != "2.0" {
+		t.Errorf("tether.version: %d %s", code, body)
+	}
+	if code, body := post("text/plain", `{"jsonrpc":"2.0","method":"tether.version","id":2}`); code != http.StatusUnsupportedMediaType {
+		t.Errorf("text/plain: %d %s, want 415", code, body)
+	}
+	batch := `[{"jsonrpc":"2.0","method":"tether.version"},{"jsonrpc":"2.0","method":"judge.cancel","params":{"submission_id":"x"}}]`
+	if code, body := post("application/json", batch); code != http.StatusNoContent || body != "" {
+		t.Errorf("notifications only: %d %q, want 204 and no body", code, body)
+	}
+}
+
+// --allow-command replaces the evaluator allow-list of the runs it serves.
+func TestServeAllowCommand(t *testing.T) {
+	defer resetServeFlags(t)
+	dir, sol := shellProblem(t)
+	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "judge.run",
+		"params": map[string]any{"problem": dir, "solution": map[string]any{"path": sol}}})
+	var resp struct {
+		Result *struct{ Status string } `json:"result"`
+		Error  *struct {
+			Code int `json:"code"`
+			Data struct {
+				Reason string `json:"reason"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	lastLine := func(out string) string {
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		return lines[len(lines)-1]
+	}
+	out := lastLine(runServeStdio(t, string(req)+"\n", "--sandbox", "none", "--allow-command", "python3,node"))
+	if json.Unmarshal([]byte(out), &resp) != nil || resp.Error == nil || resp.Error.Code != -32602 ||
+		!strings.Contains(resp.Error.Data.Reason, `not on the allow-list: "sh"`) {
+		t.Errorf("--allow-command python3,node: %s, want -32602 saying sh is not allowed", out)
+	}
+	resetServeFlags(t)
+	resp.Error, resp.Result = nil, nil
+	out = lastLine(runServeStdio(t, string(req)+"\n", "--sandbox", "none"))
+	if json.Unmarshal([]byte(out), &resp) != nil || resp.Result == nil || resp.Result.Status != "WrongAnswer" {
+		t.Errorf("default allow-list: %s, want shellProblem's WrongAnswer", out)
 	}
 }
