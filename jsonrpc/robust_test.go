@@ -157,19 +157,7 @@ func TestOversizeLineEchoesOnlyAWholeID(t *testing.T) {
 // running and one queued, five POSTs at once get two answers and three
 // -32000 at once, and never two handlers run together.
 func TestHTTPBoundsRequestsAcrossPosts(t *testing.T) {
-	var running, peak atomic.Int32
-	entered := make(chan struct{}, 8)
-	release := make(chan struct{})
-	mux := testMux()
-	mux.AddFunc("hold", func(context.Context, *Request) (any, error) {
-		n := running.Add(1)
-		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
-		}
-		entered <- struct{}{}
-		<-release
-		running.Add(-1)
-		return "held", nil
-	})
+	mux, peak, entered, release := holdingMux()
 	srv := httptest.NewServer(NewHTTPHandler(&Options{Handler: mux, MaxConcurrent: 1, MaxQueue: 1}, 0))
 	defer srv.Close()
 	defer srv.Client().CloseIdleConnections()
@@ -236,19 +224,7 @@ func TestHTTPBoundsRequestsAcrossPosts(t *testing.T) {
 // five requests between them get two answers and three -32000 at once,
 // and never two handlers run together.
 func TestServeBoundsRequestsAcrossConnections(t *testing.T) {
-	var running, peak atomic.Int32
-	entered := make(chan struct{}, 8)
-	release := make(chan struct{})
-	mux := testMux()
-	mux.AddFunc("hold", func(context.Context, *Request) (any, error) {
-		n := running.Add(1)
-		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
-		}
-		entered <- struct{}{}
-		<-release
-		running.Add(-1)
-		return "held", nil
-	})
+	mux, peak, entered, release := holdingMux()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -338,4 +314,23 @@ func TestServeBoundsRequestsAcrossConnections(t *testing.T) {
 	if p := peak.Load(); p != 1 {
 		t.Errorf("%d handlers ran at once, want MaxConcurrent 1", p)
 	}
+}
+
+// holdingMux serves "hold", which signals entered and answers "held" once
+// release is closed; peak is the most handlers that ran at once.
+func holdingMux() (mux *Mux, peak *atomic.Int32, entered, release chan struct{}) {
+	var running atomic.Int32
+	peak = new(atomic.Int32)
+	entered, release = make(chan struct{}, 8), make(chan struct{})
+	mux = testMux()
+	mux.AddFunc("hold", func(context.Context, *Request) (any, error) {
+		n := running.Add(1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		entered <- struct{}{}
+		<-release
+		running.Add(-1)
+		return "held", nil
+	})
+	return mux, peak, entered, release
 }
