@@ -6,6 +6,7 @@ require (
 	github.com/creachadair/jrpc2 v1.3.6
 	github.com/criyle/go-sandbox v0.13.6
 	github.com/elastic/go-seccomp-bpf v1.6.0
+	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	go.uber.org/goleak v1.3.0

@@ -14,9 +14,9 @@
 //     private work dir holding the submission as main.py (the Python host by
 //     default, or runtime_config.solution.command with
 //     TETHER_SOLUTION_ENTRY=main.py). Both get the same small environment
-//     (PATH, HOME, LANG, PYTHONPATH with the SDK, Options.Env, and TMPDIR
-//     naming the side's private writable work dir), nothing else of the
-//     judge's.
+//     (PATH, LANG, PYTHONPATH with the SDK, Options.Env, and HOME and
+//     TMPDIR naming the side's private writable work dir), nothing else of
+//     the judge's.
 //  3. Phase 1: the evaluator has Options.StartTimeout (30 s) for its first
 //     stdout line. Phase 2: runtime_config.evaluator.time_limit_ms counts from
 //     that line. The relay ends at the result payload, when the evaluator is

@@ -53,7 +53,19 @@ func TestEvaluatorThatCannotStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantStatus(t, res, SystemError)
-	if msg := details(t, res)["message"].(string); !strings.Contains(msg, "start evaluator") {
+	// The problem's setup is at fault, not the judge.
+	if msg := details(t, res)["message"].(string); !strings.HasPrefix(msg, `cannot start the evaluator "/nonexistent/evaluator": `) {
+		t.Fatalf("details %s", res.Details)
+	}
+
+	p = c.problem(t)
+	p.Runtime.Solution.Command = []string{"/nonexistent/host"}
+	res, err = Run(context.Background(), p, &Submission{Code: []byte("x")}, &Options{PythonPath: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, res, SystemError)
+	if msg := details(t, res)["message"].(string); !strings.HasPrefix(msg, `cannot start the solution "/nonexistent/host": `) {
 		t.Fatalf("details %s", res.Details)
 	}
 }

@@ -46,11 +46,11 @@ func TestLoadProblemProcessLimits(t *testing.T) {
 
 	sub := &Submission{Code: []byte("x")}
 	sol := solutionSpec(p, sub, "", nil).Limits
-	if want := (sandbox.Limits{Pids: 4, CPUTime: 1500 * time.Millisecond, FileSize: 1 << 20, OpenFiles: 16}); sol != want {
+	if want := (sandbox.Limits{Memory: DefaultMemoryLimitMB << 20, Pids: 4, CPUTime: 1500 * time.Millisecond, FileSize: 1 << 20, OpenFiles: 16}); sol != want {
 		t.Errorf("solution sandbox limits %+v, want %+v", sol, want)
 	}
 	ev := evaluatorSpec(p, "", nil).Limits
-	if want := (sandbox.Limits{Pids: 8, FileSize: 2 << 20, OpenFiles: 32}); ev != want {
+	if want := (sandbox.Limits{Memory: DefaultMemoryLimitMB << 20, Pids: 8, FileSize: 2 << 20, OpenFiles: 32}); ev != want {
 		t.Errorf("evaluator sandbox limits %+v, want %+v", ev, want)
 	}
 

@@ -26,8 +26,9 @@ type Options struct {
 	// StopGrace is how long a side gets to exit after its stdin is closed
 	// before its sandbox is killed.
 	StopGrace time.Duration
-	// Env is added to both sides' environment (after PATH, HOME, LANG and
-	// PYTHONPATH, which the judge sets).
+	// Env is added to both sides' environment (after PATH, LANG and
+	// PYTHONPATH, which the judge sets; HOME and TMPDIR are the sandbox's
+	// private work dir unless Env sets them).
 	Env []string
 	// PythonPath is a directory holding the Python SDK packages, put on
 	// PYTHONPATH and bound read-only into both sandboxes. Empty: the judge

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/google/shlex"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 )
 
@@ -14,8 +16,11 @@ const (
 	DefaultEvaluatorTimeLimitMs = 30000
 	DefaultCallTimeoutMs        = 5000
 	DefaultReadyTimeoutMs       = 10000
-	OnCallTimeoutRestart        = "restart"
-	OnCallTimeoutContinue       = "continue"
+	// DefaultMemoryLimitMB caps each side when the problem names no limit
+	// (dual.md's sample problem.json gives both sides 256).
+	DefaultMemoryLimitMB  = 256
+	OnCallTimeoutRestart  = "restart"
+	OnCallTimeoutContinue = "continue"
 )
 
 // DefaultEvaluatorCommand runs when runtime_config.evaluator.command is absent.
@@ -129,6 +134,11 @@ func LoadProblem(dir string, allowed []string) (*Problem, error) {
 	}
 	var pf problemFile
 	if err := json.Unmarshal(raw, &pf); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			return nil, &ProblemError{Path: path, Field: typeErr.Field,
+				Err: fmt.Errorf("%w: want %s, got %s", ErrBadProblemJSON, jsonKind(typeErr.Type), typeErr.Value)}
+		}
 		return nil, &ProblemError{Path: path, Err: fmt.Errorf("%w: %v", ErrBadProblemJSON, err)}
 	}
 	bad := func(field string, format string, a ...any) error {
@@ -158,9 +168,9 @@ func LoadProblem(dir string, allowed []string) (*Problem, error) {
 		def  int64
 	}{
 		{"runtime_config.evaluator.time_limit_ms", ev.TimeLimitMs, &rc.Evaluator.TimeLimitMs, DefaultEvaluatorTimeLimitMs},
-		{"runtime_config.evaluator.memory_limit_mb", ev.MemoryLimitMB, &rc.Evaluator.MemoryLimitMB, 0},
+		{"runtime_config.evaluator.memory_limit_mb", ev.MemoryLimitMB, &rc.Evaluator.MemoryLimitMB, DefaultMemoryLimitMB},
 		{"runtime_config.solution.call_timeout_ms", so.CallTimeoutMs, &rc.Solution.CallTimeoutMs, DefaultCallTimeoutMs},
-		{"runtime_config.solution.memory_limit_mb", so.MemoryLimitMB, &rc.Solution.MemoryLimitMB, 0},
+		{"runtime_config.solution.memory_limit_mb", so.MemoryLimitMB, &rc.Solution.MemoryLimitMB, DefaultMemoryLimitMB},
 		{"runtime_config.solution.ready_timeout_ms", so.ReadyTimeoutMs, &rc.Solution.ReadyTimeoutMs, DefaultReadyTimeoutMs},
 		{"runtime_config.solution.cpu_time_limit_ms", so.CPUTimeLimitMs, &rc.Solution.CPUTimeLimitMs, 0},
 		{"runtime_config.evaluator.pids_limit", ev.PidsLimit, &rc.Evaluator.Processes.Pids, DefaultPidsLimit},
@@ -202,7 +212,8 @@ func LoadProblem(dir string, allowed []string) (*Problem, error) {
 	return p, nil
 }
 
-// parseCommand accepts a command line string (split on white space) or an
+// parseCommand accepts a command line string, split into words as a POSIX
+// shell would (quotes, backslashes and # comments; no expansion), or an
 // array of strings. Missing or null gives nil.
 func parseCommand(raw json.RawMessage) ([]string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
@@ -210,7 +221,10 @@ func parseCommand(raw json.RawMessage) ([]string, error) {
 	}
 	var line string
 	if err := json.Unmarshal(raw, &line); err == nil {
-		argv := strings.Fields(line)
+		argv, err := shlex.Split(line)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %v", line, err)
+		}
 		if len(argv) == 0 {
 			return nil, errors.New("empty command")
 		}
@@ -259,4 +273,26 @@ func LoadSubmission(path string) (*Submission, error) {
 		return nil, &ProblemError{Path: path, Err: fmt.Errorf("%w: is a directory", ErrSolutionFile)}
 	}
 	return &Submission{Path: path, Code: code}, nil
+}
+
+// jsonKind names the JSON a Go type of problemFile is read from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return t.String()
 }

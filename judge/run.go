@@ -65,6 +65,17 @@ type callCounts struct {
 	dropped                                map[string]int
 }
 
+// failSetup records a failure of the problem's setup (a command that
+// cannot start, a folder the sandbox cannot read): SystemError, but not the
+// judge's own fault, so not labelled an internal error.
+func (r *run) failSetup(err error) {
+	r.mu.Lock()
+	if r.outcome.Failure == "" {
+		r.outcome.Failure = err.Error()
+	}
+	r.mu.Unlock()
+}
+
 // fail records an internal failure (a panic recovered in a goroutine of the
 // run) and ends the relay.
 func (r *run) fail(p any) {
@@ -104,9 +115,7 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 	}()
 
 	if err := CheckProblemAccess(r.problem, r.opts.Runner); err != nil {
-		r.mu.Lock()
-		r.outcome.Failure = err.Error() // not an internal error: the problem's setup
-		r.mu.Unlock()
+		r.failSetup(err)
 		return nil, nil
 	}
 	r.pythonPath = r.opts.PythonPath
@@ -130,13 +139,13 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 	evSpec.CPUs = r.opts.EvaluatorCPUs
 	ev, startErr := startSide(ctx, r.opts.Runner, r.withLM(evSpec), newTailBuffer(MaxStreamOutput), r.fail)
 	if startErr != nil {
-		r.fail(fmt.Sprintf("start evaluator %q: %v", r.problem.Runtime.Evaluator.Command[0], startErr))
+		r.failSetup(fmt.Errorf("cannot start the evaluator %q: %w", r.problem.Runtime.Evaluator.Command[0], startErr))
 		return nil, nil
 	}
 	r.evaluator = ev
 	sol, startErr := startSide(ctx, r.opts.Runner, r.solSpec, nil, r.fail)
 	if startErr != nil {
-		r.fail(fmt.Sprintf("start solution %q: %v", r.solSpec.Args[0], startErr))
+		r.failSetup(fmt.Errorf("cannot start the solution %q: %w", r.solSpec.Args[0], startErr))
 		return nil, nil
 	}
 	r.mu.Lock()

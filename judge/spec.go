@@ -15,11 +15,11 @@ const SolutionFileName = "main.py"
 var DefaultSolutionCommand = []string{"python3", "-m", "noj_solution_sdk.host", "--entry", SolutionFileName}
 
 // baseEnv is the environment both sides start from: nothing of the judge's
-// own environment leaks except PATH.
-func baseEnv(home, pythonPath string, extra []string) []string {
+// own environment leaks except PATH. The sandbox adds HOME and TMPDIR, both
+// the side's private writable work dir.
+func baseEnv(pythonPath string, extra []string) []string {
 	env := []string{
 		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + home,
 		"LANG=C.UTF-8",
 		"PYTHONUNBUFFERED=1",
 		"PYTHONDONTWRITEBYTECODE=1",
@@ -34,7 +34,7 @@ func evaluatorSpec(p *Problem, pythonPath string, extra []string) sandbox.Spec {
 	rc := p.Runtime.Evaluator
 	spec := sandbox.Spec{
 		Args:    rc.Command,
-		Env:     baseEnv(p.Dir, pythonPath, extra),
+		Env:     baseEnv(pythonPath, extra),
 		Dir:     p.Dir,
 		Binds:   []sandbox.Bind{{Path: p.Dir}},
 		Network: rc.Network,
@@ -53,7 +53,7 @@ func evaluatorSpec(p *Problem, pythonPath string, extra []string) sandbox.Spec {
 func solutionSpec(p *Problem, sub *Submission, pythonPath string, extra []string) sandbox.Spec {
 	rc := p.Runtime.Solution
 	args := DefaultSolutionCommand
-	env := baseEnv(os.TempDir(), pythonPath, extra)
+	env := baseEnv(pythonPath, extra)
 	if rc.Command != nil {
 		args = rc.Command
 		env = append(env, "TETHER_SOLUTION_ENTRY="+SolutionFileName)

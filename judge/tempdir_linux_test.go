@@ -9,7 +9,7 @@ import (
 )
 
 // An evaluator in the linux sandbox runs in the read-only problem folder;
-// the sandbox's TMPDIR still gives it a writable scratch dir for tempfile.
+// the sandbox's TMPDIR and HOME still give it a writable scratch dir.
 func TestEvaluatorTempfile(t *testing.T) {
 	runner := hostileRunner(t)
 	t.Cleanup(func() { runner.Close() })
@@ -30,6 +30,8 @@ with open(os.path.join(d, "scratch"), "w") as f:
     f.write("5")
 with tempfile.NamedTemporaryFile() as f:
     pass
+with open(os.path.join(os.path.expanduser("~"), ".cache-probe"), "w") as f:  # HOME is writable too
+    f.write("1")
 r = SolutionRunner()
 v = r.call("add", 2, 3)
 if str(v) == open(os.path.join(d, "scratch")).read():

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -140,7 +141,8 @@ func TestLoadProblemDefaultsAndUnknownFields(t *testing.T) {
 	rc := p.Runtime
 	if strings.Join(rc.Evaluator.Command, " ") != "python3 evaluate.py" || rc.Evaluator.TimeLimitMs != 30000 ||
 		rc.Solution.CallTimeoutMs != 5000 || rc.Solution.ReadyTimeoutMs != 10000 ||
-		rc.Solution.OnCallTimeout != "restart" || rc.Solution.Command != nil || p.Title != "T" {
+		rc.Solution.OnCallTimeout != "restart" || rc.Solution.Command != nil || p.Title != "T" ||
+		rc.Evaluator.MemoryLimitMB != 256 || rc.Solution.MemoryLimitMB != 256 {
 		t.Fatalf("%+v", p)
 	}
 	if !strings.Contains(string(p.Raw), `"image":"x"`) {
@@ -180,6 +182,23 @@ func TestLoadProblemErrors(t *testing.T) {
 		if !errors.Is(err, c.want) || !errors.As(err, &pe) {
 			t.Errorf("case %d: err = %v, want %v", i, err, c.want)
 		}
+	}
+	// A value of the wrong type names its field and what it wants.
+	for _, c := range []struct{ json, msg string }{
+		{`{"runtime_config":{"evaluator":{"network":true}}}`, `runtime_config.evaluator.network: problem.json is not valid: want an object, got bool`},
+		{`{"runtime_config":{"evaluator":{"time_limit_ms":1.5}}}`, `runtime_config.evaluator.time_limit_ms: problem.json is not valid: want an integer, got number 1.5`},
+		{`{"title":5}`, `title: problem.json is not valid: want a string, got number`},
+		{`{"runtime_config":{"evaluator":{"command":"sh -c 'python3 evaluate.py"}}}`, `runtime_config.evaluator.command: problem.json is not valid: "sh -c 'python3 evaluate.py": EOF found when expecting closing quote`},
+	} {
+		_, err := LoadProblem(writeProblem(t, c.json, "evaluate.py"), nil)
+		if !errors.Is(err, ErrBadProblemJSON) || !strings.HasSuffix(err.Error(), c.msg) {
+			t.Errorf("%s: err = %v, want it to end %q", c.json, err, c.msg)
+		}
+	}
+	// A command line is split as a shell would, quotes and all.
+	p, err := LoadProblem(writeProblem(t, `{"runtime_config":{"evaluator":{"command":"sh -c 'python3 evaluate.py' \"a b\""}}}`, "evaluate.py"), nil)
+	if err != nil || !slices.Equal(p.Runtime.Evaluator.Command, []string{"sh", "-c", "python3 evaluate.py", "a b"}) {
+		t.Errorf("quoted command: %q, %v", p.Runtime.Evaluator.Command, err)
 	}
 	dir := writeProblem(t, `{"runtime_config":{"evaluator":{"command":"ruby x.rb"}}}`)
 	if _, err := LoadProblem(dir, []string{"ruby"}); err != nil {

@@ -299,7 +299,7 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 	}
 	program := &forkexec.Runner{
 		Args:       append([]string{execPath}, spec.Args[1:]...),
-		Env:        withTempDir(spec.Env, p.dir.workDir),
+		Env:        withWorkDirVars(spec.Env, p.dir.workDir),
 		Files:      []uintptr{p.childStdin.Fd(), p.childStdout.Fd(), p.childStderr.Fd()},
 		WorkDir:    dir,
 		RLimits:    rlimits(spec.Limits),

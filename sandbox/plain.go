@@ -37,9 +37,9 @@ type plainRunner struct{}
 func (plainRunner) Kind() string { return "none" }
 
 // Start creates the private work dir when needed (no Dir, Files to place,
-// or TMPDIR to point at), starts the program and applies the rlimits. On
-// any error the work dir is removed and a started child is killed and
-// reaped.
+// or TMPDIR and HOME to point at), starts the program and applies the
+// rlimits. On any error the work dir is removed and a started child is
+// killed and reaped.
 func (plainRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 	if len(spec.Args) == 0 {
 		return nil, errors.New("sandbox: spec has no Args")
@@ -55,7 +55,7 @@ func (plainRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 		}
 	}()
 	dir := spec.Dir
-	if dir == "" || len(spec.Files) > 0 || !setsTempDir(spec.Env) {
+	if dir == "" || len(spec.Files) > 0 || !setsWorkDirVars(spec.Env) {
 		wd, err := os.MkdirTemp("", "tether-work-*")
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: make work dir: %w", err)
@@ -82,7 +82,7 @@ func (plainRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 	}
 	env := append(make([]string, 0, len(spec.Env)), spec.Env...)
 	if p.workDir != "" {
-		env = withTempDir(env, p.workDir)
+		env = withWorkDirVars(env, p.workDir)
 	}
 	if err := p.makePipes(); err != nil {
 		return nil, err

@@ -61,7 +61,8 @@ func TestPlainEnvironmentIsNotInherited(t *testing.T) {
 	p := startPlain(t, Spec{Args: []string{"/usr/bin/env"}, Env: []string{"ONLY=1"}})
 	out, _ := io.ReadAll(p.Stdout())
 	p.Wait()
-	want := "ONLY=1\nTMPDIR=" + p.(*plainProcess).workDir
+	wd := p.(*plainProcess).workDir
+	want := "ONLY=1\nTMPDIR=" + wd + "\nHOME=" + wd
 	if strings.TrimSpace(string(out)) != want {
 		t.Fatalf("env = %q, want only %q", out, want)
 	}
@@ -241,10 +242,10 @@ print(tempfile.gettempdir())
 		t.Fatalf("work dir %s still there after Close: %v", work, err)
 	}
 	own := t.TempDir()
-	p = startPlain(t, Spec{Args: []string{"python3", "-c", code}, Env: []string{path, "TMPDIR=" + own}, Dir: t.TempDir()})
+	p = startPlain(t, Spec{Args: []string{"python3", "-c", code}, Env: []string{path, "TMPDIR=" + own, "HOME=" + own}, Dir: t.TempDir()})
 	out, _ = io.ReadAll(p.Stdout())
 	p.Wait()
 	if string(out) != own+"\n" || p.(*plainProcess).workDir != "" {
-		t.Fatalf("caller's TMPDIR: tempdir %q, want %q; work dir %q, want none", out, own, p.(*plainProcess).workDir)
+		t.Fatalf("caller's TMPDIR and HOME: tempdir %q, want %q; work dir %q, want none", out, own, p.(*plainProcess).workDir)
 	}
 }

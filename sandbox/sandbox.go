@@ -28,9 +28,9 @@ type Runner interface {
 // Spec describes one program to run.
 type Spec struct {
 	Args []string // argv; Args[0] is looked up in PATH
-	// Env is the whole environment; nothing is inherited. One variable is
-	// added: TMPDIR, naming the private work dir (a writable scratch dir
-	// even when Dir is read-only), unless Env sets TMPDIR itself.
+	// Env is the whole environment; nothing is inherited. Two variables
+	// are added, each unless Env sets it: TMPDIR and HOME, naming the
+	// private work dir (a writable scratch dir even when Dir is read-only).
 	Env []string
 	// Dir is the working directory. Empty means the private work dir, a fresh
 	// writable directory that holds Files and is removed by Close.
@@ -112,21 +112,36 @@ type Usage struct {
 	CPUExceeded    bool  // the CPU time limit was hit
 }
 
-// withTempDir returns a copy of env with TMPDIR=dir added, unless env
-// already sets TMPDIR (see Spec.Env).
-func withTempDir(env []string, dir string) []string {
-	out := make([]string, 0, len(env)+1)
+// workDirVars are what the runners point at the private work dir (see
+// Spec.Env).
+var workDirVars = []string{"TMPDIR", "HOME"}
+
+// withWorkDirVars returns a copy of env with each of workDirVars set to dir
+// where env does not set it.
+func withWorkDirVars(env []string, dir string) []string {
+	out := make([]string, 0, len(env)+len(workDirVars))
 	out = append(out, env...)
-	if setsTempDir(env) {
-		return out
+	for _, name := range workDirVars {
+		if !setsVar(env, name) {
+			out = append(out, name+"="+dir)
+		}
 	}
-	return append(out, "TMPDIR="+dir)
+	return out
 }
 
-// setsTempDir reports whether env sets TMPDIR.
-func setsTempDir(env []string) bool {
+// setsWorkDirVars reports whether env sets every one of workDirVars.
+func setsWorkDirVars(env []string) bool {
+	for _, name := range workDirVars {
+		if !setsVar(env, name) {
+			return false
+		}
+	}
+	return true
+}
+
+func setsVar(env []string, name string) bool {
 	for _, kv := range env {
-		if strings.HasPrefix(kv, "TMPDIR=") {
+		if len(kv) > len(name) && kv[len(name)] == '=' && strings.HasPrefix(kv, name) {
 			return true
 		}
 	}
