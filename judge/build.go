@@ -23,9 +23,10 @@ func (r *run) result() *Result {
 		Status:       v.Status,
 		Score:        v.Score,
 		Sandbox:      r.opts.Runner.Kind(),
-		Calls:        CallStats{Count: r.counts.calls, Timeouts: r.counts.timeouts, Restarts: r.counts.restarts},
-		Logs:         Logs{Kept: r.logs, Dropped: r.counts.logsDropped},
-		Dropped:      r.counts.dropped,
+		Calls: CallStats{Count: r.counts.calls, Timeouts: r.counts.timeouts, Restarts: r.counts.restarts,
+			CapabilityTimeouts: r.counts.capTimeouts},
+		Logs:    Logs{Kept: r.logs, Dropped: r.counts.logsDropped},
+		Dropped: r.counts.dropped,
 	}
 	if res.Logs.Kept == nil {
 		res.Logs.Kept = []LogEntry{}

@@ -33,8 +33,11 @@ type Result struct {
 // CallStats counts the calls of a run.
 type CallStats struct {
 	Count    int `json:"count"`    // call frames forwarded to the solution
-	Timeouts int `json:"timeouts"` // CallTimeout errors sent
+	Timeouts int `json:"timeouts"` // CallTimeout errors sent to the evaluator
 	Restarts int `json:"restarts"` // solution sandboxes restarted
+	// CapabilityTimeouts counts the CallTimeout errors sent to the
+	// solution: capabilities the evaluator did not answer in time.
+	CapabilityTimeouts int `json:"capability_timeouts"`
 }
 
 // Exits says how the process of each side ended; a side that never

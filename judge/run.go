@@ -61,8 +61,8 @@ type run struct {
 }
 
 type callCounts struct {
-	calls, timeouts, restarts, logsDropped int
-	dropped                                map[string]int
+	calls, timeouts, capTimeouts, restarts, logsDropped int
+	dropped                                             map[string]int
 }
 
 // failSetup records a failure of the problem's setup (a command that
@@ -328,7 +328,7 @@ func (r *run) absorb(ctx context.Context, sum dual.Summary, relayErr error) {
 	if sum.FirstOutput.IsZero() && r.firstOutput.IsZero() && sum.EvaluatorGone != "" && !o.EvaluatorStartTimeout {
 		o.EvaluatorSilentExit = true
 	}
-	r.counts = callCounts{calls: int(sum.Stats.Calls), timeouts: int(sum.Stats.CallTimeouts),
+	r.counts = callCounts{calls: int(sum.Stats.Calls), timeouts: int(sum.Stats.CallTimeouts), capTimeouts: int(sum.Stats.CapabilityTimeouts),
 		restarts: sum.Restarts, logsDropped: int(sum.Stats.LogDroppedFrames), dropped: droppedByReason(sum.Stats)}
 }
 

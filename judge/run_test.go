@@ -136,6 +136,10 @@ func TestCapabilitiesWithCapRegTimeout(t *testing.T) {
 	if v[0] != "echo:hi" || v[1] != "CallTimeout" || v[2] != "call timeout" {
 		t.Fatalf("value %v", v)
 	}
+	// The capability's timeout is counted apart from the evaluator's calls.
+	if r.Calls.CapabilityTimeouts != 1 || r.Calls.Timeouts != 0 {
+		t.Fatalf("calls %+v", r.Calls)
+	}
 }
 
 func TestForgedAndDuplicateResponsesDropped(t *testing.T) {

@@ -178,7 +178,11 @@ func printSummary(w io.Writer, r *judge.Result) {
 	fmt.Fprintf(w, "score:    %d.%02d / 100\n", r.Score/100, r.Score%100)
 	fmt.Fprintf(w, "time:     %d ms (solution cpu %d ms)\n", r.TimeMs, r.CPUMs)
 	fmt.Fprintf(w, "memory:   %d KiB\n", r.MemoryKB)
-	fmt.Fprintf(w, "calls:    %d (timeouts %d, restarts %d)\n", r.Calls.Count, r.Calls.Timeouts, r.Calls.Restarts)
+	fmt.Fprintf(w, "calls:    %d (timeouts %d, restarts %d", r.Calls.Count, r.Calls.Timeouts, r.Calls.Restarts)
+	if r.Calls.CapabilityTimeouts > 0 {
+		fmt.Fprintf(w, ", capability timeouts %d", r.Calls.CapabilityTimeouts)
+	}
+	fmt.Fprintln(w, ")")
 	if len(r.Dropped) > 0 {
 		total, parts := 0, make([]string, 0, len(r.Dropped))
 		for _, reason := range slices.Sorted(maps.Keys(r.Dropped)) {
