@@ -23,6 +23,8 @@ import json
 import math
 import re
 
+from ._trace import clip, exception_line
+from ._trace import type_name as _type_name
 from .errors import RejectedError
 
 __all__ = ["encode", "encode_args", "decode", "decode_frame", "format_path", "BYTES_KEY"]
@@ -114,37 +116,58 @@ def _plain(v, parts):
     if t is bytes:
         return {BYTES_KEY: base64.b64encode(v).decode("ascii")}
     # Subclasses of the allowed types (IntEnum, OrderedDict, str subclasses...)
-    # are sent as their base type; tuple/set/others are refused.
+    # are sent as their base type; tuple/set/others are refused. Converting
+    # one runs user code (__int__, __str__, __iter__, items()...): whatever
+    # that raises is refused too, naming the method that failed.
     if isinstance(v, bool):
         return bool(v)
     if isinstance(v, int):
-        return _plain(int(v), parts)
+        return _plain(_convert(int, v, "int", "__int__()", parts), parts)
     if isinstance(v, float):
-        return _plain(float(v), parts)
+        return _plain(_convert(float, v, "float", "__float__()", parts), parts)
     if isinstance(v, str):
-        return str(v)
+        return _convert(_exact_str, v, "str", "__str__()", parts)
     if isinstance(v, bytes):
-        return {BYTES_KEY: base64.b64encode(bytes(v)).decode("ascii")}
+        return {BYTES_KEY: base64.b64encode(_convert(bytes, v, "bytes", "__bytes__()", parts)).decode("ascii")}
     if isinstance(v, list):
-        return _plain(list(v), parts)
+        return _plain(_convert(list, v, "list", "iteration", parts), parts)
     if isinstance(v, dict):
         return _plain_dict(v, parts)
-    raise _Refused(list(parts), "%s is not transferable" % t.__name__)
+    raise _Refused(list(parts), "%s is not transferable" % _type_name(v))
+
+
+def _exact_str(v):
+    s = str(v)
+    return str.__str__(s)  # an exact str even if __str__ returned a subclass
+
+
+def _items(v):
+    return [(k, x) for k, x in v.items()]
+
+
+def _convert(fn, v, base, what, parts):
+    """fn(v) for a subclass instance v of base; _Refused when user code fails."""
+    try:
+        return fn(v)
+    except Exception as e:  # noqa: BLE001 - hostile user methods are a refusal, never a crash
+        raise _Refused(list(parts), "%s subclass %s: %s raised %s" % (base, _type_name(v), what, exception_line(e, 200))) from None
 
 
 def _plain_dict(v, parts):
     if len(parts) >= MAX_DEPTH:
         raise _Refused(list(parts), "nesting too deep (more than %d)" % MAX_DEPTH)
     out = {}
-    for k, x in v.items():
+    # An exact dict iterates as is; a subclass's items() is user code.
+    pairs = v.items() if type(v) is dict else _convert(_items, v, "dict", "items()", parts)
+    for k, x in pairs:
         if type(k) is not str:
             if not isinstance(k, str):
-                raise _Refused(list(parts), "non-string key %r (%s)" % (k, type(k).__name__))
-            k = str(k)
+                raise _Refused(list(parts), "non-string key %s (%s)" % (_key_repr(k), _type_name(k)))
+            k = _convert(_exact_str, k, "str", "__str__() of a key", parts)
         parts.append(k)
         out[k] = _plain(x, parts)
         parts.pop()
-    if len(v) == 1 and isinstance(v.get(BYTES_KEY), str):
+    if len(out) == 1 and isinstance(out.get(BYTES_KEY), str):
         raise _Refused(list(parts), 'a dict whose only key is "__bytes__" with a str value is reserved for bytes')
     return out
 
@@ -163,8 +186,13 @@ def encode(value, root="value"):
         path = format_path(root, e.parts)
         raise RejectedError("%s: %s" % (path, e.reason), path=path) from None
     except UnicodeEncodeError:
-        path = _surrogate_path(value, root)
+        try:
+            path = _surrogate_path(value, root)
+        except Exception:  # noqa: BLE001 - a subclass that changed its mind
+            path = root
         raise RejectedError("%s: string is not valid UTF-8 (lone surrogate)" % path, path=path) from None
+    except Exception as e:  # noqa: BLE001 - e.g. a dict mutated by another thread meanwhile
+        raise RejectedError("%s: cannot be encoded: %s" % (root, exception_line(e, 200)), path=root) from None
 
 
 def encode_args(args, root="args"):
@@ -197,6 +225,13 @@ def _surrogate_path(value, root):
                     return format_path(root, parts)
                 stack.append((x, parts + [k]))
     return root
+
+
+def _key_repr(k):
+    try:
+        return clip(str.__str__(repr(k)), 200)
+    except Exception:  # noqa: BLE001 - a hostile __repr__
+        return "?"
 
 
 def _refuse_constant(name):

@@ -22,6 +22,7 @@ without newline is written at interpreter exit.
 """
 
 import atexit
+import io
 import json
 import os
 import sys
@@ -43,25 +44,56 @@ def _closed_error():
 
 
 class _LineAtomicStdout:
-    """Text stream that forwards only complete lines to ``text`` under
-    ``lock``. Safe for concurrent use."""
+    """Text stream that forwards only complete lines to the real stdout
+    ``text`` under ``lock``. Safe for concurrent use.
+
+    Text and bytes (``.buffer``, a ``_LineAtomicBuffer``) share one pending
+    line, kept as bytes (text encoded with the real stream's encoding and
+    errors): whatever is written, a line reaches the real stream only when
+    its newline does, so a frame (written under the same lock) always starts
+    a line. By design ``flush()`` does not write a pending partial line
+    (``print(..., end="", flush=True)``): it is held until its newline, or
+    written at interpreter exit (``finish``), since writing it early would let
+    the next frame land on the same line. After ``finish`` writes pass
+    straight through. The real text stream is set to write_through, so text
+    written to ``sys.__stdout__`` directly keeps its order with these bytes."""
 
     def __init__(self, text, lock):
         self._text = text
+        self._raw = text.buffer
         self._lock = lock
-        self._partial = ""
+        self._partial = []  # bytes of the unfinished line, in pieces
+        self._finished = False
+        self.buffer = _LineAtomicBuffer(self)
+        try:
+            text.reconfigure(write_through=True)
+        except (AttributeError, OSError, ValueError):
+            pass
 
     def write(self, s):
         if not isinstance(s, str):
             raise TypeError("write() argument must be str, not %s" % type(s).__name__)
-        with self._lock:
-            if "\n" not in s:
-                self._partial += s
-            else:
-                head, _, tail = (self._partial + s).rpartition("\n")
-                self._partial = tail
-                self._text.write(head + "\n")
+        if s:
+            self._write_bytes(s.encode(self._text.encoding or "utf-8", self._text.errors or "strict"))
         return len(s)
+
+    def _write_bytes(self, data):
+        with self._lock:
+            if self._finished:
+                self._raw.write(b"".join(self._partial) + data)
+                self._partial = []
+                return
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                self._partial.append(data)
+                return
+            head = data[:cut]
+            if self._partial:
+                head = b"".join(self._partial) + head
+            self._partial = [data[cut:]] if cut < len(data) else []
+            if not getattr(self._text, "write_through", True):
+                self._text.flush()  # text written to the real stream directly goes first
+            self._raw.write(head)
 
     def writelines(self, lines):
         for s in lines:
@@ -75,13 +107,61 @@ class _LineAtomicStdout:
 
     def finish(self):
         with self._lock:
+            self._finished = True
             if self._partial:
-                self._text.write(self._partial)
-                self._partial = ""
+                self._text.flush()
+                self._raw.write(b"".join(self._partial))
+                self._partial = []
             self._text.flush()
 
     def __getattr__(self, name):
         return getattr(self._text, name)
+
+
+class _LineAtomicBuffer(io.BufferedIOBase):
+    """``sys.stdout.buffer`` of the evaluator: bytes take the same
+    line-atomic path as text (see _LineAtomicStdout). ``close()`` only
+    flushes: the real stdout carries the protocol and stays open."""
+
+    def __init__(self, owner):
+        super().__init__()
+        self._owner = owner
+
+    @property
+    def closed(self):
+        return False
+
+    def writable(self):
+        return True
+
+    def readable(self):
+        return False
+
+    def seekable(self):
+        return False
+
+    def write(self, b):
+        if isinstance(b, str):
+            raise TypeError("a bytes-like object is required, not 'str'")
+        data = bytes(memoryview(b))
+        if data:
+            self._owner._write_bytes(data)
+        return len(data)
+
+    def flush(self):
+        self._owner.flush()
+
+    def close(self):
+        self.flush()
+
+    def fileno(self):
+        return self._owner._raw.fileno()
+
+    def isatty(self):
+        return self._owner._raw.isatty()
+
+    def __getattr__(self, name):
+        return getattr(self._owner._raw, name)
 
 
 class Channel:

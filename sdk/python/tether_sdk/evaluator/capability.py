@@ -7,8 +7,11 @@ of daemon worker threads (grown on demand up to MAX_WORKERS) runs the
 handlers, so a slow handler never blocks responses to ``SolutionRunner.call``.
 Answers: ``result`` with the encoded return value; ``error`` with code
 ``NotFound`` (``capability 'NAME' not registered``), ``Rejected`` (arguments
-or return value outside the codec, frame over 1 MiB) or ``Exception``
-(message ``str(e)`` sanitized and cut at 1024 characters, sanitized trace).
+or return value outside the codec -- a subclass whose methods raise too --,
+frame over 1 MiB) or ``Exception`` (message ``str(e)`` sanitized and cut at
+1024 characters, a fallback text when ``str(e)`` itself fails; sanitized
+trace; ``sys.exit`` in a handler is an exception too). A worker never ends
+on a handler's account; should one end anyway, its slot is given back.
 """
 
 import queue
@@ -16,7 +19,7 @@ import threading
 
 from .. import codec
 from .._frames import encode_line, error_frame, result_frame
-from .._trace import exception_message, format_trace
+from .._trace import exception_line, exception_message, format_trace
 from ..errors import ConnectionError, RejectedError
 from ._channel import channel
 
@@ -63,24 +66,58 @@ def unregister_capability(name):
 
 def _submit(frame):
     """Called on the thread reading stdin: queue the request, start a worker if none is idle."""
-    global _workers, _idle
     _jobs.put(frame)
+    _start_worker()
+
+
+def _start_worker():
+    """Start a worker unless one is idle or the pool is full (the queued job
+    is then taken by the next free worker)."""
+    global _workers
     with _lock:
         if _idle > 0 or _workers >= MAX_WORKERS:
             return
         _workers += 1
-    threading.Thread(target=_work, name="tether-capability-%d" % _workers, daemon=True).start()
+        n = _workers
+    try:
+        threading.Thread(target=_work, name="tether-capability-%d" % n, daemon=True).start()
+    except Exception:  # noqa: BLE001 - no thread (resources): the slot is given back, the job stays queued
+        with _lock:
+            _workers -= 1
 
 
 def _work():
-    global _idle
-    while True:
+    """A worker: serves queued requests forever. Nothing a handler does can
+    end it (every failure becomes an answer), and should it end anyway the
+    pool's count is given back and a replacement started if work is queued."""
+    global _workers, _idle
+    try:
+        while True:
+            with _lock:
+                _idle += 1
+            try:
+                frame = _jobs.get()
+            finally:
+                with _lock:
+                    _idle -= 1
+            try:
+                _serve(frame)
+            except BaseException as e:  # noqa: BLE001 - last resort: the request still gets an answer
+                _failed(frame, e)
+    finally:
         with _lock:
-            _idle += 1
-        frame = _jobs.get()
-        with _lock:
-            _idle -= 1
-        _serve(frame)
+            _workers -= 1
+        if not _jobs.empty():
+            _start_worker()
+
+
+def _failed(frame, exc):
+    try:
+        call_id = frame.get("id")
+        if type(call_id) is str and call_id:
+            _reply(call_id, "SystemError", "capability worker: %s" % exception_line(exc, 200))
+    except BaseException:  # noqa: BLE001 - the channel itself is gone
+        pass
 
 
 def _serve(frame):
@@ -100,13 +137,17 @@ def _serve(frame):
         return
     try:
         value = handler(*args)
-    except Exception as e:  # noqa: BLE001 - any handler failure goes back to the solution
+    except BaseException as e:  # noqa: BLE001 - any handler failure (sys.exit too) goes back to the solution
+        # exception_message and format_trace never raise, even when str(e) does.
         _reply(call_id, "Exception", exception_message(e, MAX_CAPABILITY_MESSAGE, marked=False), format_trace(e, skip=1))
         return
     try:
         data = encode_line(result_frame(call_id, codec.encode(value)))
     except RejectedError as e:
         _reply(call_id, "Rejected", str(e))
+        return
+    except Exception as e:  # noqa: BLE001 - the codec refuses hostile values itself; belt and braces
+        _reply(call_id, "Rejected", "value: cannot be encoded: %s" % exception_line(e, 200))
         return
     _send(data)
 

@@ -21,9 +21,13 @@ frames before the call's answer.
 Answers (texts of dual.md):
   result     {"type":"result","id":ID,"value":V}
   NotFound   function 'NAME' not registered
-  Exception  message str(e) (paths cut), trace sanitized
+  Exception  message str(e) (paths cut, clipped; a fallback text when str()
+             itself fails), trace sanitized
   Rejected   a return value outside the codec (``value: set is not
-             transferable``), undecodable arguments, a frame over 1 MiB
+             transferable``, ``value: dict subclass D: items() raised
+             KeyError: 'items'``), undecodable arguments, a frame over 1 MiB
+Whatever the user's objects do, every call gets an answer and the host keeps
+serving.
 
 If importing FILE fails (syntax error, an exception or sys.exit at import,
 missing module), the host stays up and answers every call with code
@@ -47,7 +51,7 @@ from collections import deque
 from .. import codec
 from .._conduit import Conduit, Waiter
 from .._frames import FrameWriter, encode_line, error_frame, result_frame
-from .._trace import exception_line, exception_message, format_trace
+from .._trace import exception_line, exception_message, format_trace, type_name
 from ..errors import RejectedError
 from . import _registry, _runtime, _stdio
 from .errors import CapabilityConnectionError
@@ -138,6 +142,15 @@ class Host:
                 self.functions[name] = obj
 
     def flush_logs(self):
+        # A stream the user put in place of sys.stdout/sys.stderr (for example
+        # io.TextIOWrapper(sys.stdout.buffer, ...)) holds text until flushed:
+        # flush it too, so that its output comes before the call's answer.
+        for s in (sys.stdout, sys.stderr):
+            if s is not None and all(s is not t for t in self.streams):
+                try:
+                    s.flush()
+                except Exception:  # noqa: BLE001 - the user's stream, the user's problem
+                    pass
         for s in self.streams:
             s.flush()
 
@@ -155,7 +168,10 @@ class Host:
                         return
                     continue
             frame = calls.popleft()
-            answer = self.run_call(frame)
+            try:
+                answer = self.run_call(frame)
+            except Exception as e:  # noqa: BLE001 - every call gets an answer; the host keeps serving
+                answer = error_frame(frame["id"], "SystemError", "solution host: %s" % exception_line(e, 200))
             self.flush_logs()
             self.send_answer(frame["id"], answer)
 
@@ -178,11 +194,13 @@ class Host:
         try:
             value = fn(*args)
         except BaseException as e:  # noqa: BLE001 - SystemExit/KeyboardInterrupt in user code are its exceptions
-            return error_frame(call_id, "Exception", exception_message(e), format_trace(e, skip=1))
+            return exception_frame(call_id, e, skip=1)
         try:
             return result_frame(call_id, codec.encode(value))
         except RejectedError as e:
             return error_frame(call_id, "Rejected", str(e))
+        except BaseException as e:  # noqa: BLE001 - the codec refuses hostile values itself; belt and braces
+            return error_frame(call_id, "Rejected", "value: cannot be encoded: %s" % exception_line(e, 200))
 
     def send_answer(self, call_id, frame):
         try:
@@ -190,6 +208,15 @@ class Host:
         except RejectedError as e:  # over 1 MiB
             data = encode_line(error_frame(call_id, "Rejected", str(e)))
         self.writer.write_line(data)
+
+
+def exception_frame(call_id, exc, skip=0):
+    """The ``Exception`` answer for a user exception. Never raises: a message
+    that cannot be built (``__str__`` raising, ...) has a fallback text."""
+    try:
+        return error_frame(call_id, "Exception", exception_message(exc), format_trace(exc, skip=skip))
+    except BaseException:  # noqa: BLE001 - _trace never raises; belt and braces
+        return error_frame(call_id, "Exception", "<exception could not be reported>", "Traceback (most recent call last):\n" + type_name(exc))
 
 
 def main(argv=None):
