@@ -31,6 +31,7 @@ import threading
 from .. import codec
 from .._conduit import Conduit
 from .._frames import encode_line, error_frame
+from .._streams import WriteOnlyStream
 from ..errors import ConnectionError, RejectedError
 
 IDLE_SECONDS = 0.05
@@ -118,7 +119,7 @@ class _LineAtomicStdout:
         return getattr(self._text, name)
 
 
-class _LineAtomicBuffer(io.BufferedIOBase):
+class _LineAtomicBuffer(WriteOnlyStream, io.BufferedIOBase):
     """``sys.stdout.buffer`` of the evaluator: bytes take the same
     line-atomic path as text (see _LineAtomicStdout). ``close()`` only
     flushes: the real stdout carries the protocol and stays open."""
@@ -126,19 +127,6 @@ class _LineAtomicBuffer(io.BufferedIOBase):
     def __init__(self, owner):
         super().__init__()
         self._owner = owner
-
-    @property
-    def closed(self):
-        return False
-
-    def writable(self):
-        return True
-
-    def readable(self):
-        return False
-
-    def seekable(self):
-        return False
 
     def write(self, b):
         if isinstance(b, str):

@@ -20,13 +20,14 @@ import sys
 import threading
 
 from .._frames import encode_line, log_frame
+from .._streams import WriteOnlyStream
 
 # Log text is cut into frames of at most this many characters (x4 bytes of
 # UTF-8 plus escaping stays far below the 1 MiB frame cap).
 MAX_LOG_CHUNK = 64 * 1024
 
 
-class LogStream(io.TextIOBase):
+class LogStream(WriteOnlyStream, io.TextIOBase):
     """A text stream whose writes become ``log`` frames. Whole lines are sent
     as soon as they are complete; a partial line waits for its newline, a
     flush, or the end of the current call. Safe for concurrent use.
@@ -83,22 +84,6 @@ class LogStream(io.TextIOBase):
     @property
     def mode(self):
         return "w"
-
-    @property
-    def closed(self):
-        return False
-
-    def writable(self):
-        return True
-
-    def readable(self):
-        return False
-
-    def seekable(self):
-        return False
-
-    def isatty(self):
-        return False
 
     def fileno(self):
         if self._null_fd is None:
@@ -170,7 +155,7 @@ class LogStream(io.TextIOBase):
                 pass
 
 
-class LogBuffer(io.BufferedIOBase):
+class LogBuffer(WriteOnlyStream, io.BufferedIOBase):
     """``LogStream.buffer``: bytes written here are decoded (the stream's
     encoding, invalid bytes replaced; a character split across writes is
     joined) and written to the LogStream as text. Never touches a
@@ -199,22 +184,6 @@ class LogBuffer(io.BufferedIOBase):
     @property
     def mode(self):
         return "wb"
-
-    @property
-    def closed(self):
-        return False
-
-    def writable(self):
-        return True
-
-    def readable(self):
-        return False
-
-    def seekable(self):
-        return False
-
-    def isatty(self):
-        return False
 
     def fileno(self):
         return self._text.fileno()
