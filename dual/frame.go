@@ -82,8 +82,7 @@ func Classify(line []byte, f *Frame) (LineKind, []byte) {
 		return Text, t
 	}
 	*f = Frame{}
-	p := scanner{b: t}
-	if !p.object(f) || f.TypeRaw == nil {
+	if !scanObject(t, f) || f.TypeRaw == nil {
 		return Text, t
 	}
 	f.Type = frameType(f.TypeRaw)
@@ -100,8 +99,7 @@ func ScanHead(head []byte, f *Frame) (ok bool) {
 	if len(t) == 0 || t[0] != '{' {
 		return false
 	}
-	p := scanner{b: t}
-	p.object(f)
+	scanObject(t, f)
 	if f.TypeRaw == nil || f.ID == nil {
 		return false
 	}

@@ -17,64 +17,13 @@ const maxDepth = jsonscan.DefaultMaxDepth
 // text, a result holding one would leave its call to time out.
 var lineSyntax = jsonscan.Syntax{MaxDepth: maxDepth, UTF8: true, NonFinite: true}
 
-// scanner validates one JSON value (RFC 8259, UTF-8 strings) in a single
-// pass without allocating, picking out the top-level members routing needs.
-// The grammar below the top level is jsonscan's.
-type scanner struct {
-	b []byte
-	i int
-}
-
-// object parses a whole top-level object into f and reports whether the
-// input is exactly one valid JSON object (surrounding white space allowed).
-// Members are recorded as they are found, so on a cut line f holds those
-// that came before the cut.
-func (p *scanner) object(f *Frame) bool {
-	b := p.b
-	i := jsonscan.SkipSpace(b, p.i)
-	if i >= len(b) || b[i] != '{' {
-		return false
-	}
-	i = jsonscan.SkipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		p.i = i + 1
-		return p.end()
-	}
-	for {
-		ks := i
-		i = lineSyntax.SkipString(b, i)
-		if i < 0 {
-			return false
-		}
-		key := b[ks:i]
-		i = jsonscan.SkipSpace(b, i)
-		if i >= len(b) || b[i] != ':' {
-			return false
-		}
-		vs := jsonscan.SkipSpace(b, i+1)
-		i = lineSyntax.SkipValue(b, vs, 1) // members sit inside the top-level object
-		if i < 0 {
-			return false
-		}
-		f.set(key, b[vs:i])
-		i = jsonscan.SkipSpace(b, i)
-		if i >= len(b) {
-			return false
-		}
-		switch b[i] {
-		case ',':
-			i = jsonscan.SkipSpace(b, i+1)
-		case '}':
-			p.i = i + 1
-			return p.end()
-		default:
-			return false
-		}
-	}
-}
-
-func (p *scanner) end() bool {
-	return jsonscan.SkipSpace(p.b, p.i) == len(p.b)
+// scanObject reads b as one top-level JSON object (white space around it
+// allowed) in a single pass without allocating, recording in f the members
+// routing needs as they are found, so on a cut line f holds those that came
+// before the cut. It reports whether b is exactly one valid object.
+func scanObject(b []byte, f *Frame) bool {
+	i := lineSyntax.Members(b, jsonscan.SkipSpace(b, 0), f.set)
+	return i >= 0 && jsonscan.SkipSpace(b, i) == len(b)
 }
 
 // set records a top-level member if routing needs it.

@@ -10,16 +10,20 @@
 //     about where the error is; callers only ever stop.
 //   - SkipSpace skips the four JSON white-space bytes and never fails.
 //   - SkipNumber and SkipLiteral check one number or one of true/false/null.
-//   - Syntax carries the two choices callers make differently:
+//   - Syntax carries the choices callers make differently:
 //     MaxDepth bounds nesting (a container deeper than MaxDepth is not
 //     valid, which keeps a line of a million '[' from exhausting the stack;
 //     DefaultMaxDepth is encoding/json's limit), and UTF8 says whether the
 //     bytes inside strings must be valid UTF-8 (encoding/json's Valid does
-//     not check this, utf8.Valid does; JSON outside strings is ASCII).
+//     not check this, utf8.Valid does; JSON outside strings is ASCII), and
+//     NonFinite admits Python's NaN, Infinity and -Infinity as numbers.
 //   - Syntax.SkipString checks one string starting at its opening quote.
 //   - Syntax.SkipValue checks one value of any kind; its depth argument is
 //     the nesting level of the container holding the value (0 at the top
 //     level), so a container starting at i is at depth+1.
+//   - Syntax.Members checks a top-level object and hands each member's key
+//     and value to the caller, for those that read a few members without
+//     decoding.
 //   - Syntax.Valid reports whether the whole buffer is exactly one value
 //     with optional white space around it.
 //

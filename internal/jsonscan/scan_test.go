@@ -67,6 +67,28 @@ func TestNonFinite(t *testing.T) {
 	}
 }
 
+// Members hands over each member once its value is checked, in order; on
+// a fault the caller has the members that came whole before it.
+func TestMembers(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		members string
+		ok      bool
+	}{
+		{`{"a":1,"b":[2,{"c":3}], "d" : "x"}`, `"a"=1 "b"=[2,{"c":3}] "d"="x" `, true},
+		{`{}`, ``, true},
+		{`{"a":1,"b":[2`, `"a"=1 `, false},
+		{`{"a":1 "b":2}`, `"a"=1 `, false},
+		{`[1]`, ``, false},
+	} {
+		var got strings.Builder
+		end := strict.Members([]byte(c.in), 0, func(k, v []byte) { got.WriteString(string(k) + "=" + string(v) + " ") })
+		if got.String() != c.members || (end >= 0) != c.ok || c.ok && end != len(c.in) {
+			t.Errorf("Members(%q) saw %q, end %d; want %q, ok %v", c.in, got.String(), end, c.members, c.ok)
+		}
+	}
+}
+
 func TestMaxDepth(t *testing.T) {
 	nest := func(n int) []byte {
 		inner := "0"

@@ -86,6 +86,23 @@ func (s Syntax) skipArray(data []byte, i, depth int) int {
 
 // skipObject checks the object whose '{' is at data[i], itself at depth.
 func (s Syntax) skipObject(data []byte, i, depth int) int {
+	return s.object(data, i, depth, nil)
+}
+
+// Members checks the object whose '{' is at data[i] (a top-level value) and
+// calls member with each member's key (quotes included) and value, in order,
+// once both are checked. It returns the index just after the '}', or -1; on
+// -1, member has seen the members before the fault (so a caller reading a
+// cut line gets those that came whole before the cut).
+func (s Syntax) Members(data []byte, i int, member func(key, value []byte)) int {
+	if i >= len(data) || data[i] != '{' {
+		return -1
+	}
+	return s.object(data, i, 1, member)
+}
+
+// object is skipObject, reporting each member to member when not nil.
+func (s Syntax) object(data []byte, i, depth int, member func(key, value []byte)) int {
 	if depth > s.MaxDepth {
 		return -1
 	}
@@ -94,17 +111,23 @@ func (s Syntax) skipObject(data []byte, i, depth int) int {
 		return i + 1
 	}
 	for {
+		key := i
 		i = s.SkipString(data, i)
 		if i < 0 {
 			return -1
 		}
+		keyEnd := i
 		i = SkipSpace(data, i)
 		if i >= len(data) || data[i] != ':' {
 			return -1
 		}
-		i = s.SkipValue(data, SkipSpace(data, i+1), depth)
+		value := SkipSpace(data, i+1)
+		i = s.SkipValue(data, value, depth)
 		if i < 0 {
 			return -1
+		}
+		if member != nil {
+			member(data[key:keyEnd], data[value:i])
 		}
 		i = SkipSpace(data, i)
 		if i >= len(data) {

@@ -40,47 +40,16 @@ var lenient = jsonscan.Syntax{MaxDepth: jsonscan.DefaultMaxDepth, NonFinite: tru
 // and whose id a non-empty string, both valid for the codec.
 func Inspect(line []byte, cause error) (Undecodable, bool) {
 	var typ, id []byte // the raw JSON of the last "type" and "id" members
-	i := jsonscan.SkipSpace(line, 0)
-	if i >= len(line) || line[i] != '{' {
-		return Undecodable{}, false
-	}
-	i = jsonscan.SkipSpace(line, i+1)
-	if i < len(line) && line[i] == '}' {
-		return Undecodable{}, false // no members, so no type
-	}
-	for {
-		keyEnd := lenient.SkipString(line, i)
-		if keyEnd < 0 {
-			return Undecodable{}, false
-		}
-		key := line[i:keyEnd]
-		i = jsonscan.SkipSpace(line, keyEnd)
-		if i >= len(line) || line[i] != ':' {
-			return Undecodable{}, false
-		}
-		start := jsonscan.SkipSpace(line, i+1)
-		end := lenient.SkipValue(line, start, 1) // held by the top-level object, at depth 1
-		if end < 0 {
-			return Undecodable{}, false
-		}
+	end := lenient.Members(line, jsonscan.SkipSpace(line, 0), func(key, value []byte) {
 		switch memberName(key) {
 		case "type":
-			typ = line[start:end]
+			typ = value
 		case "id":
-			id = line[start:end]
+			id = value
 		}
-		i = jsonscan.SkipSpace(line, end)
-		if i >= len(line) {
-			return Undecodable{}, false
-		}
-		if line[i] == ',' {
-			i = jsonscan.SkipSpace(line, i+1)
-			continue
-		}
-		if line[i] != '}' || jsonscan.SkipSpace(line, i+1) != len(line) {
-			return Undecodable{}, false
-		}
-		break
+	})
+	if end < 0 || jsonscan.SkipSpace(line, end) != len(line) {
+		return Undecodable{}, false
 	}
 	u := Undecodable{Message: rejectMessage(cause)}
 	var ok bool
