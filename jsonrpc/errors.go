@@ -67,6 +67,9 @@ type InvalidParamsError struct {
 }
 
 func (e *InvalidParamsError) Error() string {
+	if e.Method == "" { // built by InvalidParams, inside a handler that knows its method
+		return fmt.Sprintf("jsonrpc: invalid params: %v", e.Err)
+	}
 	return fmt.Sprintf("jsonrpc: %s: invalid params: %v", e.Method, e.Err)
 }
 

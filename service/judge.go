@@ -121,7 +121,7 @@ func (s *Service) judgeRun(ctx context.Context, p RunParams) (*judge.Result, err
 func logRefused(log *slog.Logger, submissionID string, err error) {
 	var ip *jsonrpc.InvalidParamsError
 	if errors.As(err, &ip) {
-		err = ip.Err // without the "jsonrpc: METHOD: invalid params" prefix
+		err = ip.Err // the reason, without the "jsonrpc: invalid params" prefix
 	}
 	log.Info("judge.run refused", "submission_id", submissionID, "err", err)
 }
