@@ -203,8 +203,8 @@ func (c *Conn) run(in *inflight) {
 	c.mu.Lock()
 	delete(c.running, in)
 	c.mu.Unlock()
-	var pe *panicError
-	if errors.As(err, &pe) {
+	pe := asPanic(err)
+	if pe != nil {
 		c.log.Error("jsonrpc: handler panicked", "method", in.req.Method, "trace_id", in.traceID,
 			"notification", in.req.ID == nil, "panic", pe.valueString(), "stack", string(pe.stack))
 	}
@@ -225,6 +225,20 @@ func (c *Conn) run(in *inflight) {
 	}
 	c.forget(in)
 	in.answer(result, nil)
+}
+
+// asPanic is the *panicError in err's chain, or nil. The errors.As target
+// escapes to the heap, so it is declared only once err is known non-nil:
+// a request that succeeds allocates nothing for it.
+func asPanic(err error) *panicError {
+	if err == nil {
+		return nil
+	}
+	var pe *panicError
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return nil
 }
 
 // acquire waits for a running slot shared with other Conns; false when
@@ -259,8 +273,7 @@ func (in *inflight) answer(result any, e *Error) {
 	if e == nil {
 		if err := f.result(in.req.ID, result); err != nil {
 			f.Reset()
-			var pe *panicError
-			if errors.As(err, &pe) {
+			if pe := asPanic(err); pe != nil {
 				in.conn.log.Error("jsonrpc: encoding a result panicked", "method", in.req.Method, "trace_id", in.traceID,
 					"panic", pe.valueString(), "stack", string(pe.stack))
 			}
