@@ -2,9 +2,13 @@
 GO       ?= go
 FUZZTIME ?= 4s
 
-.PHONY: test fmt-check vet gotest fuzz scripts build bench
+.PHONY: test check fmt-check vet gotest gotest-fast pytest-fast fuzz scripts build bench
 
 test: fmt-check vet gotest fuzz scripts
+
+# The fast offline tier for every edit: no race detector, no fuzzing, no
+# virtualenvs or servers; the Python SDK suite runs with the machine's pytest.
+check: fmt-check vet gotest-fast pytest-fast
 
 build:
 	$(GO) build -o bin/tether ./cmd/tether
@@ -18,6 +22,12 @@ vet:
 
 gotest:
 	$(GO) test -race -count=1 ./...
+
+gotest-fast:
+	$(GO) test -count=1 ./...
+
+pytest-fast:
+	PYTHONDONTWRITEBYTECODE=1 python3 -m pytest -q -p no:cacheprovider sdk/python/tests --ignore=sdk/python/tests/test_lm.py
 
 # Every Fuzz target of the module runs briefly; a crash it finds is written
 # under the package's testdata/fuzz and fails the run, to be kept as a test case.
