@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"sync"
 
@@ -41,6 +42,11 @@ type Options struct {
 
 // CodeNoLM answers lm.complete when no LM handler is configured.
 const CodeNoLM = -32002
+
+// CodeLMError answers lm.complete when the LM handler answered with an
+// error (an unknown model, a spent budget, a failed backend); the message
+// is the handler's.
+const CodeLMError = -32003
 
 // Service holds the runs in flight. Use Mux to serve it.
 type Service struct {
@@ -118,10 +124,17 @@ func (s *Service) lmComplete(ctx context.Context, req *lm.Request) (json.RawMess
 	if req == nil {
 		return nil, jsonrpc.InvalidParams(`lm.complete needs an LMRequest object {"prompt": ...}`)
 	}
+	if !req.Batched() && req.Prompt == nil {
+		return nil, jsonrpc.InvalidParams(`lm.complete needs "prompt" (a string or chat messages) or a non-empty "prompts" list`)
+	}
 	if s.opts.LM == nil {
 		return nil, &jsonrpc.Error{Code: CodeNoLM, Message: "no LM handler configured (start tether serve with --lm ADDR)"}
 	}
 	resp, err := s.opts.LM.Do(ctx, req)
+	var remote *lm.RemoteError
+	if errors.As(err, &remote) {
+		return nil, &jsonrpc.Error{Code: CodeLMError, Message: "LM handler: " + remote.Message}
+	}
 	if err != nil {
 		return nil, err
 	}

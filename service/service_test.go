@@ -234,6 +234,7 @@ func TestLMComplete(t *testing.T) {
 	}
 
 	cfg := lmconfig.Echo()
+	cfg.Fallback = "" // an unknown model is the handler's error
 	router, err := cfg.Router(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -270,6 +271,23 @@ func TestLMComplete(t *testing.T) {
 	}
 	if err := client.Call(context.Background(), "lm.complete", []int{1}, nil); !errors.Is(err, jsonrpc.ErrInvalidParams) {
 		t.Errorf("array params: %v, want ErrInvalidParams", err)
+	}
+	// No prompt: the client's mistake, said with the field's name (issue 17,
+	// item 11: it was -32603 naming a Go type).
+	for _, params := range []map[string]any{{}, {"prompt": nil}, {"prompts": []string{}}, {"model": "m"}} {
+		err := client.Call(context.Background(), "lm.complete", params, nil)
+		var rpcErr *jsonrpc.Error
+		if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams ||
+			!strings.Contains(string(rpcErr.Data), "prompt") || strings.Contains(string(rpcErr.Data), "*lm.") {
+			t.Errorf("lm.complete %v: %v, want -32602 naming prompt", params, err)
+		}
+	}
+	// An error the handler answers is the handler's, not an internal error
+	// with a Go type in it.
+	err = client.Call(context.Background(), "lm.complete", map[string]any{"prompt": "x", "model": "no-such-model"}, nil)
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != CodeLMError || strings.Contains(err.Error(), "*lm.") {
+		t.Errorf("lm.complete with an unknown model: %v, want code %d", err, CodeLMError)
 	}
 }
 
