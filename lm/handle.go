@@ -124,25 +124,33 @@ func (s *Server) completeOne(ctx context.Context, name string, backend Backend, 
 	if err != nil {
 		return Completion{}, err
 	}
-	if err := s.spend.reserve(); err != nil {
+	call := Call{Model: model, Messages: msgs}
+	worst := int64(-1)
+	if b, ok := backend.(TokenBounder); ok {
+		if n, ok := b.MaxTokens(call); ok {
+			worst = n
+		}
+	}
+	held, err := s.spend.reserve(ctx, worst)
+	if err != nil {
 		return Completion{}, err
 	}
 	select {
 	case s.inFlight <- struct{}{}:
 	case <-ctx.Done():
-		s.spend.settle(false, 0)
+		s.spend.settle(held, false, 0)
 		return Completion{}, ctx.Err()
 	}
 	start := time.Now()
-	reply, err := backend.Complete(ctx, Call{Model: model, Messages: msgs})
+	reply, err := backend.Complete(ctx, call)
 	elapsed := time.Since(start)
 	<-s.inFlight
 	if err != nil {
-		s.spend.settle(false, 0)
+		s.spend.settle(held, false, 0)
 		return Completion{}, err
 	}
 	u := reply.usage()
-	s.spend.settle(true, u.TotalInputTokens+u.TotalOutputTokens)
+	s.spend.settle(held, true, u.TotalInputTokens+u.TotalOutputTokens)
 	s.meter.Add(name, u)
 	meter.Add(name, u)
 	return Completion{

@@ -315,6 +315,38 @@ func TestTokenBudget(t *testing.T) {
 	}
 }
 
+// A batch of many prompts against a small token budget (issue 17, item 9:
+// 64 prompts against 100 tokens spent 64 times the budget): every call
+// reserves its worst case before it is sent, so the handler overshoots by
+// one request at most, however many prompts run at once.
+func TestTokenBudgetHoldsUnderConcurrency(t *testing.T) {
+	const budget = 100
+	prompt := strings.TrimSpace(strings.Repeat("word ", 40)) // 40 tokens in, 40 out
+	const perCall = 80
+	srv, addr := echoServer(t, &backend.Echo{Delay: 20 * time.Millisecond}, &lm.Options{Budget: lm.Budget{Tokens: budget}})
+	cl, _ := lm.NewClient(addr, nil)
+	prompts := make([]string, 64)
+	for i := range prompts {
+		prompts[i] = prompt
+	}
+	comps, err := cl.QueryBatch(context.Background(), prompts, "")
+	if err == nil {
+		t.Fatal("a batch of 64 prompts of 80 tokens each fit a 100-token budget")
+	}
+	answered := 0
+	for _, c := range comps {
+		if c.Error == "" {
+			answered++
+		} else if !strings.Contains(c.Error, lm.ErrBudgetExhausted.Error()) {
+			t.Errorf("slot error %q does not name the budget", c.Error)
+		}
+	}
+	if used := srv.Usage().Tokens(); used > budget+perCall || answered == 0 {
+		t.Errorf("%d prompts answered, %d tokens used against a budget of %d: want at most one request (%d tokens) over",
+			answered, used, budget, perCall)
+	}
+}
+
 func TestUnixSocket(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lm.sock")
 	ln, err := lm.Listen(context.Background(), "unix:"+path)

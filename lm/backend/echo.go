@@ -59,6 +59,20 @@ func (e *Echo) Complete(ctx context.Context, call lm.Call) (lm.Reply, error) {
 	return lm.Reply{Text: text, InputTokens: in, OutputTokens: int64(len(strings.Fields(text)))}, nil
 }
 
+// MaxTokens implements lm.TokenBounder: the input's words and the longest
+// answer it can give.
+func (e *Echo) MaxTokens(call lm.Call) (int64, bool) {
+	var in int64
+	for _, m := range call.Messages {
+		in += int64(len(strings.Fields(m.Content)))
+	}
+	out := int64(len(strings.Fields(lastUser(call.Messages))))
+	for _, r := range e.Replies {
+		out = max(out, int64(len(strings.Fields(r))))
+	}
+	return in + out, true
+}
+
 func lastUser(msgs []lm.Message) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == "user" {

@@ -139,6 +139,32 @@ func (o *OpenAI) requestBody(call lm.Call) ([]byte, error) {
 	return b, nil
 }
 
+// MaxTokens implements lm.TokenBounder when Args caps the answer
+// (max_tokens or max_completion_tokens): a token is at least one byte of
+// the messages' JSON, plus a few for each message's chat template.
+func (o *OpenAI) MaxTokens(call lm.Call) (int64, bool) {
+	var out int64
+	for _, key := range []string{"max_tokens", "max_completion_tokens"} {
+		switch v := o.Args[key].(type) {
+		case float64:
+			out = max(out, int64(v))
+		case int:
+			out = max(out, int64(v))
+		case int64:
+			out = max(out, v)
+		}
+	}
+	if out <= 0 {
+		return 0, false
+	}
+	const perMessage = 16
+	in := int64(0)
+	for _, m := range call.Messages {
+		in += int64(len(m.Raw)+len(m.Content)) + perMessage
+	}
+	return in + out, true
+}
+
 // attempt makes one HTTP request; wait is the server's Retry-After, if any.
 func (o *OpenAI) attempt(ctx context.Context, body []byte) (lm.Reply, time.Duration, error) {
 	timeout := o.Timeout
