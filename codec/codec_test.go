@@ -282,7 +282,7 @@ func TestCheckFrameSize(t *testing.T) {
 	if !errors.Is(err, ErrFrameTooLarge) {
 		t.Fatalf("CheckFrameSize(max+1) = %v, want ErrFrameTooLarge", err)
 	}
-	// The text is fixed by the protocol (dual.md), so it is compared exactly.
+	// The text is fixed by the protocol (docs/protocol/judge.md), so it is compared exactly.
 	if err.Error() != "frame size 1048577 > 1048576" {
 		t.Errorf("text %q", err)
 	}

@@ -1,5 +1,5 @@
 // Package codec encodes and decodes the transferable values of the dual
-// protocol (spec dual.md, "Transferable values"): the only data that may
+// protocol (docs/protocol/judge.md, "Transferable values"): the only data that may
 // cross between an evaluator and a solution.
 //
 // # Values

@@ -1,4 +1,4 @@
-// Package dual relays the judge protocol (dual.md) between a problem's
+// Package dual relays the judge protocol (docs/protocol/judge.md) between a problem's
 // evaluator and a solution host: newline-delimited JSON frames over each
 // side's stdin and stdout.
 //

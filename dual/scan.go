@@ -13,7 +13,7 @@ const maxDepth = jsonscan.DefaultMaxDepth
 // the spec requires of every line, and Python's NaN, Infinity and
 // -Infinity, which a Python peer (Neuro OJ's own SDKs) writes by default.
 // A frame holding them is routed like any other, and the SDK it reaches
-// answers Rejected (dual.md: they are rejected on both sides); read as
+// answers Rejected (docs/protocol/judge.md: they are rejected on both sides); read as
 // text, a result holding one would leave its call to time out.
 var lineSyntax = jsonscan.Syntax{MaxDepth: maxDepth, UTF8: true, NonFinite: true}
 

@@ -1,7 +1,7 @@
 // Package jsonrpc is a JSON-RPC 2.0 peer: client and server on one
 // connection, over newline-delimited JSON (stdio, TCP, Unix sockets),
 // 4-byte length-prefixed frames, or HTTP POST with optional server-sent
-// events. The wire rules are in spec/jsonrpc.md; in short:
+// events. The wire rules are in docs/serve.md; in short:
 //
 //   - A request is {"jsonrpc":"2.0","id":ID,"method":M,"params":P}; without
 //     "id" it is a notification and is never answered. "id": null is a

@@ -41,7 +41,7 @@ type Verdict struct {
 //
 // So the evaluator's own status wins unless the judge saw a limit break or
 // a failure. An evaluator over its memory limit means the problem is
-// broken, not the submission (sandbox.md), so it outranks everything the
+// broken, not the submission (docs/sandbox.md), so it outranks everything the
 // solution did: whatever the evaluator decided or failed to decide after
 // the OOM kill cannot be trusted. Every verdict the judge decides itself
 // has score 0.

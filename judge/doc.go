@@ -2,7 +2,7 @@
 // problem folder, starts the trusted evaluator and the untrusted solution
 // in sandboxes (package sandbox), relays frames between them (package
 // dual), collects the evaluator's output and decides the verdict. The
-// protocol itself is specified in spec/dual.md and implemented in dual;
+// protocol itself is specified in docs/protocol/judge.md and implemented in dual;
 // this package owns everything around it.
 //
 // # A run

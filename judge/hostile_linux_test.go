@@ -73,7 +73,7 @@ func heapAfterGC() uint64 {
 	return m.HeapAlloc
 }
 
-// The hostile-solution suite of sandbox.md, run through the judge with the
+// The hostile-solution suite of docs/sandbox.md, run through the judge with the
 // linux runner: each solution gets its verdict, leaves nothing behind, and
 // the next run on the same judge is clean.
 func TestHostileSolutions(t *testing.T) {

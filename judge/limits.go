@@ -7,7 +7,7 @@ import (
 	"github.com/tether-dev/tether/sandbox"
 )
 
-// Defaults of the per-side process limits of runtime_config (sandbox.md).
+// Defaults of the per-side process limits of runtime_config (docs/problem.md).
 // Each can be set per side in problem.json as pids_limit,
 // file_size_limit_mb and open_files_limit; 0 or absent means the default.
 const (

@@ -38,7 +38,7 @@ func judgeWithLinux(t *testing.T, dir, solution string) *Result {
 	return res
 }
 
-// sandbox.md: an evaluator over its memory limit is SystemError, whatever
+// docs/sandbox.md: an evaluator over its memory limit is SystemError, whatever
 // the solution did and whatever the evaluator would have said.
 func TestEvaluatorOverMemoryIsSystemError(t *testing.T) {
 	res := judgeWithLinux(t, "testdata/limits/evaluator_memory", "good.py")

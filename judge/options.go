@@ -21,7 +21,7 @@ type Options struct {
 	SubmissionID string
 	RejudgeSeq   int64
 	// StartTimeout is phase 1: how long the evaluator has for its first
-	// output line (dual.md: 30 s).
+	// output line (docs/protocol/judge.md: 30 s).
 	StartTimeout time.Duration
 	// StopGrace is how long a side gets to exit after its stdin is closed
 	// before its sandbox is killed.

@@ -11,13 +11,13 @@ import (
 	"strings"
 )
 
-// Defaults of runtime_config (dual.md).
+// Defaults of runtime_config (docs/problem.md).
 const (
 	DefaultEvaluatorTimeLimitMs = 30000
 	DefaultCallTimeoutMs        = 5000
 	DefaultReadyTimeoutMs       = 10000
 	// DefaultMemoryLimitMB caps each side when the problem names no limit
-	// (dual.md's sample problem.json gives both sides 256).
+	// (docs/problem.md: 256 MiB a side unless problem.json says otherwise).
 	DefaultMemoryLimitMB  = 256
 	OnCallTimeoutRestart  = "restart"
 	OnCallTimeoutContinue = "continue"
@@ -119,7 +119,7 @@ type problemFile struct {
 	} `json:"runtime_config"`
 }
 
-// LoadProblem reads dir/problem.json, applies the defaults of dual.md and
+// LoadProblem reads dir/problem.json, applies the defaults of docs/problem.md and
 // checks the evaluator command's first word against allowed (nil means
 // DefaultAllowedCommands). Unknown fields are ignored and kept in Raw.
 func LoadProblem(dir string, allowed []string) (*Problem, error) {

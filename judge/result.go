@@ -17,15 +17,15 @@ type Result struct {
 	Logs         Logs            `json:"logs"`
 	Sandbox      string          `json:"sandbox"`
 	// Dropped counts the lines and frames the relay dropped, by reason
-	// (dual.md: unknown, late or forged ids and frames a side may not send
+	// (docs/protocol/judge.md: unknown, late or forged ids and frames a side may not send
 	// are dropped with a warning): "unknown-id", "type", "solution-text", …
 	// Absent when nothing was dropped; log frames over budget are in
 	// Logs.Dropped instead.
 	Dropped map[string]int `json:"dropped,omitempty"`
-	// Exit is how each side's process ended (sandbox.md's "exit status or
+	// Exit is how each side's process ended (docs/sandbox.md's "exit status or
 	// signal of each side").
 	Exit Exits `json:"exit"`
-	// LMUsage is what the run's LM handler served, per model (lm.md's usage
+	// LMUsage is what the run's LM handler served, per model (docs/protocol/lm.md's usage
 	// summary); absent when the run had no handler.
 	LMUsage json.RawMessage `json:"lm_usage,omitempty"`
 }

@@ -9,7 +9,7 @@ import (
 // Status is a verdict. It is a closed enum, not an error.
 type Status int
 
-// The statuses of dual.md. The zero value is not a valid status, so a
+// The statuses of docs/protocol/judge.md. The zero value is not a valid status, so a
 // result whose status was never set is caught.
 const (
 	Accepted Status = iota + 1

@@ -2,7 +2,7 @@ package judge
 
 import "unicode/utf8"
 
-// MaxStreamOutput is how much of each evaluator stream is kept (dual.md).
+// MaxStreamOutput is how much of each evaluator stream is kept (docs/protocol/judge.md).
 const MaxStreamOutput = 1 << 20
 
 // tailBuffer keeps the last max bytes written to it. Memory is bounded by

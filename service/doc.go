@@ -1,5 +1,5 @@
 // Package service offers tether's judge and LM handler as JSON-RPC 2.0
-// methods (spec/jsonrpc.md, "The judge service methods"):
+// methods (docs/serve.md, "The judge service methods"):
 //
 //	judge.run      {problem, solution, submission_id?} -> the judge result
 //	judge.cancel   {submission_id}                    -> {cancelled}

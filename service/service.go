@@ -28,7 +28,7 @@ type Options struct {
 	// Runner, SubmissionID, Trace and Progress are set per run.
 	Judge judge.Options
 	// AllowedCommands is the allow-list of the first word of a problem's
-	// evaluator command (dual.md: configurable); nil means
+	// evaluator command (docs/protocol/judge.md: configurable); nil means
 	// judge.DefaultAllowedCommands. A problem whose command is not on it is
 	// refused with -32602 before anything runs.
 	AllowedCommands []string
@@ -72,7 +72,7 @@ func New(opts *Options) *Service {
 }
 
 // logger is the service's logger for a request: with trace_id when the
-// client sent one (params._meta.traceId or traceparent, spec/jsonrpc.md),
+// client sent one (params._meta.traceId or traceparent, docs/serve.md),
 // so that every line about the request can be found by it.
 func (s *Service) logger(ctx context.Context) *slog.Logger {
 	if id := jsonrpc.TraceID(ctx); id != "" {

@@ -57,7 +57,7 @@ every verdict; it is non-zero only for bad usage or when the judge itself fails.
 }
 
 // addAllowCommandFlag adds --allow-command, the allow-list of an
-// evaluator command's first word (dual.md: configurable).
+// evaluator command's first word (docs/protocol/judge.md: configurable).
 func addAllowCommandFlag(cmd *cobra.Command) {
 	cmd.Flags().StringSlice("allow-command", judge.DefaultAllowedCommands,
 		"first words an evaluator command may start with (runtime_config.evaluator.command); replaces the list")

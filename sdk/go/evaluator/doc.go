@@ -1,5 +1,5 @@
 // Package evaluator is the Go SDK for the evaluator side of the judge
-// protocol (spec dual.md): a trusted program that calls the solution's
+// protocol (docs/protocol/judge.md): a trusted program that calls the solution's
 // functions, offers capabilities to it, and prints the result.
 //
 // A Runner speaks newline-delimited JSON frames over stdin/stdout (or any

@@ -207,7 +207,7 @@ func (r *Runner) Close() error {
 }
 
 // maxCapabilityMessage is where a capability's exception message is cut
-// (dual.md: 1024 characters, as the Python SDK does).
+// (docs/protocol/judge.md: 1024 characters, as the Python SDK does).
 const maxCapabilityMessage = 1024
 
 // cutCharacters returns s cut to at most n characters (runes).

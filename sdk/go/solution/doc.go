@@ -1,5 +1,5 @@
 // Package solution is the Go SDK for the solution side of the judge
-// protocol (spec dual.md): a host that serves registered functions to the
+// protocol (docs/protocol/judge.md): a host that serves registered functions to the
 // evaluator and may call the evaluator's capabilities.
 //
 // Serve writes `ready` first, then answers each `call` frame with `result`

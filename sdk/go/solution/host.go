@@ -235,7 +235,7 @@ func (h *Host) serveCall(f frame.Frame) {
 }
 
 // invoke runs fn, turning a panic into an error with a sanitized stack:
-// absolute paths are cut to file names, as dual.md asks of traces.
+// absolute paths are cut to file names, as docs/protocol/judge.md asks of traces.
 func invoke(ctx context.Context, fn Func, args []any) (v any, err error, trace string) {
 	defer func() {
 		if p := recover(); p != nil {

@@ -11,7 +11,7 @@ import threading
 
 from .errors import RejectedError
 
-MAX_FRAME = 1 << 20  # 1,048,576 bytes: soft cap on one frame (dual.md)
+MAX_FRAME = 1 << 20  # 1,048,576 bytes: soft cap on one frame (docs/protocol/judge.md)
 MAX_LINE = 4 << 20  # the judge's line buffer; longer lines are skipped
 
 # The C function JSONEncoder(ensure_ascii=False).encode calls for a str.

@@ -88,7 +88,7 @@ def format_trace(exc, skip=0):
 
 def exception_message(exc, limit=MAX_MESSAGE, marked=True):
     """str(exc), sanitized and clipped; marked=False cuts it at exactly limit
-    characters, with no note of what was cut (capability messages: dual.md).
+    characters, with no note of what was cut (capability messages: docs/protocol/judge.md).
     Never raises (see safe_str)."""
     text = sanitize(safe_str(exc))
     return clip(text, limit) if marked else text[:limit]

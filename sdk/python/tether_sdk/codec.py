@@ -1,4 +1,4 @@
-"""The transferable-value codec of the dual protocol (dual.md, "Transferable values").
+"""The transferable-value codec of the dual protocol (docs/protocol/judge.md, "Transferable values").
 
 Transferable: None, bool, int, finite float, str, bytes, list (recursive) and
 dict with str keys (recursive). bytes travel as ``{"__bytes__": "<base64>"}``.

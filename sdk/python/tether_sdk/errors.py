@@ -1,6 +1,6 @@
 """Error classes of the evaluator side of the dual protocol.
 
-The wire codes map onto classes like this (dual.md, "Error codes")::
+The wire codes map onto classes like this (docs/protocol/judge.md, "Error codes")::
 
     NotFound        -> NotFoundError
     Rejected        -> RejectedError

@@ -1,5 +1,5 @@
 // Package frame holds what the Go evaluator and solution SDKs share: the
-// frame shape of the dual protocol (see spec dual.md), id generation and
+// frame shape of the dual protocol (see docs/protocol/judge.md), id generation and
 // frame encoding. It is internal to sdk/go.
 package frame
 
@@ -14,7 +14,7 @@ import (
 	"github.com/tether-dev/tether/codec"
 )
 
-// Error codes of dual.md.
+// Error codes of docs/protocol/judge.md.
 const (
 	CodeNotFound    = "NotFound"
 	CodeRejected    = "Rejected"
@@ -79,7 +79,7 @@ func parseWhole(line []byte) (Frame, error) {
 }
 
 // NewID returns a uuid4 as 32 hex digits, like Python's uuid.uuid4().hex.
-// Ids only need to be unique among the calls in flight (dual.md accepts any
+// Ids only need to be unique among the calls in flight (docs/protocol/judge.md accepts any
 // non-empty string), not unpredictable, so the bits come from math/rand/v2's
 // per-thread generator: no system call and no lock per call.
 func NewID() string {

@@ -1,6 +1,6 @@
 package frame
 
-// frameTypes are the frame types of dual.md; Parse returns these strings
+// frameTypes are the frame types of docs/protocol/judge.md; Parse returns these strings
 // instead of allocating a copy of the line's bytes for every frame.
 var frameTypes = [...]string{"call", "result", "error", "capability", "cap_reg", "log", "ready"}
 

@@ -18,7 +18,7 @@ never stall; it yields the role as soon as a thread waits.
 Output the function wrote through sys.stdout/sys.stderr is sent as ``log``
 frames before the call's answer.
 
-Answers (texts of dual.md):
+Answers (texts of docs/protocol/judge.md):
   result     {"type":"result","id":ID,"value":V}
   NotFound   function 'NAME' not registered
   Exception  message str(e) (paths cut, clipped; a fallback text when str()
