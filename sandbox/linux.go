@@ -48,8 +48,9 @@ var ErrLinuxUnavailable = errors.New("linux sandbox not available")
 // network, IPC and UTS namespaces, a read-only view of the system
 // directories plus its Binds, a private tmpfs work dir, an unprivileged uid
 // with no capabilities and no_new_privs, a seccomp deny-list, rlimits for
-// CPU time, file size and open files, and a cgroup for memory, pids and CPU
-// accounting.
+// CPU time, file size and open files, and a cgroup for memory, pids, CPU
+// accounting and a CPU share of its own (equal for every sandbox, so one
+// side of a run cannot starve the other however many processes it forks).
 //
 // Inside, PID 1 is a placeholder (cat reading the runner's lifeline pipe)
 // that only holds the namespace, and the program is PID 2, so it is an

@@ -25,18 +25,43 @@ const cgroupRoot = "/sys/fs/cgroup"
 // recognise and a judge's sandboxes stay inside the judge's own limits.
 const cgroupParentName = "tether"
 
-// controllers are the cgroup controllers the linux runner needs: memory
-// (limit, peak, OOM count), pids (fork bombs) and CPU accounting.
-var neededControllers = []string{cgroup.Memory, cgroup.Pids, cgroup.CPUAcct}
+// sandboxCPUWeight is every sandbox's CPU weight (cgroup v2 cpu.weight;
+// v1 cpu.shares is its v1 equivalent, v1CPUShares): the default, written so
+// that each sandbox, whatever it forks, competes as one equal group. Without
+// a cpu cgroup of its own a sandbox sits in the judge's task group, where
+// each child that calls setsid() gets a scheduler autogroup and a full share
+// of its own, so ~60 of them starve the other side of a run.
+const (
+	sandboxCPUWeight = 100
+	v1CPUShares      = 1024
+)
+
+// v1Hierarchy is one cgroup v1 hierarchy the runner uses: one or more
+// controllers mounted together (often cpu and cpuacct), and the parent of
+// the sandbox cgroups in it.
+type v1Hierarchy struct {
+	ct     cgroup.Controllers // the controllers of it the runner uses
+	mount  string             // a controller name: its dir under cgroupRoot
+	parent string             // parent prefix relative to the hierarchy root
+}
+
+// neededV1 are the cgroup v1 controllers the linux runner needs: memory
+// (limit, peak, OOM count), pids (fork bombs), cpuacct (CPU time) and cpu
+// (a CPU share per sandbox). cpuset (CPU placement a program cannot undo)
+// is used where it is offered.
+var neededV1 = []string{cgroup.Memory, cgroup.Pids, cgroup.CPUAcct, cgroup.CPU}
 
 // cgroupLayout says where the sandbox cgroups of this judge live. On cgroup
-// v1 every controller is its own hierarchy and the judge may sit at a
-// different path in each (a memory cgroup of its own, the root of the
-// others), so the parent is kept per controller; on v2 there is one path.
+// v1 every hierarchy has its own tree and the judge may sit at a different
+// path in each (a memory cgroup of its own, the root of the others), so the
+// parent is kept per hierarchy; on v2 there is one path.
 type cgroupLayout struct {
-	v2      bool
-	parents map[string]string // controller → parent prefix relative to its hierarchy root (v1), or "" → the v2 parent
-	v2Base  string            // v2: parent prefix relative to cgroupRoot
+	v2     bool
+	hier   []v1Hierarchy // v1
+	v2Base string        // v2: parent prefix relative to cgroupRoot
+	// cpuset: sandboxes get a cpuset cgroup, so Spec.CPUs is enforced by
+	// the kernel rather than by an affinity the program could change.
+	cpuset bool
 }
 
 // detectCgroups finds the judge's own cgroup of each needed controller and
@@ -46,7 +71,7 @@ func detectCgroups() (*cgroupLayout, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cgroup: %w", err)
 	}
-	l := &cgroupLayout{v2: cgroup.DetectType() == cgroup.TypeV2, parents: map[string]string{}}
+	l := &cgroupLayout{v2: cgroup.DetectType() == cgroup.TypeV2}
 	lines := strings.Split(strings.TrimSpace(string(own)), "\n")
 	if l.v2 {
 		for _, line := range lines {
@@ -64,28 +89,51 @@ func detectCgroups() (*cgroupLayout, error) {
 				return nil, fmt.Errorf("cgroup v2: controller %q is not available to this process", c)
 			}
 		}
+		l.cpuset = containsString(have, "cpuset")
 		return l, nil
 	}
+	found := map[string]bool{}
 	for _, line := range lines {
 		parts := strings.SplitN(line, ":", 3)
 		if len(parts) != 3 {
 			continue
 		}
+		h := v1Hierarchy{parent: filepath.Join(strings.TrimPrefix(parts[2], "/"), cgroupParentName)}
 		for _, c := range strings.Split(parts[1], ",") {
-			l.parents[c] = filepath.Join(strings.TrimPrefix(parts[2], "/"), cgroupParentName)
+			if !containsString(neededV1, c) && c != cgroup.CPUSet {
+				continue
+			}
+			if c == cgroup.CPUSet && !cpusetUsable(h.parent) {
+				continue
+			}
+			h.ct.Set(c, true)
+			if h.mount == "" {
+				h.mount = c
+			}
+			found[c] = true
 		}
+		if h.mount == "" {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Join(cgroupRoot, h.mount, h.parent), 0o755); err != nil {
+			return nil, fmt.Errorf("cgroup v1: %s controller not writable: %w", h.mount, err)
+		}
+		l.hier = append(l.hier, h)
 	}
-	for _, c := range neededControllers {
-		p, ok := l.parents[c]
-		if !ok {
+	for _, c := range neededV1 {
+		if !found[c] {
 			return nil, fmt.Errorf("cgroup v1: no %s controller", c)
 		}
-		dir := filepath.Join(cgroupRoot, c, p)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("cgroup v1: %s controller not writable: %w", c, err)
-		}
 	}
+	l.cpuset = found[cgroup.CPUSet]
 	return l, nil
+}
+
+// cpusetUsable reports whether the v1 cpuset hierarchy can hold the
+// sandbox cgroups under parent: it is optional (the affinity is the
+// fallback), so any failure only means it is not used.
+func cpusetUsable(parent string) bool {
+	return os.MkdirAll(filepath.Join(cgroupRoot, cgroup.CPUSet, parent), 0o755) == nil
 }
 
 // parentDirs lists the host directories holding this judge's sandbox cgroups.
@@ -93,9 +141,9 @@ func (l *cgroupLayout) parentDirs() []string {
 	if l.v2 {
 		return []string{filepath.Join(cgroupRoot, l.v2Base)}
 	}
-	dirs := make([]string, 0, len(neededControllers))
-	for _, c := range neededControllers {
-		dirs = append(dirs, filepath.Join(cgroupRoot, c, l.parents[c]))
+	dirs := make([]string, 0, len(l.hier))
+	for _, h := range l.hier {
+		dirs = append(dirs, filepath.Join(cgroupRoot, h.mount, h.parent))
 	}
 	return dirs
 }
@@ -105,10 +153,12 @@ func (l *cgroupLayout) parentDirs() []string {
 type sandboxCgroup struct {
 	v2        bool
 	mem       cgroup.Cgroup // also pids and cpu on v2
-	pids, cpu cgroup.Cgroup
+	pids, cpu cgroup.Cgroup // cpu: the CPU time (cpuacct on v1)
 	all       []cgroup.Cgroup
 	memDir    string   // host dir of the memory controller, for the OOM counter
-	dirs      []string // every host dir of this cgroup
+	cpuDir    string   // host dir of the cpu controller, for the weight
+	cpusetDir string   // host dir of the cpuset controller; "" when not used
+	dirs      []string // every host dir of this cgroup, one per hierarchy
 	homes     []string // v1: the judge's own cgroup dir of each of dirs (see cgroupEntry.moveOut)
 }
 
@@ -125,7 +175,8 @@ func (l *cgroupLayout) newCgroup(name string, memory int64, pids int) (*sandboxC
 	return cg, nil
 }
 
-// makeCgroup makes the cgroup named name (fails if it exists), without limits.
+// makeCgroup makes the cgroup named name (fails if it exists), with its CPU
+// weight and no limits.
 func (l *cgroupLayout) makeCgroup(name string) (cg *sandboxCgroup, err error) {
 	cg = &sandboxCgroup{v2: l.v2}
 	defer func() {
@@ -134,38 +185,60 @@ func (l *cgroupLayout) makeCgroup(name string) (cg *sandboxCgroup, err error) {
 		}
 	}()
 	if l.v2 {
-		c, err := cgroup.New(filepath.Join(l.v2Base, name), &cgroup.Controllers{Memory: true, Pids: true, CPU: true})
+		c, err := cgroup.New(filepath.Join(l.v2Base, name), &cgroup.Controllers{Memory: true, Pids: true, CPU: true, CPUSet: l.cpuset})
 		if err != nil {
 			return nil, fmt.Errorf("cgroup v2: make %s: %w", name, err)
 		}
 		cg.mem, cg.pids, cg.cpu, cg.all = c, c, c, []cgroup.Cgroup{c}
 		cg.memDir = filepath.Join(cgroupRoot, l.v2Base, name)
-		cg.dirs = []string{cg.memDir}
-	} else {
-		for _, c := range []struct {
-			name string
-			ct   cgroup.Controllers
-			dst  *cgroup.Cgroup
-		}{
-			{cgroup.Memory, cgroup.Controllers{Memory: true}, &cg.mem},
-			{cgroup.Pids, cgroup.Controllers{Pids: true}, &cg.pids},
-			{cgroup.CPUAcct, cgroup.Controllers{CPUAcct: true}, &cg.cpu},
-		} {
-			made, err := cgroup.New(filepath.Join(l.parents[c.name], name), &c.ct)
-			if err != nil {
-				return nil, fmt.Errorf("cgroup v1: make %s/%s: %w", c.name, name, err)
-			}
-			if made.Existing() {
-				return nil, fmt.Errorf("cgroup v1: %s/%s already exists", c.name, name)
-			}
-			*c.dst = made
-			cg.dirs = append(cg.dirs, filepath.Join(cgroupRoot, c.name, l.parents[c.name], name))
-			cg.homes = append(cg.homes, filepath.Join(cgroupRoot, c.name, filepath.Dir(l.parents[c.name])))
-			cg.all = append(cg.all, made)
+		cg.cpuDir = cg.memDir
+		if l.cpuset {
+			cg.cpusetDir = cg.memDir
 		}
-		cg.memDir = filepath.Join(cgroupRoot, cgroup.Memory, l.parents[cgroup.Memory], name)
+		cg.dirs = []string{cg.memDir}
+		return cg, cg.setWeight()
 	}
-	return cg, nil
+	for _, h := range l.hier {
+		made, err := cgroup.New(filepath.Join(h.parent, name), &h.ct)
+		if err != nil {
+			return nil, fmt.Errorf("cgroup v1: make %s/%s: %w", h.mount, name, err)
+		}
+		if made.Existing() {
+			return nil, fmt.Errorf("cgroup v1: %s/%s already exists", h.mount, name)
+		}
+		dir := filepath.Join(cgroupRoot, h.mount, h.parent, name)
+		cg.all = append(cg.all, made)
+		cg.dirs = append(cg.dirs, dir)
+		cg.homes = append(cg.homes, filepath.Join(cgroupRoot, h.mount, filepath.Dir(h.parent)))
+		if h.ct.Memory {
+			cg.mem, cg.memDir = made, dir
+		}
+		if h.ct.Pids {
+			cg.pids = made
+		}
+		if h.ct.CPUAcct {
+			cg.cpu = made
+		}
+		if h.ct.CPU {
+			cg.cpuDir = dir
+		}
+		if h.ct.CPUSet {
+			cg.cpusetDir = dir
+		}
+	}
+	return cg, cg.setWeight()
+}
+
+// setWeight writes the sandbox's CPU weight (see sandboxCPUWeight).
+func (cg *sandboxCgroup) setWeight() error {
+	file, value := "cpu.shares", strconv.Itoa(v1CPUShares)
+	if cg.v2 {
+		file, value = "cpu.weight", strconv.Itoa(sandboxCPUWeight)
+	}
+	if err := os.WriteFile(filepath.Join(cg.cpuDir, file), []byte(value), 0o644); err != nil {
+		return fmt.Errorf("cgroup: cpu weight: %w", err)
+	}
+	return nil
 }
 
 // setLimits sets the memory (and swap) and pids limits; 0 leaves one unset.
