@@ -3,6 +3,8 @@ module github.com/tether-dev/tether
 go 1.26.8
 
 require (
+	github.com/chromedp/cdproto v0.160.1
+	github.com/chromedp/chromedp v0.23.1
 	github.com/creachadair/jrpc2 v1.3.6
 	github.com/criyle/go-sandbox v0.13.6
 	github.com/elastic/go-seccomp-bpf v1.6.0
@@ -15,6 +17,7 @@ require (
 
 require (
 	github.com/creachadair/mds v0.31.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	golang.org/x/net v0.56.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
