@@ -1,0 +1,266 @@
+// Command relayfloor measures the judge relay against its floor: the same
+// raw-protocol Go evaluator and solution joined directly by two pipes, and
+// joined through `tether judge --sandbox none`, interleaved in one run.
+//
+//	go build -o /tmp/tether ./cmd/tether
+//	go run ./bench/relayfloor -tether /tmp/tether -calls 20000 -rounds 3
+//
+// One binary plays every part: run with -role evaluator or -role solution
+// it is a side (tether starts it through a problem folder it writes to a
+// temp dir); otherwise it is the driver. The evaluator measures: with one
+// call in flight, the mean round trip; with -inflight calls in flight,
+// calls per second. It reports both on stderr (direct) and in its result's
+// details (through tether). Every run is bounded and talks only over pipes.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// measurement is what the evaluator reports.
+type measurement struct {
+	RoundTripNs float64 `json:"round_trip_ns"` // one call in flight, mean
+	CallsPerSec float64 `json:"calls_per_s"`   // -inflight calls in flight
+}
+
+func main() {
+	role := flag.String("role", "", "evaluator or solution (internal)")
+	tether := flag.String("tether", "", "the tether binary to measure (required for the driver)")
+	calls := flag.Int("calls", 20000, "calls per measurement")
+	inflight := flag.Int("inflight", 64, "calls in flight for the throughput measurement")
+	rounds := flag.Int("rounds", 3, "interleaved rounds of direct and tether")
+	flag.Parse()
+	var err error
+	switch *role {
+	case "evaluator":
+		err = evaluator(os.Stdin, os.Stdout, *calls, *inflight)
+	case "solution":
+		err = solution(os.Stdin, os.Stdout)
+	case "":
+		err = drive(*tether, *calls, *inflight, *rounds)
+	default:
+		err = fmt.Errorf("-role %q: want evaluator or solution", *role)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "relayfloor:", err)
+		os.Exit(1)
+	}
+}
+
+// solution answers every call with its first argument, after a ready frame.
+func solution(in io.Reader, out io.Writer) error {
+	w := bufio.NewWriter(out)
+	r := bufio.NewReaderSize(in, 1<<16)
+	w.WriteString(`{"type":"ready"}` + "\n")
+	w.Flush()
+	for {
+		line, err := r.ReadSlice('\n')
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		// {"type":"call","id":"N","fn":"echo","args":[N]}: the id is the
+		// first quoted value after "id":.
+		i := bytes.Index(line, []byte(`"id":"`))
+		if i < 0 {
+			continue // the evaluator's result line, in the direct set-up
+		}
+		id := line[i+6:]
+		id = id[:bytes.IndexByte(id, '"')]
+		w.WriteString(`{"type":"result","id":"`)
+		w.Write(id)
+		w.WriteString(`","value":`)
+		w.Write(id)
+		w.WriteString("}\n")
+		if r.Buffered() == 0 {
+			w.Flush()
+		}
+	}
+}
+
+// evaluator makes the calls and reports the measurement.
+func evaluator(in io.Reader, out io.Writer, calls, inflight int) error {
+	w := bufio.NewWriter(out)
+	r := bufio.NewReaderSize(in, 1<<16)
+	next := 0
+	send := func() {
+		id := strconv.Itoa(next)
+		next++
+		w.WriteString(`{"type":"call","id":"` + id + `","fn":"echo","args":[` + id + "]}\n")
+	}
+	recv := func() error {
+		line, err := r.ReadSlice('\n')
+		if err != nil {
+			return fmt.Errorf("reading a result after %d calls: %w", next, err)
+		}
+		if !bytes.Contains(line, []byte(`"type":"result"`)) {
+			return fmt.Errorf("not a result: %.200s", line)
+		}
+		return nil
+	}
+	var m measurement
+	start := time.Now()
+	for range calls {
+		send()
+		w.Flush()
+		if err := recv(); err != nil {
+			return err
+		}
+	}
+	m.RoundTripNs = float64(time.Since(start).Nanoseconds()) / float64(calls)
+
+	start = time.Now()
+	next = 0
+	for range min(inflight, calls) {
+		send()
+	}
+	w.Flush()
+	for done := 0; done < calls; done++ {
+		if err := recv(); err != nil {
+			return err
+		}
+		if next < calls {
+			send()
+		}
+		if r.Buffered() == 0 {
+			w.Flush()
+		}
+	}
+	m.CallsPerSec = float64(calls) / time.Since(start).Seconds()
+	js, _ := json.Marshal(m)
+	fmt.Fprintln(os.Stderr, string(js))
+	fmt.Fprintf(w, "---RESULT---\n{\"status\":\"Accepted\",\"score\":100,\"details\":%s}\n", js)
+	return w.Flush()
+}
+
+func drive(tether string, calls, inflight, rounds int) error {
+	if tether == "" {
+		return fmt.Errorf("-tether: name the tether binary to measure (go build -o /tmp/tether ./cmd/tether)")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	problem, err := writeProblem(self, calls, inflight)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(problem)
+	fmt.Printf("%d calls per measurement, %d in flight for throughput, %d rounds\n", calls, inflight, rounds)
+	fmt.Printf("%-8s %-7s %14s %14s\n", "round", "path", "round trip", "calls/s")
+	for round := 1; round <= rounds; round++ {
+		direct, err := runDirect(self, calls, inflight)
+		if err != nil {
+			return fmt.Errorf("direct: %w", err)
+		}
+		relayed, err := runTether(tether, problem)
+		if err != nil {
+			return fmt.Errorf("tether: %w", err)
+		}
+		fmt.Printf("%-8d %-7s %11.1f µs %14.0f\n", round, "direct", direct.RoundTripNs/1e3, direct.CallsPerSec)
+		fmt.Printf("%-8d %-7s %11.1f µs %14.0f   (%.2fx the round trip, %.0f%% of the throughput)\n", round, "tether",
+			relayed.RoundTripNs/1e3, relayed.CallsPerSec, relayed.RoundTripNs/direct.RoundTripNs, 100*relayed.CallsPerSec/direct.CallsPerSec)
+	}
+	return nil
+}
+
+func sideArgs(self, role string, calls, inflight int) []string {
+	return []string{self, "-role", role, "-calls", strconv.Itoa(calls), "-inflight", strconv.Itoa(inflight)}
+}
+
+// writeProblem makes a problem folder whose two sides are this binary.
+func writeProblem(self string, calls, inflight int) (string, error) {
+	dir, err := os.MkdirTemp("", "relayfloor-")
+	if err != nil {
+		return "", err
+	}
+	cfg := map[string]any{"title": "relay floor", "runtime_config": map[string]any{
+		"evaluator": map[string]any{"command": sideArgs(self, "evaluator", calls, inflight), "time_limit_ms": 600000},
+		"solution":  map[string]any{"command": sideArgs(self, "solution", calls, inflight), "call_timeout_ms": 60000},
+	}}
+	js, _ := json.MarshalIndent(cfg, "", "  ")
+	if err := os.WriteFile(filepath.Join(dir, "problem.json"), js, 0o644); err != nil {
+		return "", err
+	}
+	// The solution's own file is not read by this solution; tether wants one.
+	return dir, os.WriteFile(filepath.Join(dir, "solution.txt"), []byte("raw protocol\n"), 0o644)
+}
+
+// runDirect joins the two sides by two pipes, as the floor.
+func runDirect(self string, calls, inflight int) (measurement, error) {
+	ev := exec.Command(self, sideArgs(self, "evaluator", calls, inflight)[1:]...)
+	sol := exec.Command(self, sideArgs(self, "solution", calls, inflight)[1:]...)
+	evIn, solOut, err := os.Pipe()
+	if err != nil {
+		return measurement{}, err
+	}
+	solIn, evOut, err := os.Pipe()
+	if err != nil {
+		return measurement{}, err
+	}
+	var report bytes.Buffer
+	ev.Stdin, ev.Stdout, ev.Stderr = evIn, evOut, &report
+	sol.Stdin, sol.Stdout, sol.Stderr = solIn, solOut, os.Stderr
+	if err := sol.Start(); err != nil {
+		return measurement{}, err
+	}
+	// The evaluator waits for nothing: the solution's ready line is the
+	// first thing it reads, so drop it before the clock starts.
+	ready := make([]byte, len(`{"type":"ready"}`+"\n"))
+	if _, err := io.ReadFull(evIn, ready); err != nil {
+		return measurement{}, err
+	}
+	if err := ev.Start(); err != nil {
+		return measurement{}, err
+	}
+	for _, f := range []*os.File{evIn, solOut, solIn, evOut} {
+		f.Close()
+	}
+	if err := ev.Wait(); err != nil {
+		sol.Process.Kill()
+		sol.Wait()
+		return measurement{}, fmt.Errorf("evaluator: %w: %s", err, report.String())
+	}
+	sol.Wait()
+	var m measurement
+	line := bytes.TrimSpace(report.Bytes())
+	if i := bytes.LastIndexByte(line, '\n'); i >= 0 {
+		line = line[i+1:]
+	}
+	return m, json.Unmarshal(line, &m)
+}
+
+// runTether judges the problem through tether with no sandbox, so the
+// difference from the floor is the relay.
+func runTether(tether, problem string) (measurement, error) {
+	self, _ := os.Executable()
+	out, err := exec.Command(tether, "judge", "--sandbox", "none", "--json",
+		"--allow-command", self, problem, filepath.Join(problem, "solution.txt")).Output()
+	if err != nil {
+		return measurement{}, fmt.Errorf("%w: %s", err, out)
+	}
+	var res struct {
+		Status  string      `json:"status"`
+		Output  string      `json:"output"`
+		Details measurement `json:"details"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		return measurement{}, fmt.Errorf("reading the result: %w: %.500s", err, out)
+	}
+	if res.Status != "Accepted" {
+		return measurement{}, fmt.Errorf("verdict %s: %.1000s", res.Status, res.Output)
+	}
+	return res.Details, nil
+}

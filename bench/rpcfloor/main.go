@@ -1,0 +1,178 @@
+// Command rpcfloor measures a JSON-RPC server over real stdio, from a
+// separate client process, against its floor: a minimal Go server that
+// hand-parses `subtract` with blocking reads and writes and no JSON library.
+//
+//	go build -o /tmp/calc ./examples/jsonrpc-calc
+//	go run ./bench/rpcfloor -server /tmp/calc -calls 20000 -rounds 3
+//
+// Run with -role floor it is the floor server; otherwise it is the client.
+// For each server, interleaved: the mean round trip with one call in
+// flight, and calls per second with -inflight calls in flight. Every run is
+// bounded and talks only over pipes.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"time"
+)
+
+func main() {
+	role := flag.String("role", "", "floor (internal: serve subtract by hand)")
+	server := flag.String("server", "", "the JSON-RPC server binary to measure, speaking newline-delimited JSON on stdio")
+	calls := flag.Int("calls", 20000, "calls per measurement")
+	inflight := flag.Int("inflight", 64, "calls in flight for the throughput measurement")
+	rounds := flag.Int("rounds", 3, "interleaved rounds")
+	flag.Parse()
+	var err error
+	switch {
+	case *role == "floor":
+		err = floor(os.Stdin, os.Stdout)
+	case *role != "":
+		err = fmt.Errorf("-role %q: want floor", *role)
+	case *server == "":
+		err = fmt.Errorf("-server: name the server binary (go build -o /tmp/calc ./examples/jsonrpc-calc)")
+	default:
+		err = drive(*server, *calls, *inflight, *rounds)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rpcfloor:", err)
+		os.Exit(1)
+	}
+}
+
+// floor answers {"jsonrpc":"2.0","method":"subtract","params":[A,B],"id":N}
+// with A-B for integers, one blocking write per answer.
+func floor(in io.Reader, out io.Writer) error {
+	r := bufio.NewReaderSize(in, 1<<16)
+	buf := make([]byte, 0, 128)
+	for {
+		line, err := r.ReadSlice('\n')
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		p := bytes.Index(line, []byte(`"params":[`))
+		q := bytes.Index(line, []byte(`"id":`))
+		if p < 0 || q < 0 {
+			return fmt.Errorf("floor: cannot read %q", line)
+		}
+		nums := line[p+10:]
+		nums = nums[:bytes.IndexByte(nums, ']')]
+		comma := bytes.IndexByte(nums, ',')
+		a, _ := strconv.Atoi(string(nums[:comma]))
+		b, _ := strconv.Atoi(string(nums[comma+1:]))
+		id := line[q+5:]
+		id = id[:bytes.IndexAny(id, ",}")]
+		buf = append(buf[:0], `{"jsonrpc":"2.0","result":`...)
+		buf = strconv.AppendInt(buf, int64(a-b), 10)
+		buf = append(buf, `,"id":`...)
+		buf = append(buf, id...)
+		buf = append(buf, "}\n"...)
+		if _, err := out.Write(buf); err != nil {
+			return err
+		}
+	}
+}
+
+type measurement struct {
+	roundTrip   time.Duration
+	callsPerSec float64
+}
+
+func measure(argv []string, calls, inflight int) (measurement, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return measurement{}, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return measurement{}, err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return measurement{}, err
+	}
+	defer cmd.Wait()
+	defer stdin.Close()
+	w := bufio.NewWriter(stdin)
+	r := bufio.NewReaderSize(stdout, 1<<16)
+	id := 0
+	send := func() {
+		id++
+		w.WriteString(`{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":` + strconv.Itoa(id) + "}\n")
+	}
+	recv := func() error {
+		line, err := r.ReadSlice('\n')
+		if err != nil {
+			return fmt.Errorf("reading answer %d: %w", id, err)
+		}
+		if !bytes.Contains(line, []byte(`"result":19`)) {
+			return fmt.Errorf("unexpected answer %q", line)
+		}
+		return nil
+	}
+	var m measurement
+	start := time.Now()
+	for range calls {
+		send()
+		w.Flush()
+		if err := recv(); err != nil {
+			return m, err
+		}
+	}
+	m.roundTrip = time.Since(start) / time.Duration(calls)
+	start = time.Now()
+	sent := 0
+	for ; sent < min(inflight, calls); sent++ {
+		send()
+	}
+	w.Flush()
+	for done := 0; done < calls; done++ {
+		if err := recv(); err != nil {
+			return m, err
+		}
+		if sent < calls {
+			send()
+			sent++
+		}
+		if r.Buffered() == 0 {
+			w.Flush()
+		}
+	}
+	m.callsPerSec = float64(calls) / time.Since(start).Seconds()
+	return m, nil
+}
+
+func drive(server string, calls, inflight, rounds int) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d calls per measurement, %d in flight for throughput, %d rounds\n", calls, inflight, rounds)
+	fmt.Printf("%-6s %-7s %14s %14s\n", "round", "server", "round trip", "calls/s")
+	for round := 1; round <= rounds; round++ {
+		fl, err := measure([]string{self, "-role", "floor"}, calls, inflight)
+		if err != nil {
+			return fmt.Errorf("floor: %w", err)
+		}
+		sv, err := measure([]string{server}, calls, inflight)
+		if err != nil {
+			return fmt.Errorf("%s: %w", server, err)
+		}
+		fmt.Printf("%-6d %-7s %11.1f µs %14.0f\n", round, "floor", float64(fl.roundTrip.Nanoseconds())/1e3, fl.callsPerSec)
+		fmt.Printf("%-6d %-7s %11.1f µs %14.0f   (%.2fx the round trip, %.0f%% of the throughput)\n", round, "server",
+			float64(sv.roundTrip.Nanoseconds())/1e3, sv.callsPerSec,
+			float64(sv.roundTrip)/float64(fl.roundTrip), 100*sv.callsPerSec/fl.callsPerSec)
+	}
+	return nil
+}
