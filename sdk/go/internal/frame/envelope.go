@@ -1,10 +1,10 @@
 package frame
 
 import (
-	"bytes"
 	"unicode/utf8"
 
 	"github.com/tether-dev/tether/codec"
+	"github.com/tether-dev/tether/internal/jsonscan"
 )
 
 // envelopeKeys are the members a frame may have, in bit order for the
@@ -13,72 +13,45 @@ var envelopeKeys = [...]string{"type", "id", "fn", "name", "args", "value", "cod
 	"message", "trace", "stream", "data", "timeout_ms"}
 
 // parseEnvelope is the fast path of Parse: it walks the frame's top-level
-// object itself and gives only args, value and timeout_ms to the codec, so
-// the envelope costs no map and no per-member boxing. It handles the frames
-// the SDKs and the judge write: known keys, each once, with plain string
-// values for the string members. It reports false for anything else,
-// valid or not, and Parse then decodes the whole line with the codec; so
-// when it reports true its Frame is the one parseWhole would return
-// (FuzzParseEnvelope checks this).
+// object with the project's one member walker (internal/jsonscan) and gives
+// only args, value and timeout_ms to the codec, so the envelope costs no map
+// and no per-member boxing. It handles the frames the SDKs and the judge
+// write: known keys, each once, with plain string values for the string
+// members. It reports false for anything else, valid or not, and Parse then
+// decodes the whole line with the codec; so when it reports true its Frame
+// is the one parseWhole would return (FuzzParseEnvelope checks this).
 func parseEnvelope(line []byte) (Frame, bool) {
 	var f Frame
 	var seen uint16
-	i := skipSpace(line, 0)
-	if i >= len(line) || line[i] != '{' {
-		return f, false
-	}
-	i++
-	for {
-		i = skipSpace(line, i)
-		key, next, ok := plainString(line, i)
-		if !ok {
-			return f, false
-		}
-		k := keyIndex(key)
-		if k < 0 || seen&(1<<k) != 0 {
-			return f, false
+	ok := true
+	end := envelopeSyntax.Members(line, jsonscan.SkipSpace(line, 0), func(key, value []byte) {
+		k := keyIndex(key[1 : len(key)-1]) // an escaped key matches none: the codec decides
+		if !ok || k < 0 || seen&(1<<k) != 0 {
+			ok = false
+			return
 		}
 		seen |= 1 << k
-		i = skipSpace(line, next)
-		if i >= len(line) || line[i] != ':' {
-			return f, false
-		}
-		i = skipSpace(line, i+1)
-		if !f.setMember(k, line, &i) {
-			return f, false
-		}
-		i = skipSpace(line, i)
-		if i >= len(line) {
-			return f, false
-		}
-		if line[i] == ',' {
-			i++
-			continue
-		}
-		if line[i] != '}' || skipSpace(line, i+1) != len(line) {
-			return f, false
-		}
-		return f, f.Type != ""
-	}
+		ok = f.setMember(k, value)
+	})
+	return f, ok && end >= 0 && jsonscan.SkipSpace(line, end) == len(line) && f.Type != ""
 }
 
-// setMember decodes the value at *i for key envelopeKeys[k] and moves *i
-// past it.
-func (f *Frame) setMember(k int, line []byte, i *int) bool {
+// envelopeSyntax is the grammar of the fast path. A value nested as deeply
+// as the codec allows at the top is declined (its depth is one more inside
+// the frame), so the codec judges depth; so are NaN and ±Infinity.
+var envelopeSyntax = jsonscan.Syntax{MaxDepth: codec.MaxDepth}
+
+// setMember decodes value, the member of key envelopeKeys[k].
+func (f *Frame) setMember(k int, value []byte) bool {
 	switch key := envelopeKeys[k]; key {
 	case "args", "value", "timeout_ms":
-		end, levels, ok := skipValue(line, *i)
-		if !ok || levels >= codec.MaxDepth { // nested one level less than in the line: let the codec judge depth
-			return false
-		}
-		v, small := smallValue(line[*i:end])
+		v, small := smallValue(value)
 		if !small {
 			var err error
-			if v, err = codec.Unmarshal(line[*i:end]); err != nil {
+			if v, err = codec.Unmarshal(value); err != nil {
 				return false
 			}
 		}
-		*i = end
 		switch key {
 		case "args":
 			f.Args = v
@@ -89,11 +62,10 @@ func (f *Frame) setMember(k int, line []byte, i *int) bool {
 		}
 		return true
 	default:
-		s, next, ok := plainString(line, *i)
+		s, ok := plainString(value)
 		if !ok {
 			return false // escapes, or not a string: the codec decides
 		}
-		*i = next
 		if key == "type" {
 			f.Type = internType(s)
 			return true
@@ -155,73 +127,21 @@ func keyIndex(key []byte) int {
 	return -1
 }
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
+// plainString is the contents of the JSON string token tok when it has no
+// escapes: valid UTF-8 with no escape (the walker has checked the rest).
+func plainString(tok []byte) ([]byte, bool) {
+	if len(tok) < 2 || tok[0] != '"' {
+		return nil, false
 	}
-	return i
-}
-
-// plainString reads a JSON string at b[i] that has no escapes: its
-// contents (valid UTF-8, no control characters) and the offset after it.
-func plainString(b []byte, i int) (s []byte, next int, ok bool) {
-	if i >= len(b) || b[i] != '"' {
-		return nil, i, false
-	}
-	j := bytes.IndexByte(b[i+1:], '"')
-	if j < 0 {
-		return nil, i, false
-	}
-	s = b[i+1 : i+1+j]
+	s := tok[1 : len(tok)-1]
 	ascii := true
 	for _, c := range s {
-		if c == '\\' || c < 0x20 { // an escape (the quote found may be escaped) or a raw control character
-			return nil, i, false
+		if c == '\\' {
+			return nil, false
 		}
 		if c >= utf8.RuneSelf {
 			ascii = false
 		}
 	}
-	return s, i + 2 + j, ascii || utf8.Valid(s)
-}
-
-// skipValue finds the end of the JSON value starting at b[i] without
-// validating it (the codec does that next), and how deeply its lists and
-// maps nest.
-func skipValue(b []byte, i int) (end, levels int, ok bool) {
-	depth := 0
-	for j := i; j < len(b); j++ {
-		switch c := b[j]; c {
-		case '"':
-			for j++; j < len(b) && b[j] != '"'; j++ {
-				if b[j] == '\\' {
-					j++
-				}
-			}
-			if j >= len(b) {
-				return 0, 0, false
-			}
-			if depth == 0 {
-				return j + 1, levels, true
-			}
-		case '[', '{':
-			depth++
-			levels = max(levels, depth)
-		case ']', '}':
-			if depth == 0 { // a scalar ended by its container
-				return j, levels, j > i
-			}
-			if depth--; depth == 0 {
-				return j + 1, levels, true
-			}
-		case ',', ' ', '\t', '\n', '\r':
-			if depth == 0 {
-				return j, levels, j > i
-			}
-		}
-	}
-	if depth == 0 && len(b) > i {
-		return len(b), levels, true
-	}
-	return 0, 0, false
+	return s, ascii || utf8.Valid(s)
 }
