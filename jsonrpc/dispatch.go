@@ -338,30 +338,11 @@ func traceIDFromParent(s string) string {
 // objectMember returns the raw value of member name in the valid JSON
 // object obj, or nil.
 func objectMember(obj []byte, name string) []byte {
-	i := skipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return nil
-	}
-	i = skipSpace(obj, i+1)
-	for i < len(obj) && obj[i] == '"' {
-		keyEnd := skipString(obj, i)
-		if keyEnd < 0 {
-			return nil
+	var found []byte
+	messageSyntax.Members(obj, skipSpace(obj, 0), func(key, value []byte) {
+		if found == nil && string(key[1:len(key)-1]) == name {
+			found = value
 		}
-		key := obj[i+1 : keyEnd-1]
-		start := skipSpace(obj, skipSpace(obj, keyEnd)+1)
-		end := skipValue(obj, start, 1)
-		if end < 0 {
-			return nil
-		}
-		if string(key) == name {
-			return obj[start:end]
-		}
-		i = skipSpace(obj, end)
-		if i >= len(obj) || obj[i] != ',' {
-			return nil
-		}
-		i = skipSpace(obj, i+1)
-	}
-	return nil
+	})
+	return found
 }

@@ -89,42 +89,11 @@ func parseValueEnvelope(data []byte, i int, env *envelope) int {
 		return end
 	}
 	var seen uint8
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		env.invalid = `missing "jsonrpc"`
-		return i + 1
-	}
-	for {
-		if i >= len(data) || data[i] != '"' {
-			return -1
-		}
-		keyEnd := skipString(data, i)
-		if keyEnd < 0 {
-			return -1
-		}
-		key := data[i+1 : keyEnd-1]
-		i = skipSpace(data, keyEnd)
-		if i >= len(data) || data[i] != ':' {
-			return -1
-		}
-		start := skipSpace(data, i+1)
-		i = skipValue(data, start, 1)
-		if i < 0 {
-			return -1
-		}
-		setMember(env, &seen, key, data[start:i])
-		i = skipSpace(data, i)
-		if i >= len(data) {
-			return -1
-		}
-		if data[i] == '}' {
-			i++
-			break
-		}
-		if data[i] != ',' {
-			return -1
-		}
-		i = skipSpace(data, i+1)
+	i = messageSyntax.Members(data, i, func(key, value []byte) {
+		setMember(env, &seen, key[1:len(key)-1], value)
+	})
+	if i < 0 {
+		return -1
 	}
 	checkEnvelope(env, seen)
 	return i
