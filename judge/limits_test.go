@@ -49,7 +49,7 @@ func TestLoadProblemProcessLimits(t *testing.T) {
 	if want := (sandbox.Limits{Memory: DefaultMemoryLimitMB << 20, Pids: 4, CPUTime: 1500 * time.Millisecond, FileSize: 1 << 20, OpenFiles: 16}); sol != want {
 		t.Errorf("solution sandbox limits %+v, want %+v", sol, want)
 	}
-	ev := evaluatorSpec(p, "", nil).Limits
+	ev := evaluatorSpec(p, "", "", nil).Limits
 	if want := (sandbox.Limits{Memory: DefaultMemoryLimitMB << 20, Pids: 8, FileSize: 2 << 20, OpenFiles: 32}); ev != want {
 		t.Errorf("evaluator sandbox limits %+v, want %+v", ev, want)
 	}

@@ -51,6 +51,13 @@ type Options struct {
 	// its own CPU while they call each other, instead of wherever the kernel
 	// wakes them (see bench/RESULTS.md, "python sdk").
 	EvaluatorCPUs, SolutionCPUs []int
+	// EvaluatorWorkspace is where the problem folder appears inside the
+	// evaluator's sandbox, and its working directory: Neuro OJ's workers
+	// mount the problem package at "/workspace", and its evaluators are
+	// started as "python3 /workspace/evaluate.py". Empty: the folder's own
+	// host path. Under the none runner, paths under it in the command are
+	// rewritten to the folder (sandbox.Bind.Target).
+	EvaluatorWorkspace string
 	// LM starts a language-model handler for each run, reachable from the
 	// evaluator only (see LMStarter). Nil: no handler, and a problem that
 	// declares runtime_config.lm ends as SystemError (ErrNoLMHandler).

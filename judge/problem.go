@@ -132,6 +132,15 @@ func LoadProblem(dir string, allowed []string) (*Problem, error) {
 	if err != nil {
 		return nil, &ProblemError{Path: path, Err: fmt.Errorf("%w: %v", ErrNoProblemJSON, err)}
 	}
+	return ParseProblem(abs, path, raw, allowed)
+}
+
+// ParseProblem is LoadProblem for a problem.json held in memory: raw is
+// its text, dir the (absolute) problem folder and source what errors call
+// the JSON (a path, or e.g. "task" for a queued task's runtime_config).
+func ParseProblem(dir, source string, raw []byte, allowed []string) (*Problem, error) {
+	abs, path := dir, source
+	var err error
 	var pf problemFile
 	if err := json.Unmarshal(raw, &pf); err != nil {
 		var typeErr *json.UnmarshalTypeError

@@ -135,7 +135,7 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 		return nil, nil
 	}
 	r.startedWall = time.Now()
-	evSpec := evaluatorSpec(r.problem, r.pythonPath, r.opts.Env)
+	evSpec := evaluatorSpec(r.problem, r.opts.EvaluatorWorkspace, r.pythonPath, r.opts.Env)
 	evSpec.CPUs = r.opts.EvaluatorCPUs
 	ev, startErr := startSide(ctx, r.opts.Runner, r.withLM(evSpec), newTailBuffer(MaxStreamOutput), r.fail)
 	if startErr != nil {

@@ -30,13 +30,19 @@ func baseEnv(pythonPath string, extra []string) []string {
 	return append(env, extra...)
 }
 
-func evaluatorSpec(p *Problem, pythonPath string, extra []string) sandbox.Spec {
+// evaluatorSpec runs in the problem folder, seen at workspace inside the
+// sandbox ("" means its own host path).
+func evaluatorSpec(p *Problem, workspace, pythonPath string, extra []string) sandbox.Spec {
 	rc := p.Runtime.Evaluator
+	dir := p.Dir
+	if workspace != "" {
+		dir = workspace
+	}
 	spec := sandbox.Spec{
 		Args:    rc.Command,
 		Env:     baseEnv(pythonPath, extra),
-		Dir:     p.Dir,
-		Binds:   []sandbox.Bind{{Path: p.Dir}},
+		Dir:     dir,
+		Binds:   []sandbox.Bind{{Path: p.Dir, Target: workspace}},
 		Network: rc.Network,
 		// The evaluator's wall limit is the relay's phase 2 timer; no CPU cap.
 		Limits: sandboxLimits(rc.MemoryLimitMB, rc.Processes, 0),

@@ -265,7 +265,14 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 		if _, err := os.Stat(b.Path); err != nil {
 			return nil, fmt.Errorf("bind %q: %w", b.Path, err)
 		}
-		roots.binds = append(roots.binds, Bind{Path: filepath.Clean(b.Path), Writable: b.Writable})
+		if b.Target != "" && !filepath.IsAbs(b.Target) {
+			return nil, fmt.Errorf("bind %q: target %q is not an absolute path", b.Path, b.Target)
+		}
+		clean := Bind{Path: filepath.Clean(b.Path), Writable: b.Writable}
+		if b.Target != "" {
+			clean.Target = filepath.Clean(b.Target)
+		}
+		roots.binds = append(roots.binds, clean)
 	}
 	execPath, err := resolveExecutable(spec.Args[0], spec.Env, r.python, roots)
 	if err != nil {

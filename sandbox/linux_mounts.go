@@ -31,7 +31,7 @@ type visibleRoots struct {
 	binds    []Bind
 }
 
-// covers reports whether host path p is visible inside.
+// covers reports whether path p (as seen inside) is visible inside.
 func (v *visibleRoots) covers(p string) bool {
 	for _, r := range v.readOnly {
 		if within(p, r) {
@@ -39,7 +39,7 @@ func (v *visibleRoots) covers(p string) bool {
 		}
 	}
 	for _, b := range v.binds {
-		if within(p, b.Path) {
+		if within(p, b.inside()) {
 			return true
 		}
 	}
@@ -101,7 +101,7 @@ func buildMounts(l layout, roots *visibleRoots, tmpfsBytes int64, uid, gid int) 
 		b.WithBind(p, relative(p), true)
 	}
 	for _, bind := range roots.binds {
-		b.WithBind(bind.Path, relative(bind.Path), !bind.Writable)
+		b.WithBind(bind.Path, relative(bind.inside()), !bind.Writable)
 	}
 	b.WithMount(mount.Mount{
 		Source: "tmpfs",

@@ -649,3 +649,23 @@ except OSError as e:
 		})
 	}
 }
+
+// A Bind's Target is where the host folder appears inside, and Dir and the
+// program's arguments are read as inside paths (Neuro OJ's /workspace).
+func TestLinuxBindTarget(t *testing.T) {
+	r := requireLinuxRunner(t)
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "data.txt"), []byte("from the host\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, r, Spec{
+		Args:  []string{"python3", "-c", "import os; print(os.getcwd()); print(open('/workspace/data.txt').read(), end='')"},
+		Dir:   "/workspace",
+		Binds: []Bind{{Path: dir, Target: "/workspace"}},
+		Env:   []string{"PATH=/usr/bin:/bin"},
+	}, "")
+	if want := "/workspace\nfrom the host\n"; res.stdout != want {
+		t.Fatalf("stdout %q (stderr %q), want %q", res.stdout, res.stderr, want)
+	}
+}

@@ -47,6 +47,7 @@ func (plainRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("sandbox: start %s: %w", spec.Args[0], err)
 	}
+	spec = hostPaths(spec)
 	p := &plainProcess{}
 	ok := false
 	defer func() {

@@ -64,10 +64,53 @@ type File struct {
 	Mode   os.FileMode // 0 means 0o644
 }
 
-// Bind makes a host path visible inside the sandbox at the same path.
+// Bind makes a host path visible inside the sandbox, at the same path
+// unless Target names another.
 type Bind struct {
 	Path     string
 	Writable bool
+	// Target is where Path appears inside (e.g. Neuro OJ's /workspace);
+	// empty means Path. The none runner cannot move paths: it rewrites Dir
+	// and the arguments under Target to Path instead, so a command such as
+	// "python3 /workspace/evaluate.py" runs there too.
+	Target string
+}
+
+// inside is where b appears inside the sandbox.
+func (b Bind) inside() string {
+	if b.Target != "" {
+		return b.Target
+	}
+	return b.Path
+}
+
+// hostPaths returns spec with Dir and every argument that lies under a
+// Bind's Target rewritten to the host path, for a runner that cannot mount.
+func hostPaths(spec Spec) Spec {
+	mapPath := func(p string) string {
+		for _, b := range spec.Binds {
+			if b.Target == "" {
+				continue
+			}
+			t := strings.TrimSuffix(b.Target, "/")
+			if p == t {
+				return b.Path
+			}
+			if rest, ok := strings.CutPrefix(p, t+"/"); ok {
+				return strings.TrimSuffix(b.Path, "/") + "/" + rest
+			}
+		}
+		return p
+	}
+	if spec.Dir != "" {
+		spec.Dir = mapPath(spec.Dir)
+	}
+	args := make([]string, len(spec.Args))
+	for i, a := range spec.Args {
+		args[i] = mapPath(a)
+	}
+	spec.Args = args
+	return spec
 }
 
 // Limits are enforced by the runner where it can; zero means no limit.
