@@ -23,7 +23,7 @@ var ErrClosed = errors.New("connection closed")
 // and ends when the input ends or Close is called; Close and Wait wait for it.
 type Peer struct {
 	in      io.Reader
-	w       *lineWriter
+	w       *wire.LineWriter
 	onFrame func(frame.Frame)
 
 	onUndecodable func(frame.Undecodable) // set before Start; may be nil
@@ -43,7 +43,7 @@ type Peer struct {
 func New(in io.Reader, out io.Writer, onFrame func(frame.Frame)) *Peer {
 	p := &Peer{
 		in:      in,
-		w:       newLineWriter(out),
+		w:       wire.NewLineWriter(out),
 		onFrame: onFrame,
 		pending: make(map[string]chan frame.Frame),
 		done:    make(chan struct{}),
@@ -185,7 +185,7 @@ func (p *Peer) forget(id string) {
 	p.mu.Unlock()
 }
 
-// Send queues one frame for writing (see lineWriter: concurrent sends are
+// Send queues one frame for writing (see wire.LineWriter: concurrent sends are
 // combined into one write). line is copied: the caller may reuse its
 // buffer once Send returns. Use Flush where the frame must be out, as
 // before the process may exit.

@@ -1,0 +1,75 @@
+package wire
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"testing"
+)
+
+// batchCountingWriter records each Write.
+type batchCountingWriter struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	writes int
+}
+
+func (c *batchCountingWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writes++
+	return c.buf.Write(p)
+}
+
+func TestLineWriterKeepsConcurrentLinesWhole(t *testing.T) {
+	var cw batchCountingWriter
+	lw := NewLineWriter(&cw)
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 500 {
+				lw.WriteLine(fmt.Appendf(nil, "g%02d-%04d-%s", g, i, bytes.Repeat([]byte("x"), i%50)))
+			}
+		}()
+	}
+	wg.Wait()
+	if err := lw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(&cw.buf)
+	for sc.Scan() {
+		var g, i int
+		var tail string
+		if n, _ := fmt.Sscanf(sc.Text(), "g%02d-%04d-%s", &g, &i, &tail); n < 2 || len(tail) != i%50 {
+			t.Fatalf("torn line %q", sc.Text())
+		}
+		seen[sc.Text()] = true
+	}
+	if len(seen) != 16*500 {
+		t.Fatalf("%d distinct lines, want %d", len(seen), 16*500)
+	}
+	t.Logf("%d lines in %d writes", len(seen), cw.writes)
+}
+
+func TestLineWriterErrorSticks(t *testing.T) {
+	lw := NewLineWriter(io.Discard)
+	if err := lw.WriteLine([]byte("a\nb")); !errors.Is(err, ErrNewline) {
+		t.Fatalf("err = %v", err)
+	}
+	r, w := io.Pipe()
+	r.Close()
+	lw = NewLineWriter(w)
+	if err := lw.WriteLine([]byte("x")); !errors.Is(err, io.ErrClosedPipe) {
+		t.Fatalf("err = %v", err)
+	}
+	if err := lw.Flush(); !errors.Is(err, io.ErrClosedPipe) {
+		t.Fatalf("Flush err = %v", err)
+	}
+}
+
