@@ -72,4 +72,3 @@ func TestLineWriterErrorSticks(t *testing.T) {
 		t.Fatalf("Flush err = %v", err)
 	}
 }
-
