@@ -137,9 +137,9 @@ func (e *Engine) LineTooLong(from Side, length int64, head []byte, now time.Time
 	size := int(min(length, int64(^uint(0)>>1)))
 	switch {
 	case from == Evaluator && f.Type == TypeCall, from == Solution && f.Type == TypeCapability:
-		return e.rejectRequest(out, from, f.ID, size)
+		return e.rejectRequest(out, from, &f, size)
 	case f.Type == TypeResult || f.Type == TypeError:
-		return e.response(out, from, f.ID, nil, size)
+		return e.response(out, from, &f, nil, size, now)
 	}
 	return e.drop(out, from, DropLineTooLong)
 }
@@ -173,7 +173,7 @@ func (e *Engine) evaluatorFrame(line []byte, now time.Time, out []Action) []Acti
 		}
 		return out
 	case TypeResult, TypeError:
-		return e.response(out, Evaluator, f.ID, line, len(line))
+		return e.response(out, Evaluator, f, line, len(line), now)
 	case TypeLog:
 		return e.drop(out, Evaluator, DropEvaluatorLog)
 	}
@@ -196,7 +196,7 @@ func (e *Engine) solutionFrame(line []byte, now time.Time, out []Action) []Actio
 	case TypeCapability:
 		return e.capability(line, now, out)
 	case TypeResult, TypeError:
-		return e.response(out, Solution, f.ID, line, len(line))
+		return e.response(out, Solution, f, line, len(line), now)
 	case TypeLog:
 		return e.log(line, out)
 	case TypeShutdown:
@@ -237,10 +237,11 @@ func (e *Engine) requestID(out []Action, from Side, size int) ([]Action, bool) {
 		return e.drop(out, from, DropNoID), false
 	}
 	if size > e.cfg.MaxFrame {
-		return e.rejectRequest(out, from, f.ID, size), false
+		return e.rejectRequest(out, from, f, size), false
 	}
 	if len(unquote(f.ID)) > e.cfg.MaxIDLen {
 		msg := append([]byte(msgIDTooLongPrefix), fmt.Sprint(e.cfg.MaxIDLen, " bytes")...)
+		out = e.refused(out, from, f)
 		return e.reply(out, from, f.ID, CodeRejected, string(msg), &e.stats.Rejected), false
 	}
 	return out, true
@@ -252,17 +253,21 @@ func (e *Engine) call(line []byte, now time.Time, out []Action) []Action {
 		return out
 	}
 	id := unquote(e.f.ID)
-	if e.t.find(toSolution, id) >= 0 {
-		return e.reply(out, Evaluator, e.f.ID, CodeRejected, MsgDuplicateCall, &e.stats.Rejected)
+	var code, msg string
+	var counter *int64
+	switch {
+	case e.t.find(toSolution, id) >= 0:
+		code, msg, counter = CodeRejected, MsgDuplicateCall, &e.stats.Rejected
+	case e.t.count[toSolution] >= e.cfg.MaxInFlight:
+		code, msg, counter = CodeRejected, MsgTooManyInFlight, &e.stats.Rejected
+	case e.sol == dead:
+		code, msg = CodeSystemError, msgGonePrefix+e.goneReason
+	case e.sol != live && e.queuedBytes+len(line) > e.cfg.MaxQueuedBytes:
+		code, msg = CodeSystemError, MsgQueueFull
 	}
-	if e.t.count[toSolution] >= e.cfg.MaxInFlight {
-		return e.reply(out, Evaluator, e.f.ID, CodeRejected, MsgTooManyInFlight, &e.stats.Rejected)
-	}
-	if e.sol == dead {
-		return e.reply(out, Evaluator, e.f.ID, CodeSystemError, msgGonePrefix+e.goneReason, nil)
-	}
-	if e.sol != live && e.queuedBytes+len(line) > e.cfg.MaxQueuedBytes {
-		return e.reply(out, Evaluator, e.f.ID, CodeSystemError, MsgQueueFull, nil)
+	if code != "" {
+		out = e.refused(out, Evaluator, &e.f)
+		return e.reply(out, Evaluator, e.f.ID, code, msg, counter)
 	}
 	timeout := e.cfg.CallTimeout
 	if e.f.TimeoutMS > 0 {
@@ -270,6 +275,7 @@ func (e *Engine) call(line []byte, now time.Time, out []Action) []Action {
 	}
 	i := e.t.insert(toSolution, id, e.f.ID, now.Add(timeout))
 	e.stats.Calls++
+	out = e.opened(out, i, e.f.Fn, now)
 	if e.sol == live {
 		e.t.slots[i].sent = true
 		return append(out, Action{Kind: Send, To: Solution, Frame: line})
@@ -296,9 +302,11 @@ func (e *Engine) capability(line []byte, now time.Time, out []Action) []Action {
 	}
 	id := unquote(e.f.ID)
 	if e.t.find(toEvaluator, id) >= 0 {
+		out = e.refused(out, Solution, &e.f)
 		return e.reply(out, Solution, e.f.ID, CodeRejected, MsgDuplicateCap, &e.stats.Rejected)
 	}
 	if e.t.count[toEvaluator] >= e.cfg.MaxInFlight {
+		out = e.refused(out, Solution, &e.f)
 		return e.reply(out, Solution, e.f.ID, CodeRejected, MsgTooManyInFlight, &e.stats.Rejected)
 	}
 	// The deadline is the evaluator's (cap_reg) or the problem's: a
@@ -309,14 +317,16 @@ func (e *Engine) capability(line []byte, now time.Time, out []Action) []Action {
 			timeout = d
 		}
 	}
-	e.t.insert(toEvaluator, id, e.f.ID, now.Add(timeout))
+	i := e.t.insert(toEvaluator, id, e.f.ID, now.Add(timeout))
 	e.stats.Capabilities++
+	out = e.opened(out, i, e.f.Name, now)
 	return append(out, Action{Kind: Send, To: Evaluator, Frame: line})
 }
 
-// response routes a result or error from side from. line is nil when the
-// frame was too long to hold; size is its length.
-func (e *Engine) response(out []Action, from Side, rawID, line []byte, size int) []Action {
+// response routes a result or error frame f from side from. line is nil
+// when the frame was too long to hold; size is its length.
+func (e *Engine) response(out []Action, from Side, f *Frame, line []byte, size int, now time.Time) []Action {
+	rawID := f.ID
 	if rawID == nil || len(rawID) == 2 {
 		return e.drop(out, from, DropNoID)
 	}
@@ -342,17 +352,63 @@ func (e *Engine) response(out []Action, from Side, rawID, line []byte, size int)
 	}
 	if line == nil || size > e.cfg.MaxFrame {
 		e.stats.Rejected++
+		out = e.closed(out, en, OutcomeRejected, now)
 		msg := string(frameSizeMessage(nil, size, e.cfg.MaxFrame))
 		return e.reply(out, from.Other(), en.rawID, CodeRejected, msg, nil)
 	}
+	o := OutcomeResult
+	if f.Type == TypeError {
+		o = OutcomeError
+	}
+	out = e.closed(out, en, o, now)
 	return append(out, Action{Kind: Send, To: from.Other(), Frame: line})
 }
 
-// rejectRequest answers an oversize call or capability to its sender.
-func (e *Engine) rejectRequest(out []Action, from Side, rawID []byte, size int) []Action {
+// rejectRequest answers an oversize call or capability f to its sender.
+func (e *Engine) rejectRequest(out []Action, from Side, f *Frame, size int) []Action {
 	e.stats.Rejected++
+	out = e.refused(out, from, f)
 	msg := frameSizeMessage(nil, size, e.cfg.MaxFrame)
-	return e.reply(out, from, rawID, CodeRejected, string(msg), nil)
+	return e.reply(out, from, f.ID, CodeRejected, string(msg), nil)
+}
+
+// opened reports entry i, named name (a raw token or nil), as opened.
+func (e *Engine) opened(out []Action, i int32, name []byte, now time.Time) []Action {
+	if !e.cfg.ReportCalls {
+		return out
+	}
+	en := &e.t.slots[i]
+	en.opened = now
+	en.fn = en.fn[:0]
+	if name != nil {
+		en.fn = append(en.fn, unquote(name)...)
+	}
+	return append(out, Action{Kind: CallOpened, From: en.dir.waiter(), ID: en.id, Text: en.fn})
+}
+
+// closed reports entry en as closed with outcome o; call it after
+// removing en (its buffers stay valid until the next insert).
+func (e *Engine) closed(out []Action, en *entry, o Outcome, now time.Time) []Action {
+	if !e.cfg.ReportCalls {
+		return out
+	}
+	return append(out, Action{Kind: CallClosed, From: en.dir.waiter(), ID: en.id, Text: en.fn,
+		Outcome: o, Took: now.Sub(en.opened)})
+}
+
+// refused reports request f from side from as answered without being opened.
+func (e *Engine) refused(out []Action, from Side, f *Frame) []Action {
+	if !e.cfg.ReportCalls || f.ID == nil {
+		return out
+	}
+	name := f.Fn
+	if from == Solution {
+		name = f.Name
+	}
+	if name != nil {
+		name = unquote(name)
+	}
+	return append(out, Action{Kind: CallClosed, From: from, ID: unquote(f.ID), Text: name, Outcome: OutcomeRefused})
 }
 
 // reply appends an engine-written error frame to side to.

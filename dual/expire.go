@@ -12,7 +12,7 @@ import (
 func (e *Engine) Expire(now time.Time, out []Action) []Action {
 	e.scratch = e.scratch[:0]
 	if e.sol == awaitingReady && e.readyArmed && !now.Before(e.readyDeadline) {
-		out = e.fatal(out, fmt.Errorf("%w: no ready within %v", ErrSolutionNotReady, e.cfg.ReadyTimeout))
+		out = e.fatal(out, fmt.Errorf("%w: no ready within %v", ErrSolutionNotReady, e.cfg.ReadyTimeout), now)
 	}
 	for {
 		i := e.t.earliest()
@@ -27,17 +27,18 @@ func (e *Engine) Expire(now time.Time, out []Action) []Action {
 		} else {
 			e.stats.CapabilityTimeouts++
 		}
+		out = e.closed(out, en, OutcomeTimeout, now)
 		out = e.reply(out, dir.waiter(), en.rawID, CodeCallTimeout, MsgCallTimeout, nil)
 		if dir == toSolution && sent && e.cfg.OnCallTimeout == Restart && e.sol == live {
-			out = e.restartAfterTimeout(out)
+			out = e.restartAfterTimeout(out, now)
 		}
 	}
 }
 
 // restartAfterTimeout fails every call sent to the current solution, forgets
 // its capabilities, and asks for a fresh solution.
-func (e *Engine) restartAfterTimeout(out []Action) []Action {
-	out = e.failSent(out, MsgRestarted)
+func (e *Engine) restartAfterTimeout(out []Action, now time.Time) []Action {
+	out = e.failSent(out, MsgRestarted, now)
 	e.sol = restarting
 	e.stats.Restarts++
 	return append(out, Action{Kind: RestartSolution})
@@ -46,7 +47,7 @@ func (e *Engine) restartAfterTimeout(out []Action) []Action {
 // failSent answers every call the current solution owes with SystemError
 // msg, and drops the capabilities it is waiting for: their late answers from
 // the evaluator are then dropped as unknown ids.
-func (e *Engine) failSent(out []Action, msg string) []Action {
+func (e *Engine) failSent(out []Action, msg string, now time.Time) []Action {
 	for i := range e.t.slots {
 		en := &e.t.slots[i]
 		if !en.used {
@@ -55,22 +56,25 @@ func (e *Engine) failSent(out []Action, msg string) []Action {
 		switch {
 		case en.dir == toEvaluator:
 			e.t.remove(int32(i))
+			out = e.closed(out, en, OutcomeAbandoned, now)
 		case en.sent:
 			e.t.remove(int32(i))
+			out = e.closed(out, en, OutcomeFailed, now)
 			out = e.reply(out, Evaluator, en.rawID, CodeSystemError, msg, nil)
 		}
 	}
 	return out
 }
 
-func (e *Engine) fatal(out []Action, err error) []Action {
+func (e *Engine) fatal(out []Action, err error, now time.Time) []Action {
 	e.sol = dead
 	e.readyArmed = false
 	e.goneReason = "solution host did not start"
-	out = e.failSent(out, msgGonePrefix+e.goneReason)
+	out = e.failSent(out, msgGonePrefix+e.goneReason, now)
 	for _, i := range e.queue {
 		if en := &e.t.slots[i]; en.used && !en.sent && en.dir == toSolution {
 			e.t.remove(i)
+			out = e.closed(out, en, OutcomeFailed, now)
 			out = e.reply(out, Evaluator, en.rawID, CodeSystemError, msgGonePrefix+e.goneReason, nil)
 		}
 	}
@@ -96,19 +100,20 @@ func (e *Engine) Gone(side Side, reason string, now time.Time, out []Action) []A
 		if !e.evaluatorGone {
 			e.evaluatorGone = true
 			e.t.each(toEvaluator, func(i int32) {
-				rawID := e.t.slots[i].rawID
+				en := &e.t.slots[i]
 				e.t.remove(i)
-				out = e.reply(out, Solution, rawID, CodeSystemError, msgEvaluatorGone+reason, nil)
+				out = e.closed(out, en, OutcomeFailed, now)
+				out = e.reply(out, Solution, en.rawID, CodeSystemError, msgEvaluatorGone+reason, nil)
 			})
 		}
 		return out
 	}
 	switch e.sol {
 	case awaitingReady:
-		return e.fatal(out, fmt.Errorf("%w: it exited before ready: %s", ErrSolutionNotReady, reason))
+		return e.fatal(out, fmt.Errorf("%w: it exited before ready: %s", ErrSolutionNotReady, reason), now)
 	case live:
 		e.goneReason = reason
-		out = e.failSent(out, msgGonePrefix+reason)
+		out = e.failSent(out, msgGonePrefix+reason, now)
 		if e.cfg.OnCallTimeout == Restart {
 			e.sol = down
 		} else {

@@ -55,6 +55,7 @@ func snapshot(acts []Action) []Action {
 	for i := range acts {
 		acts[i].Frame = append([]byte(nil), acts[i].Frame...)
 		acts[i].Text = append([]byte(nil), acts[i].Text...)
+		acts[i].ID = append([]byte(nil), acts[i].ID...)
 	}
 	return acts
 }
@@ -78,6 +79,10 @@ func describe(acts []Action) string {
 			b.WriteString(" " + a.From.String() + " " + a.Reason.String())
 		case Fatal:
 			b.WriteString(" " + a.Err.Error())
+		case CallOpened:
+			b.WriteString(" " + a.From.String() + " " + string(a.ID) + " " + string(a.Text))
+		case CallClosed:
+			b.WriteString(" " + a.From.String() + " " + string(a.ID) + " " + string(a.Text) + " " + a.Outcome.String() + " " + a.Took.String())
 		}
 	}
 	return b.String()

@@ -83,6 +83,9 @@ func NewRelay(evaluator, solution Endpoint, cfg RelayConfig) *Relay {
 	if cfg.Restart == nil {
 		cfg.Engine.OnCallTimeout = Continue
 	}
+	if cfg.Hooks.Call != nil {
+		cfg.Engine.ReportCalls = true
+	}
 	r := &Relay{cfg: cfg, base: time.Now(), wake: make(chan struct{}, 1), done: make(chan struct{}),
 		eng: NewEngine(cfg.Engine)}
 	r.conns[Evaluator] = &conn{side: Evaluator, ep: evaluator}
@@ -144,8 +147,9 @@ func (r *Relay) Run(ctx context.Context) (Summary, error) {
 		case <-r.wake:
 		case <-timer.C:
 			r.mu.Lock()
-			r.acts = r.eng.Expire(time.Now(), r.acts[:0])
-			r.dispatchLocked(nil)
+			now := time.Now()
+			r.acts = r.eng.Expire(now, r.acts[:0])
+			r.dispatchLocked(nil, now)
 			r.mu.Unlock()
 		case rs := <-restartDone:
 			restarting = false
@@ -352,7 +356,7 @@ func (r *Relay) route(c *conn, line []byte, err error, sends *[]pendingSend) boo
 			r.acts = r.eng.Line(c.side, line, now, r.acts[:0])
 		}
 	}
-	*sends = r.dispatchLocked(*sends)
+	*sends = r.dispatchLocked(*sends, now)
 	if d, ok := r.eng.NextDeadline(); ok && (!r.armed || d.Before(r.armedAt)) {
 		r.armedAt, r.armed = d, true
 		r.signal() // Run re-arms its timer for the new earliest deadline
@@ -491,8 +495,9 @@ func (r *Relay) sideGone(c *conn, reason string) {
 	c.gone = true
 	c.q.close()
 	c.ep.Stdin.Close()
-	r.acts = r.eng.Gone(c.side, reason, time.Now(), r.acts[:0])
-	r.dispatchLocked(nil)
+	now := time.Now()
+	r.acts = r.eng.Gone(c.side, reason, now, r.acts[:0])
+	r.dispatchLocked(nil, now)
 	if c.side == Evaluator {
 		r.evalGone = reason
 		r.ended = true
@@ -516,10 +521,10 @@ func appendSend(sends []pendingSend, c *conn, frame []byte) []pendingSend {
 	return append(sends, pendingSend{c, getLine(frame)})
 }
 
-// dispatchLocked carries out r.acts. Sends are copied; with sends != nil
-// (a reading goroutine) they are returned to be put after the lock is
-// dropped, else put at once without waiting. r.mu held.
-func (r *Relay) dispatchLocked(sends []pendingSend) []pendingSend {
+// dispatchLocked carries out r.acts, produced at now. Sends are copied;
+// with sends != nil (a reading goroutine) they are returned to be put after
+// the lock is dropped, else put at once without waiting. r.mu held.
+func (r *Relay) dispatchLocked(sends []pendingSend, now time.Time) []pendingSend {
 	h := &r.cfg.Hooks
 	for i := range r.acts {
 		a := &r.acts[i]
@@ -559,6 +564,11 @@ func (r *Relay) dispatchLocked(sends []pendingSend) []pendingSend {
 		case Fatal:
 			r.fatal = a.Err
 			r.signal()
+		case CallOpened, CallClosed:
+			if h.Call != nil {
+				h.Call(CallEvent{Closed: a.Kind == CallClosed, From: a.From, ID: a.ID, Name: a.Text, At: now,
+					Outcome: a.Outcome, Took: a.Took})
+			}
 		}
 		*a = Action{}
 	}

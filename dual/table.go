@@ -34,8 +34,10 @@ type entry struct {
 	id       []byte // decoded id, the key
 	rawID    []byte // the id's JSON token, echoed in the engine's own frames
 	deadline time.Time
-	logBytes int    // log data kept while this call was the only one in flight
-	frame    []byte // a queued call frame, while no solution is ready
+	logBytes int       // log data kept while this call was the only one in flight
+	frame    []byte    // a queued call frame, while no solution is ready
+	opened   time.Time // arrival; kept only with Config.ReportCalls
+	fn       []byte    // decoded fn or capability name; kept only with Config.ReportCalls
 }
 
 // table is the in-flight table keyed by (direction, id) with one min-heap of
@@ -90,7 +92,7 @@ func (t *table) insert(d direction, id, rawID []byte, deadline time.Time) int32 
 		head = -1
 	}
 	*e = entry{dir: d, used: true, hash: h, next: head, deadline: deadline,
-		id: append(e.id[:0], id...), rawID: append(e.rawID[:0], rawID...), frame: e.frame[:0]}
+		id: append(e.id[:0], id...), rawID: append(e.rawID[:0], rawID...), frame: e.frame[:0], fn: e.fn[:0]}
 	t.chains[h] = i
 	t.count[d]++
 	e.heapIdx = int32(len(t.heap))

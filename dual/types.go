@@ -68,6 +68,10 @@ type Config struct {
 	MaxInFlight    int // per direction; a call or capability beyond it is Rejected
 	MaxIDLen       int // a longer call or capability id is Rejected
 	MaxQueuedBytes int // bytes of call frames queued while no solution is ready; beyond, SystemError
+	// ReportCalls adds a CallOpened and a CallClosed action for each call
+	// and capability (for an observer: a trace, a timeline). Off, the
+	// engine does not keep the names and times they need.
+	ReportCalls bool
 }
 
 func (c Config) withDefaults() Config {
@@ -114,9 +118,19 @@ const (
 	Warn
 	// Fatal: the run cannot go on; Err says why (errors.Is ErrSolutionNotReady).
 	Fatal
+	// CallOpened (Config.ReportCalls): a call (From Evaluator) or a
+	// capability (From Solution) entered the in-flight table. ID is its
+	// decoded id, Text its fn or capability name (nil if absent).
+	CallOpened
+	// CallClosed (Config.ReportCalls): a call or capability left the table,
+	// or was refused at the door (Outcome Refused, with no CallOpened
+	// before it). From, ID and Text as for CallOpened; Took is the time
+	// from its arrival.
+	CallClosed
 )
 
-var actionNames = [...]string{"?", "send", "output", "result", "log", "restart-solution", "solution-ready", "warn", "fatal"}
+var actionNames = [...]string{"?", "send", "output", "result", "log", "restart-solution", "solution-ready", "warn", "fatal",
+	"call-opened", "call-closed"}
 
 func (k ActionKind) String() string {
 	if int(k) < len(actionNames) {
@@ -132,15 +146,41 @@ func (k ActionKind) String() string {
 // or the next read into the line's buffer, whichever comes first. Copy them
 // to keep them.
 type Action struct {
-	Kind   ActionKind
-	To     Side // Send
-	From   Side // Warn, Log
-	Frame  []byte
-	Text   []byte
-	Stream string
-	Reason DropReason // Warn
-	First  bool       // SolutionReady
-	Err    error      // Fatal
+	Kind    ActionKind
+	To      Side // Send
+	From    Side // Warn, Log
+	Frame   []byte
+	Text    []byte
+	Stream  string
+	Reason  DropReason // Warn
+	First   bool       // SolutionReady
+	Outcome Outcome    // CallClosed
+	Err     error      // Fatal
+	ID      []byte     // CallOpened, CallClosed
+	Took    time.Duration
+}
+
+// Outcome is how a call or capability ended (CallClosed).
+type Outcome uint8
+
+const (
+	OutcomeResult    Outcome = iota // the side that owed it answered with a result
+	OutcomeError                    // the side that owed it answered with an error frame
+	OutcomeTimeout                  // its deadline passed: CallTimeout
+	OutcomeRejected                 // its answer was over MaxFrame: Rejected
+	OutcomeFailed                   // the solution restarted, was gone or never started, or the evaluator was gone: SystemError
+	OutcomeAbandoned                // a capability of a solution that was restarted: nobody waits for it any more
+	OutcomeRefused                  // answered at the door (duplicate id, too many in flight, too big, solution gone); never opened
+	numOutcomes
+)
+
+var outcomeNames = [...]string{"result", "error", "timeout", "rejected", "failed", "abandoned", "refused"}
+
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "?"
 }
 
 // DropReason says why the engine dropped a line or frame.

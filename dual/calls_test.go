@@ -1,0 +1,102 @@
+package dual
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Every way a call or capability ends gives one CallClosed with its outcome
+// and the time since it opened, and nothing is reported without ReportCalls.
+func TestCallEventsReportEveryOutcome(t *testing.T) {
+	h := liveHarness(t, Config{ReportCalls: true, CallTimeout: time.Second, MaxFrame: 200})
+	h.expect(h.eval(callA), "call-opened evaluator a f | send solution "+callA)
+	h.now = h.now.Add(3 * time.Millisecond)
+	h.expect(h.sol(resultA), "call-closed evaluator a f result 3ms | send evaluator "+resultA)
+
+	h.eval(`{"type":"call","id":"b","fn":"g","args":[]}`)
+	h.expect(h.sol(errFrame("b", "Exception", "boom")),
+		"call-closed evaluator b g error 0s | send evaluator "+errFrame("b", "Exception", "boom"))
+
+	// a duplicate id is refused at the door: no CallOpened, the first stays open
+	h.eval(`{"type":"call","id":"c","fn":"h","args":[]}`)
+	h.expect(h.eval(`{"type":"call","id":"c","fn":"h","args":[]}`),
+		"call-closed evaluator c h refused 0s | send evaluator "+errFrame("c", "Rejected", MsgDuplicateCall))
+	// an answer over MaxFrame closes the call as rejected
+	big := `{"type":"result","id":"c","value":"` + strings.Repeat("x", 300) + `"}`
+	acts := h.sol(big)
+	if len(acts) != 2 || acts[0].Kind != CallClosed || acts[0].Outcome != OutcomeRejected || string(acts[0].ID) != "c" {
+		t.Fatalf("oversize answer: %s", describe(acts))
+	}
+
+	// a capability, then a timeout restarts the solution: the call times
+	// out, the other call sent fails, the capability is abandoned
+	h.expect(h.sol(`{"type":"capability","id":"k","name":"llm","args":[]}`),
+		`call-opened solution k llm | send evaluator {"type":"capability","id":"k","name":"llm","args":[]}`)
+	h.eval(`{"type":"call","id":"d","fn":"slow","args":[],"timeout_ms":10}`)
+	h.eval(`{"type":"call","id":"e","fn":"f","args":[]}`)
+	acts = h.advance(20 * time.Millisecond)
+	got := describe(acts)
+	for _, want := range []string{"call-closed evaluator d slow timeout 20ms", "call-closed evaluator e f failed 20ms",
+		"call-closed solution k llm abandoned 20ms", "restart-solution"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("timeout gave %s\nwant it to hold %q", got, want)
+		}
+	}
+
+	quiet := liveHarness(t, Config{})
+	for _, a := range append(quiet.eval(callA), quiet.sol(resultA)...) {
+		if a.Kind == CallOpened || a.Kind == CallClosed {
+			t.Fatalf("call events without ReportCalls: %s", describe([]Action{a}))
+		}
+	}
+}
+
+func TestCallEventsWhenTheEvaluatorIsGone(t *testing.T) {
+	h := liveHarness(t, Config{ReportCalls: true})
+	h.sol(`{"type":"capability","id":"k","name":"llm","args":[]}`)
+	acts := snapshot(h.e.Gone(Evaluator, "exit status 1", h.now.Add(time.Second), nil))
+	if got := describe(acts); !strings.HasPrefix(got, "call-closed solution k llm failed 1s | send solution ") {
+		t.Fatalf("evaluator gone: %s", got)
+	}
+}
+
+// The relay hands the engine's call events to Hooks.Call with the time it
+// routed them.
+func TestRelayCallHook(t *testing.T) {
+	evEP, ev := newFake()
+	solEP, sol := newFake()
+	var mu sync.Mutex
+	var got []string
+	hooks := Hooks{Call: func(e CallEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		if e.At.IsZero() {
+			t.Errorf("call event without a time: %+v", e)
+		}
+		s := e.From.String() + " " + string(e.ID) + " " + string(e.Name)
+		if e.Closed {
+			s += " " + e.Outcome.String()
+		}
+		got = append(got, s)
+	}}
+	r := NewRelay(evEP, solEP, RelayConfig{Hooks: hooks})
+	wait := runRelay(context.Background(), r)
+	solDone := background(func() error { return echoSolution(sol) })
+	ev.send(callA)
+	if _, err := ev.recv(); err != nil {
+		t.Fatal(err)
+	}
+	ev.stdout.Close()
+	if _, err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	solDone()
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(got, "; ") != "evaluator a f; evaluator a f result" {
+		t.Fatalf("call events %q", got)
+	}
+}
