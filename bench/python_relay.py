@@ -1,10 +1,7 @@
 #!/usr/bin/env python3
-"""Calls/s of a trivial function between the Python SDK's two ends, four ways, in one run:
+"""Calls/s of a trivial function between the Python SDK's two ends, three ways, in one run:
 
   relay   evaluator SDK <-> tether judge <-> solution host   (the product)
-  relay-nospin  the same with `tether judge --relay-spin 0` (the relay sleeps after every frame)
-  relay-pinned  the same with the evaluator and the solution on two different CPUs
-                (`--evaluator-cpus A --solution-cpus B`; only with two CPUs or more)
   direct  evaluator SDK <-> solution host, joined by two os.pipe()s (no judge)
   bare    two Python processes that only json.dumps/json.loads one line each way (the floor)
 
@@ -152,25 +149,17 @@ def main():
             with open(os.path.join(work, path), "w") as fh:
                 fh.write(text)
         best = {}
-        cpus = sorted(os.sched_getaffinity(0))
-        pinned = []
-        if len(cpus) >= 2:
-            pinned = [("relay-pinned", lambda: run_relay(work, opts.calls, tether, opts.sandbox,
-                                                         "--evaluator-cpus", str(cpus[0]),
-                                                         "--solution-cpus", str(cpus[1])))]
         for _ in range(opts.rounds):
             for name, fn in [("bare", lambda: run_bare(work, opts.calls)),
                              ("direct", lambda: run_direct(work, opts.calls)),
-                             ("relay", lambda: run_relay(work, opts.calls, tether, opts.sandbox)),
-                             ("relay-nospin", lambda: run_relay(work, opts.calls, tether, opts.sandbox,
-                                                                "--relay-spin", "0"))] + pinned:
+                             ("relay", lambda: run_relay(work, opts.calls, tether, opts.sandbox))]:
                 r = fn()
                 rate = r["calls"] / r["seconds"]
                 best[name] = max(best.get(name, 0.0), rate)
-        for name in ("bare", "direct", "relay", "relay-nospin", "relay-pinned"):
+        for name in ("bare", "direct", "relay"):
             if name in best:
                 print("%-12s %9.0f calls/s  %7.1f us/call" % (name, best[name], 1e6 / best[name]))
-        for name in ("relay", "relay-pinned"):
+        for name in ("relay",):
             if name in best:
                 print("%-12s / direct %.0f%% (target >= 70%%)   / bare %.0f%% (target >= 50%%)"
                       % (name, 100 * best[name] / best["direct"], 100 * best[name] / best["bare"]))

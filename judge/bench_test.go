@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/sandbox"
 )
 
 // The relay benchmarks compare, in one run, a Go evaluator and a Go
@@ -86,7 +88,7 @@ func benchJudge(b *testing.B, inflight int) {
 	}
 	var before, after syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
-	res, err := Run(bg, p, &Submission{Code: []byte("x")}, &Options{Env: benchEnv(b, inflight), PythonPath: dir, StopGrace: time.Second})
+	res, err := Run(bg, p, &Submission{Code: []byte("x")}, &Options{Runner: sandbox.NewPlain(), Env: benchEnv(b, inflight), PythonPath: dir, StopGrace: time.Second})
 	syscall.Getrusage(syscall.RUSAGE_SELF, &after)
 	if err != nil || res.Status != Accepted {
 		b.Fatalf("run: %v %+v", err, res)

@@ -84,6 +84,6 @@
 // Run is safe for concurrent use. Each run owns its goroutines (one waiter
 // and one stderr reader per process, the relay's own) and waits for all of
 // them before returning; a panic in any of them is recovered and the run
-// ends as SystemError. Options.Trace and Options.Progress are called from
-// the relay's goroutines one at a time and must return quickly.
+// ends as SystemError. Options.Observer is told each Event one at a time,
+// from the run's goroutines, and must return quickly.
 package judge

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-dev/tether/dual"
+	"github.com/tether-dev/tether/sandbox"
 )
 
 func TestCancelledContextStopsTheRun(t *testing.T) {
@@ -16,7 +16,7 @@ func TestCancelledContextStopsTheRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res, err := Run(ctx, p, &Submission{Code: []byte("x")}, &Options{PythonPath: t.TempDir(),
+	res, err := Run(ctx, p, &Submission{Code: []byte("x")}, &Options{Runner: sandbox.NewPlain(), PythonPath: t.TempDir(),
 		Env: []string{"TETHER_TEST_EVAL=slow", "TETHER_TEST_SOL=basic"}, StopGrace: 100 * time.Millisecond})
 	if !errors.Is(err, ErrCancelled) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want ErrCancelled wrapping DeadlineExceeded", err)
@@ -32,11 +32,11 @@ func TestCancelledContextStopsTheRun(t *testing.T) {
 
 func TestPanicInAHookIsSystemError(t *testing.T) {
 	c := judgeCase{eval: "add", sol: "basic"}
-	c.opts.Trace = func(ev dual.TraceEvent) {
-		if ev.From == dual.Solution {
+	c.opts.Observer = ObserverFunc(func(ev *Event) {
+		if ev.Kind == EventCallOpened {
 			panic("trace hook broke")
 		}
-	}
+	})
 	r := c.run(t)
 	wantStatus(t, r, SystemError)
 	if msg := details(t, r)["message"].(string); !strings.Contains(msg, "judge internal error: trace hook broke") {
@@ -48,7 +48,7 @@ func TestEvaluatorThatCannotStart(t *testing.T) {
 	c := judgeCase{eval: "add", sol: "basic"}
 	p := c.problem(t)
 	p.Runtime.Evaluator.Command = []string{"/nonexistent/evaluator"}
-	res, err := Run(context.Background(), p, &Submission{Code: []byte("x")}, &Options{PythonPath: t.TempDir()})
+	res, err := Run(context.Background(), p, &Submission{Code: []byte("x")}, &Options{Runner: sandbox.NewPlain(), PythonPath: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestEvaluatorThatCannotStart(t *testing.T) {
 
 	p = c.problem(t)
 	p.Runtime.Solution.Command = []string{"/nonexistent/host"}
-	res, err = Run(context.Background(), p, &Submission{Code: []byte("x")}, &Options{PythonPath: t.TempDir()})
+	res, err = Run(context.Background(), p, &Submission{Code: []byte("x")}, &Options{Runner: sandbox.NewPlain(), PythonPath: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

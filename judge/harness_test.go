@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/sandbox"
 )
 
 // judgeCase runs one judged submission with scripted sides.
@@ -59,6 +61,9 @@ func (c judgeCase) run(t *testing.T) *Result {
 		opts.StopGrace = 200 * time.Millisecond
 	}
 	opts.PythonPath = t.TempDir() // no Python SDK needed: both sides are Go
+	if opts.Runner == nil {
+		opts.Runner = sandbox.NewPlain()
+	}
 	res, err := Run(context.Background(), p, &Submission{Path: "main.py", Code: []byte("# go solution\n")}, &opts)
 	if err != nil {
 		t.Fatalf("Run: %v", err)

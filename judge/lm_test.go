@@ -99,7 +99,7 @@ echo '{"type":"result","id":"a","value":1}'
 
 func TestLMDeclaredWithoutStarter(t *testing.T) {
 	p, sub := shellLMProblem(t, `{"backends":{"echo":{"type":"echo"}}}`)
-	res, err := judge.Run(context.Background(), p, sub, nil)
+	res, err := judge.Run(context.Background(), p, sub, &judge.Options{Runner: sandbox.NewPlain()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,6 +160,7 @@ type failingRunner struct{}
 var errNoStart = errors.New("runner refuses to start anything")
 
 func (failingRunner) Kind() string { return "none" }
+func (failingRunner) Close() error { return nil }
 func (failingRunner) Start(context.Context, sandbox.Spec) (sandbox.Process, error) {
 	return nil, errNoStart
 }
@@ -168,7 +169,7 @@ func TestLMHandlerLifecycle(t *testing.T) {
 	t.Run("normal run", func(t *testing.T) {
 		p, sub := shellLMProblem(t, "")
 		f := &fakeLM{}
-		res, err := judge.Run(context.Background(), p, sub, &judge.Options{LM: f.start})
+		res, err := judge.Run(context.Background(), p, sub, &judge.Options{Runner: sandbox.NewPlain(), LM: f.start})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +210,7 @@ func TestLMHandlerLifecycle(t *testing.T) {
 		p, sub := shellLMProblem(t, "")
 		errBackend := errors.New("backend gpt: no key")
 		f := &fakeLM{startErr: errBackend}
-		res, err := judge.Run(context.Background(), p, sub, &judge.Options{LM: f.start})
+		res, err := judge.Run(context.Background(), p, sub, &judge.Options{Runner: sandbox.NewPlain(), LM: f.start})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -223,7 +224,7 @@ func TestLMHandlerLifecycle(t *testing.T) {
 	t.Run("no handler for this problem", func(t *testing.T) {
 		p, sub := shellLMProblem(t, "")
 		f := &fakeLM{none: true}
-		res, err := judge.Run(context.Background(), p, sub, &judge.Options{LM: f.start})
+		res, err := judge.Run(context.Background(), p, sub, &judge.Options{Runner: sandbox.NewPlain(), LM: f.start})
 		if err != nil {
 			t.Fatal(err)
 		}

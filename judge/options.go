@@ -3,7 +3,6 @@ package judge
 import (
 	"time"
 
-	"github.com/tether-dev/tether/dual"
 	"github.com/tether-dev/tether/sandbox"
 )
 
@@ -13,9 +12,11 @@ const (
 	DefaultStopGrace    = 500 * time.Millisecond
 )
 
-// Options of a run. A nil *Options or a zero field means the default.
+// Options of a run. A zero field means the default; Runner is required.
 type Options struct {
-	// Runner starts both sides; nil means sandbox.NewPlain().
+	// Runner starts both sides (sandbox.Select picks one for the machine;
+	// sandbox.NewPlain() runs without isolation). Required: Run refuses a
+	// nil Runner rather than run untrusted code unsandboxed by accident.
 	Runner sandbox.Runner
 	// SubmissionID and RejudgeSeq are copied into the Result.
 	SubmissionID string
@@ -35,16 +36,9 @@ type Options struct {
 	// writes the embedded SDK (package sdk/python) to a temp dir for the run
 	// and removes it at the end.
 	PythonPath string
-	// Trace gets every line either side wrote, before routing. It is called
-	// from the relay's goroutines, one call at a time, and must return quickly.
-	Trace func(dual.TraceEvent)
-	// Progress gets the relay's counters after each completed call, under the
-	// same rules as Trace.
-	Progress func(dual.Stats)
-	// RelaySpin is how long the relay polls the sides' pipes after a frame
-	// before it sleeps (dual.RelayConfig.Spin): zero means dual.DefaultSpin,
-	// negative none, for a machine whose CPUs are all busy with other runs.
-	RelaySpin time.Duration
+	// Observer is told what happens in the run, as it happens (Event);
+	// nil: nobody is. Observers combines several.
+	Observer Observer
 	// EvaluatorCPUs and SolutionCPUs are the CPUs each side's sandbox may
 	// run on (sandbox.Spec.CPUs); empty means any. A CPU this process may not
 	// use ends the run as SystemError. Two different CPUs keep each side on
@@ -68,9 +62,6 @@ func (o *Options) withDefaults() Options {
 	var v Options
 	if o != nil {
 		v = *o
-	}
-	if v.Runner == nil {
-		v.Runner = sandbox.NewPlain()
 	}
 	if v.StartTimeout <= 0 {
 		v.StartTimeout = DefaultStartTimeout

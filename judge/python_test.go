@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/tether-dev/tether/sandbox"
 )
 
 // TestInteropPythonSDK judges a Neuro OJ style problem with the default
@@ -31,7 +33,7 @@ else:
 `,
 		"sol.py": "def add(a, b):\n    print('adding', a, b)\n    return a + b\n",
 	}
-	r := judgeFiles(t, dir, files, nil)
+	r := judgeFiles(t, dir, files, &Options{Runner: sandbox.NewPlain()})
 	wantStatus(t, r, Accepted)
 	if r.Output != "checking\n" || details(t, r)["got"] != 5.0 {
 		t.Fatalf("output %q details %s", r.Output, r.Details)

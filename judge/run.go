@@ -17,14 +17,21 @@ import (
 // a SystemError Result.
 var ErrCancelled = errors.New("judge: run cancelled")
 
+// ErrNoRunner: Run was called without Options.Runner.
+var ErrNoRunner = errors.New("judge: Options.Runner is required (sandbox.Select(\"auto\") picks a sandbox for this machine; sandbox.NewPlain() runs without isolation)")
+
 // Run judges one submission: it starts the evaluator and the solution,
 // relays frames between them until the evaluator's result (or a limit, or
 // a failure), stops both and decides the verdict. Every verdict, including
 // SystemError, is a Result with a nil error; the error is non-nil only when
-// ctx ended the run (it wraps ErrCancelled and ctx.Err()). On return both
+// ctx ended the run (it wraps ErrCancelled and ctx.Err()), or when nothing
+// ran because opts has no Runner (ErrNoRunner, with a nil Result). On return both
 // sides are killed and reaped, their pipes closed and no goroutine of the
 // run is left. Run is safe for concurrent use with different arguments.
 func Run(ctx context.Context, p *Problem, sub *Submission, opts *Options) (*Result, error) {
+	if opts == nil || opts.Runner == nil {
+		return nil, ErrNoRunner
+	}
 	r := &run{opts: opts.withDefaults(), problem: p, sub: sub, stdout: newTailBuffer(MaxStreamOutput)}
 	return r.execute(ctx)
 }
@@ -58,6 +65,9 @@ type run struct {
 	solUsage    []sandbox.Usage // of the solutions already stopped
 	counts      callCounts
 	lmUsage     json.RawMessage // set by stopLM
+	restarts    int             // solutions started after the first
+
+	obsMu sync.Mutex // one Observe call at a time (see emit)
 }
 
 type callCounts struct {
@@ -109,6 +119,9 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 			os.RemoveAll(r.sdkDir)
 		}
 		res = r.result()
+		if r.opts.Observer != nil {
+			r.emit(&Event{Kind: EventVerdict, At: time.Now(), Result: res})
+		}
 		if ctxErr := ctx.Err(); ctxErr != nil && err == nil {
 			err = fmt.Errorf("%w: %w", ErrCancelled, ctxErr)
 		}
@@ -137,13 +150,13 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 	r.startedWall = time.Now()
 	evSpec := evaluatorSpec(r.problem, r.opts.EvaluatorWorkspace, r.pythonPath, r.opts.Env)
 	evSpec.CPUs = r.opts.EvaluatorCPUs
-	ev, startErr := startSide(ctx, r.opts.Runner, r.withLM(evSpec), newTailBuffer(MaxStreamOutput), r.fail)
+	ev, startErr := startSide(ctx, r.opts.Runner, r.withLM(evSpec), newTailBuffer(MaxStreamOutput), r.fail, r.sideExited(dual.Evaluator))
 	if startErr != nil {
 		r.failSetup(fmt.Errorf("cannot start the evaluator %q: %w", r.problem.Runtime.Evaluator.Command[0], startErr))
 		return nil, nil
 	}
 	r.evaluator = ev
-	sol, startErr := startSide(ctx, r.opts.Runner, r.solSpec, nil, r.fail)
+	sol, startErr := startSide(ctx, r.opts.Runner, r.solSpec, nil, r.fail, r.sideExited(dual.Solution))
 	if startErr != nil {
 		r.failSetup(fmt.Errorf("cannot start the solution %q: %w", r.solSpec.Args[0], startErr))
 		return nil, nil
@@ -180,7 +193,6 @@ func (r *run) relayConfig() dual.RelayConfig {
 			ReadyTimeout:  time.Duration(sc.ReadyTimeoutMs) * time.Millisecond,
 		},
 		Restart: r.restartSolution,
-		Spin:    r.opts.RelaySpin,
 		Hooks: dual.Hooks{
 			Output: func(line []byte) {
 				r.guard(func() {
@@ -189,6 +201,9 @@ func (r *run) relayConfig() dual.RelayConfig {
 					r.stdout.Write(newline)
 					r.mu.Unlock()
 				})
+				if r.opts.Observer != nil {
+					r.emit(&Event{Kind: EventOutput, At: time.Now(), Side: dual.Evaluator, Text: line})
+				}
 			},
 			Log: func(stream string, data []byte) {
 				r.guard(func() {
@@ -196,18 +211,14 @@ func (r *run) relayConfig() dual.RelayConfig {
 					r.logs = append(r.logs, LogEntry{Stream: stream, Data: string(data)})
 					r.mu.Unlock()
 				})
+				if r.opts.Observer != nil {
+					r.emit(&Event{Kind: EventLog, At: time.Now(), Side: dual.Solution, Stream: stream, Text: data})
+				}
 			},
 			FirstEvaluatorLine: func(at time.Time) { r.guard(func() { r.evaluatorStarted(at) }) },
 		},
 	}
-	// Set only when wanted: the relay classifies every line again for a
-	// trace hook and copies its counters for a progress hook.
-	if r.opts.Trace != nil {
-		cfg.Hooks.Trace = func(ev dual.TraceEvent) { r.guard(func() { r.opts.Trace(ev) }) }
-	}
-	if r.opts.Progress != nil {
-		cfg.Hooks.Progress = func(s dual.Stats) { r.guard(func() { r.opts.Progress(s) }) }
-	}
+	r.observeHooks(&cfg.Hooks)
 	return cfg
 }
 
@@ -281,13 +292,18 @@ func (r *run) restartSolution(ctx context.Context) (dual.Endpoint, error) {
 	if err != nil {
 		return dual.Endpoint{}, err
 	}
-	s, err := startSide(ctx, r.opts.Runner, spec, nil, r.fail)
+	s, err := startSide(ctx, r.opts.Runner, spec, nil, r.fail, r.sideExited(dual.Solution))
 	if err != nil {
 		return dual.Endpoint{}, fmt.Errorf("start solution %q: %w", r.solSpec.Args[0], err)
 	}
 	r.mu.Lock()
 	r.solution, r.lastSol = s, s
+	r.restarts++
+	n := r.restarts
 	r.mu.Unlock()
+	if r.opts.Observer != nil {
+		r.emit(&Event{Kind: EventRestart, At: time.Now(), Side: dual.Solution, Restarts: n})
+	}
 	return endpointOf(s), nil
 }
 

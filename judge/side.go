@@ -32,8 +32,10 @@ type side struct {
 	killed   atomic.Bool // the judge sent Kill (end of run, restart, closed stdout)
 }
 
-// startSide starts spec. collect == nil discards stderr.
-func startSide(ctx context.Context, r sandbox.Runner, spec sandbox.Spec, collect *tailBuffer, fail func(any)) (*side, error) {
+// startSide starts spec. collect == nil discards stderr. exited, if not
+// nil, is called on the waiter goroutine once the process has ended, before
+// stop can return.
+func startSide(ctx context.Context, r sandbox.Runner, spec sandbox.Spec, collect *tailBuffer, fail func(any), exited func(*side)) (*side, error) {
 	proc, err := r.Start(ctx, spec)
 	if err != nil {
 		return nil, err
@@ -45,6 +47,9 @@ func startSide(ctx context.Context, r sandbox.Runner, spec sandbox.Spec, collect
 		defer close(s.exited)
 		defer recoverTo(fail)
 		s.usage, s.waitErr = proc.Wait()
+		if exited != nil {
+			exited(s)
+		}
 		s.exited <- describeExit(s.usage, s.waitErr)
 	}()
 	go func() {

@@ -36,6 +36,9 @@ type plainRunner struct{}
 
 func (plainRunner) Kind() string { return "none" }
 
+// Close does nothing: the plain runner keeps nothing between starts.
+func (plainRunner) Close() error { return nil }
+
 // Start creates the private work dir when needed (no Dir, Files to place,
 // or TMPDIR and HOME to point at), starts the program and applies the
 // rlimits. On any error the work dir is removed and a started child is

@@ -23,6 +23,11 @@ type Runner interface {
 	// Start starts spec's program. The context bounds only the start-up; use
 	// Process.Kill to stop a running process. On error nothing is left behind.
 	Start(ctx context.Context, spec Spec) (Process, error)
+	// Close releases what the runner keeps between starts (the linux
+	// runner's prepared starts, shared network namespace and lifeline).
+	// Call it once no start is in progress and every Process is closed; no
+	// Start may follow.
+	Close() error
 }
 
 // Spec describes one program to run.

@@ -9,10 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync/atomic"
 	"time"
 
-	"github.com/tether-dev/tether/dual"
 	"github.com/tether-dev/tether/jsonrpc"
 	"github.com/tether-dev/tether/judge"
 )
@@ -61,6 +59,9 @@ func (s *Service) judgeRun(ctx context.Context, p RunParams) (*judge.Result, err
 		logRefused(log, p.SubmissionID, err)
 		return nil, err
 	}
+	if s.opts.Runner == nil {
+		return nil, errors.New("service: judge.run needs a sandbox runner (service Options.Runner is not set)")
+	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	id, err := s.claim(p.SubmissionID, cancel)
@@ -80,23 +81,7 @@ func (s *Service) judgeRun(ctx context.Context, p RunParams) (*judge.Result, err
 		}
 	})
 	start := time.Now()
-	var calls atomic.Int64 // for the evaluator-line notifications
-	opts.Progress = func(st dual.Stats) {
-		calls.Store(st.Calls)
-		pump.offer(progressValue{Phase: "running", Calls: st.Calls, ElapsedMs: time.Since(start).Milliseconds()})
-	}
-	afterMarker := false // the line after the marker is the result payload, not output
-	opts.Trace = func(ev dual.TraceEvent) {
-		if ev.From != dual.Evaluator {
-			return
-		}
-		if ev.Kind == dual.Marker {
-			afterMarker = true
-		}
-		if ev.Kind == dual.Text && !afterMarker {
-			pump.offer(progressValue{Phase: "running", Calls: calls.Load(), EvaluatorLine: string(ev.Line), ElapsedMs: time.Since(start).Milliseconds()})
-		}
-	}
+	opts.Observer = judge.Observers(opts.Observer, progressObserver(pump, start))
 	pump.offer(progressValue{Phase: "started", SubmissionID: id})
 	res, err := judge.Run(runCtx, problem, sub, &opts)
 	if err == nil {

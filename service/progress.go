@@ -2,6 +2,9 @@ package service
 
 import (
 	"sync"
+	"time"
+
+	"github.com/tether-dev/tether/judge"
 )
 
 // progressValue is the value of one $/progress notification of judge.run.
@@ -14,13 +17,30 @@ type progressValue struct {
 	Dropped       int64  `json:"dropped,omitempty"` // notifications lost to a slow client so far
 }
 
+// progressObserver turns a run's events into "running" notifications: one
+// after each completed or timed-out call, one for each evaluator output
+// line. The judge calls it one event at a time, so calls needs no lock.
+func progressObserver(p *pump, start time.Time) judge.Observer {
+	var calls int64
+	return judge.ObserverFunc(func(ev *judge.Event) {
+		switch ev.Kind {
+		case judge.EventProgress:
+			calls = ev.Stats.Calls
+			p.offer(progressValue{Phase: "running", Calls: calls, ElapsedMs: time.Since(start).Milliseconds()})
+		case judge.EventOutput:
+			p.offer(progressValue{Phase: "running", Calls: calls, EvaluatorLine: string(ev.Text),
+				ElapsedMs: time.Since(start).Milliseconds()})
+		}
+	})
+}
+
 // progressQueue bounds the notifications waiting for a slow client.
 const progressQueue = 256
 
 // pump sends progress from its own goroutine, so the judge's callbacks,
 // which must return quickly, never wait on the client. offer may be called
-// from one goroutine at a time (the judge calls Trace and Progress one at a
-// time) and never after stop; stop sends what is queued and waits for the
+// from one goroutine at a time (the judge tells its Observer one event at
+// a time) and never after stop; stop sends what is queued and waits for the
 // goroutine.
 //
 // Values wait in a queue of at most progressQueue. When a slow client has

@@ -22,10 +22,12 @@ type LMClient interface {
 
 // Options configure a Service. A nil *Options means the defaults.
 type Options struct {
-	// Runner starts both sides of judge runs; nil means the judge's default.
+	// Runner starts both sides of judge runs; required for judge.run (nil
+	// answers it with an internal error naming the Runner option).
 	Runner sandbox.Runner
 	// Judge is the base of every run's options (Env, PythonPath, timeouts);
-	// Runner, SubmissionID, Trace and Progress are set per run.
+	// Runner and SubmissionID are set per run, and the run's progress
+	// observer is added to Judge.Observer.
 	Judge judge.Options
 	// AllowedCommands is the allow-list of the first word of a problem's
 	// evaluator command (docs/protocol/judge.md: configurable); nil means

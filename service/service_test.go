@@ -629,3 +629,14 @@ func TestLogsCarryTheTraceID(t *testing.T) {
 		}
 	}
 }
+
+// A service built without a runner refuses judge.run with a message naming
+// the option, rather than running the solution unsandboxed.
+func TestJudgeRunWithoutARunner(t *testing.T) {
+	client, _ := connect(t, New(nil))
+	params := map[string]any{"problem": bundle("0"), "solution": map[string]any{"code": readySolution}}
+	err := client.Call(context.Background(), "judge.run", params, nil)
+	if err == nil || !strings.Contains(err.Error(), "Options.Runner") {
+		t.Fatalf("judge.run without a runner: %v, want an error naming Options.Runner", err)
+	}
+}

@@ -48,9 +48,6 @@ every verdict; it is non-zero only for bad usage or when the judge itself fails.
 	cmd.Flags().StringVar(&submissionID, "submission-id", "", "submission id copied into the result")
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write every frame seen, with direction and time, as JSON lines to `FILE`")
 	cmd.Flags().String("sandbox", "auto", "isolation of both sides: auto (linux when this machine can, else none with a warning), linux, or none")
-	cmd.Flags().Duration("relay-spin", dual.DefaultSpin, "how long the relay polls the pipes after a frame before it sleeps, at most (the CPU it may spend per frame to save a wake-up; none on a one-CPU machine unless set); 0 turns it off")
-	cmd.Flags().IntSlice("evaluator-cpus", nil, "CPUs the evaluator may run on (e.g. 0 or 0,2); default any")
-	cmd.Flags().IntSlice("solution-cpus", nil, "CPUs the solution may run on (e.g. 1); default any. Different CPUs for the two sides keep each on its own while they call each other")
 	addAllowCommandFlag(cmd)
 	addJudgeLMFlags(cmd)
 	rootCmd.AddCommand(cmd)
@@ -87,14 +84,6 @@ func judgeRunner(cmd *cobra.Command) (sandbox.Runner, error) {
 	return runner, nil
 }
 
-// closeRunner releases what a runner keeps between runs: the linux
-// runner's prepared starts, shared network namespace and lifeline.
-func closeRunner(r sandbox.Runner) {
-	if c, ok := r.(io.Closer); ok {
-		c.Close()
-	}
-}
-
 func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, id, tracePath string) error {
 	problem, err := judge.LoadProblem(problemDir, allowedCommands(cmd))
 	if err != nil {
@@ -108,40 +97,26 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 	if err != nil {
 		return err
 	}
-	defer closeRunner(runner)
-	if err := judge.CheckProblemAccess(problem, runner); err != nil {
-		return err
-	}
+	defer runner.Close()
 	lmStarter, err := judgeLM(cmd, problem)
 	if err != nil {
 		return err
 	}
 	opts := &judge.Options{Runner: runner, SubmissionID: id, LM: lmStarter}
-	for _, f := range []struct {
-		flag string
-		dst  *[]int
-	}{{"evaluator-cpus", &opts.EvaluatorCPUs}, {"solution-cpus", &opts.SolutionCPUs}} {
-		*f.dst, _ = cmd.Flags().GetIntSlice(f.flag)
-		if err := sandbox.CheckCPUs(*f.dst); err != nil {
-			return fmt.Errorf("--%s: %w", f.flag, err)
-		}
-	}
-	if f := cmd.Flags().Lookup("relay-spin"); f.Changed {
-		if opts.RelaySpin, _ = cmd.Flags().GetDuration("relay-spin"); opts.RelaySpin <= 0 {
-			opts.RelaySpin = -1
-		}
-	}
-
+	var tw *traceWriter
 	if tracePath != "" {
-		tw, err := newTraceWriter(tracePath)
-		if err != nil {
+		if tw, err = newTraceWriter(tracePath); err != nil {
 			return err
 		}
 		defer tw.Close()
-		opts.Trace = tw.write
 	}
 	var calls atomic.Int64
-	opts.Progress = func(s dual.Stats) { calls.Store(s.Calls) }
+	live := judge.ObserverFunc(func(ev *judge.Event) {
+		if ev.Kind == judge.EventProgress {
+			calls.Store(ev.Stats.Calls)
+		}
+	})
+	opts.Observer = judge.Observers(live, tw.observer())
 	stopLive := startLiveLine(cmd.ErrOrStderr(), &calls)
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -279,8 +254,8 @@ func startLiveLine(w io.Writer, calls *atomic.Int64) func() {
 	return func() { close(done); wg.Wait() }
 }
 
-// traceWriter writes one JSON line per frame seen. Its write is called by
-// the relay one call at a time; the mutex only orders it against Close.
+// traceWriter writes one JSON line per line either side wrote. The judge
+// tells it one event at a time; the mutex only orders that against Close.
 type traceWriter struct {
 	mu  sync.Mutex
 	f   *os.File
@@ -305,15 +280,28 @@ type traceLine struct {
 	Length int64           `json:"length"`
 }
 
-func (t *traceWriter) write(ev dual.TraceEvent) {
+// observer is nil for a nil writer (no --trace).
+func (t *traceWriter) observer() judge.Observer {
+	if t == nil {
+		return nil
+	}
+	return t
+}
+
+func (t *traceWriter) WantsLines() bool { return true }
+
+func (t *traceWriter) Observe(ev *judge.Event) {
+	if ev.Kind != judge.EventLine {
+		return
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.err != nil {
 		return
 	}
-	l := traceLine{Time: ev.At.UTC().Format(time.RFC3339Nano), From: ev.From.String() + "→judge",
-		Kind: ev.Kind.String(), Length: ev.Length}
-	if ev.Kind == dual.Framed && int64(len(ev.Line)) == ev.Length && json.Valid(ev.Line) {
+	l := traceLine{Time: ev.At.UTC().Format(time.RFC3339Nano), From: ev.Side.String() + "→judge",
+		Kind: ev.LineKind.String(), Length: ev.Length}
+	if ev.LineKind == dual.Framed && int64(len(ev.Line)) == ev.Length && json.Valid(ev.Line) {
 		l.Frame = append(json.RawMessage(nil), ev.Line...)
 	} else {
 		l.Text = string(ev.Line)

@@ -260,16 +260,18 @@ func TestJudgeAfterKill9CleansUpTheDeadJudge(t *testing.T) {
 	sbxWantClean(t, second.Process.Pid, sbxState{})
 }
 
-// A problem folder the sandbox user cannot read is a usage error that
-// says what to fix, before anything is started.
+// A problem folder the sandbox user cannot read is the problem's setup
+// error: SystemError whose message says what to fix (the judge checks it
+// once, before anything is started).
 func TestJudgeRefusesUnreadableProblemFolder(t *testing.T) {
 	sbxRequireLinux(t)
 	dir, sol := shellProblem(t)
 	if err := os.Chmod(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	_, err := runJudgeCLI(t, dir, sol, "--sandbox", "linux")
-	if !errors.Is(err, judge.ErrProblemUnreadable) || !strings.Contains(err.Error(), "chmod -R a+rX "+dir) {
-		t.Fatalf("err = %v", err)
+	res, _ := judgeJSON(t, dir, sol, "--sandbox", "linux")
+	if res.Status != judge.SystemError || !strings.Contains(string(res.Details), judge.ErrProblemUnreadable.Error()) ||
+		!strings.Contains(string(res.Details), "chmod -R a+rX "+dir) || res.Exit.Evaluator != nil {
+		t.Fatalf("got %v %s exit %+v", res.Status, res.Details, res.Exit)
 	}
 }

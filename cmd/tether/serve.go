@@ -66,7 +66,7 @@ connect, past them a request is answered -32000 server overloaded.`,
 			if err != nil {
 				return err
 			}
-			defer closeRunner(runner)
+			defer runner.Close()
 			judgeLMCfg, err := judgeLMConfig(cmd)
 			if err != nil {
 				return err

@@ -1,14 +1,15 @@
-package main
+package judge
 
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
-	"strconv"
+	"os/exec"
 	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tether-dev/tether/sandbox"
 )
 
 // twoCPUs is two CPUs this process may run on, the last first, so that a
@@ -32,12 +33,16 @@ func twoCPUs(t *testing.T) (int, int) {
 	return cpus[0], cpus[1]
 }
 
-// Each side runs on the CPUs its flag names: the evaluator reports its own
-// and asks the solution for its.
-func TestJudgeSideCPUs(t *testing.T) {
-	requirePython3(t)
+// Each side runs on the CPUs its option names (a worker slot's placement):
+// the evaluator reports its own and asks the solution for its.
+func TestSideCPUs(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		if os.Getenv("TETHER_REQUIRE_INTEROP") == "1" {
+			t.Fatal("python3 not found and TETHER_REQUIRE_INTEROP=1")
+		}
+		t.Skip("python3 not found")
+	}
 	evCPU, solCPU := twoCPUs(t)
-	dir := t.TempDir()
 	files := map[string]string{
 		"problem.json": `{"runtime_config":{"solution":{"call_timeout_ms":10000}}}`,
 		"evaluate.py": `import json, os
@@ -46,15 +51,10 @@ sol = SolutionRunner().call("cpus")
 print("---RESULT---")
 print(json.dumps({"status": "Accepted", "score": 100, "details": {"evaluator": sorted(os.sched_getaffinity(0)), "solution": sol}}))
 `,
-		"main.py": "import os\n\ndef cpus():\n    return sorted(os.sched_getaffinity(0))\n",
+		"sol.py": "import os\n\ndef cpus():\n    return sorted(os.sched_getaffinity(0))\n",
 	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res, _ := judgeJSON(t, dir, filepath.Join(dir, "main.py"), "--sandbox", "none",
-		"--evaluator-cpus", strconv.Itoa(evCPU), "--solution-cpus", strconv.Itoa(solCPU))
+	res := judgeFiles(t, t.TempDir(), files, &Options{Runner: sandbox.NewPlain(),
+		EvaluatorCPUs: []int{evCPU}, SolutionCPUs: []int{solCPU}})
 	var got struct{ Evaluator, Solution []int }
 	if err := json.Unmarshal(res.Details, &got); err != nil {
 		t.Fatalf("%s: details %s: %v", res.Status, res.Details, err)
@@ -64,10 +64,10 @@ print(json.dumps({"status": "Accepted", "score": 100, "details": {"evaluator": s
 	}
 }
 
-func TestJudgeSideCPUsRefusesAnUnavailableCPU(t *testing.T) {
-	dir, sol := shellProblem(t)
-	_, err := runJudgeCLI(t, dir, sol, "--sandbox", "none", "--solution-cpus", "-1")
-	if err == nil || !strings.Contains(err.Error(), "--solution-cpus") || !strings.Contains(err.Error(), "CPU -1 is not one this process may run on") {
-		t.Fatalf("--solution-cpus -1: %v, want an error naming the flag and the CPU", err)
+func TestSideCPUsRefusesAnUnavailableCPU(t *testing.T) {
+	r := judgeCase{eval: "add", sol: "basic", opts: Options{SolutionCPUs: []int{-1}}}.run(t)
+	wantStatus(t, r, SystemError)
+	if msg, _ := details(t, r)["message"].(string); !strings.Contains(msg, "CPU -1 is not one this process may run on") {
+		t.Fatalf("details %s, want the CPU named", r.Details)
 	}
 }

@@ -1,0 +1,175 @@
+package judge
+
+import (
+	"time"
+
+	"github.com/tether-dev/tether/dual"
+)
+
+// EventKind says what an Event reports and which of its fields are set.
+type EventKind uint8
+
+const (
+	// EventLine: a line Side wrote, before routing (only for an Observer
+	// that is a LineObserver wanting lines). Line is trimmed (for a line over
+	// the wire cap, its head), Length its full length, LineKind its class.
+	EventLine EventKind = iota + 1
+	// EventOutput: a line of the evaluator's plain-text output (Text); the
+	// result marker and payload are not output.
+	EventOutput
+	// EventLog: a solution log frame that was kept: Stream, Text.
+	EventLog
+	// EventCallOpened: Side made a call (Evaluator) or capability (Solution)
+	// with ID and Name (fn or capability name).
+	EventCallOpened
+	// EventCallClosed: it ended with Outcome, Took after it opened.
+	// Outcome dual.OutcomeRefused had no EventCallOpened before it.
+	EventCallClosed
+	// EventDrop: a line or frame from Side was dropped for Reason.
+	EventDrop
+	// EventRestart: a fresh solution started (Restarts so far) after the
+	// last one timed out or was gone.
+	EventRestart
+	// EventSideExit: Side's process ended as Exit (the solution's once per
+	// process it started).
+	EventSideExit
+	// EventProgress: Stats after a call completed or timed out.
+	EventProgress
+	// EventVerdict: the run's Result; the last event of every run.
+	EventVerdict
+)
+
+var eventNames = [...]string{"?", "line", "output", "log", "call-opened", "call-closed", "drop", "restart",
+	"side-exit", "progress", "verdict"}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventNames) {
+		return eventNames[k]
+	}
+	return "?"
+}
+
+// Event is one thing that happened in a run. Which fields are set depends
+// on Kind. Byte slices and pointers are valid only during the Observe call
+// that delivers it: copy what you keep.
+type Event struct {
+	Kind     EventKind
+	At       time.Time
+	Side     dual.Side
+	Line     []byte        // EventLine
+	Length   int64         // EventLine
+	LineKind dual.LineKind // EventLine
+	Text     []byte        // EventOutput, EventLog
+	Stream   string        // EventLog
+	ID, Name []byte        // EventCallOpened, EventCallClosed
+	Outcome  dual.Outcome  // EventCallClosed
+	Took     time.Duration // EventCallClosed
+	Reason   dual.DropReason
+	Restarts int          // EventRestart
+	Exit     *ProcessExit // EventSideExit
+	Stats    *dual.Stats  // EventProgress
+	Result   *Result      // EventVerdict
+}
+
+// Observer is told what happens in a run (Options.Observer): a trace file,
+// progress notifications, a live line. Observe is called one event at a
+// time, in order, from the run's goroutines, while the relay waits: it
+// must return quickly and must not block. A panic in it ends the run as
+// SystemError.
+type Observer interface {
+	Observe(ev *Event)
+}
+
+// LineObserver is an Observer that can also ask for EventLine, every line
+// either side wrote. Only an observer that records lines (a trace) should:
+// the relay scans each line a second time for it.
+type LineObserver interface {
+	Observer
+	WantsLines() bool
+}
+
+// ObserverFunc adapts a function to Observer.
+type ObserverFunc func(ev *Event)
+
+func (f ObserverFunc) Observe(ev *Event) { f(ev) }
+
+// Observers combines observers into one that tells each in turn; nil
+// entries are skipped. It wants lines when one of them does.
+func Observers(obs ...Observer) Observer {
+	var m multiObserver
+	for _, o := range obs {
+		if o != nil {
+			m = append(m, o)
+		}
+	}
+	switch len(m) {
+	case 0:
+		return nil
+	case 1:
+		return m[0]
+	}
+	return m
+}
+
+type multiObserver []Observer
+
+func (m multiObserver) Observe(ev *Event) {
+	for _, o := range m {
+		o.Observe(ev)
+	}
+}
+
+func (m multiObserver) WantsLines() bool {
+	for _, o := range m {
+		if wantsLines(o) {
+			return true
+		}
+	}
+	return false
+}
+
+func wantsLines(o Observer) bool {
+	lo, ok := o.(LineObserver)
+	return ok && lo.WantsLines()
+}
+
+// emit tells the run's observer ev, one event at a time; the relay's hooks,
+// the sides' waiters, restarts and the LM handler all come through here.
+func (r *run) emit(ev *Event) {
+	r.obsMu.Lock()
+	defer r.obsMu.Unlock()
+	defer recoverTo(r.fail)
+	r.opts.Observer.Observe(ev)
+}
+
+// observeHooks sets the relay's hooks that feed the observer.
+func (r *run) observeHooks(h *dual.Hooks) {
+	if r.opts.Observer == nil {
+		return
+	}
+	h.Warn = func(from dual.Side, reason dual.DropReason) {
+		r.emit(&Event{Kind: EventDrop, At: time.Now(), Side: from, Reason: reason})
+	}
+	h.Progress = func(s dual.Stats) { r.emit(&Event{Kind: EventProgress, At: time.Now(), Stats: &s}) }
+	h.Call = func(c dual.CallEvent) {
+		ev := Event{Kind: EventCallOpened, At: c.At, Side: c.From, ID: c.ID, Name: c.Name}
+		if c.Closed {
+			ev.Kind, ev.Outcome, ev.Took = EventCallClosed, c.Outcome, c.Took
+		}
+		r.emit(&ev)
+	}
+	if wantsLines(r.opts.Observer) {
+		h.Trace = func(t dual.TraceEvent) {
+			r.emit(&Event{Kind: EventLine, At: t.At, Side: t.From, Line: t.Line, Length: t.Length, LineKind: t.Kind})
+		}
+	}
+}
+
+// sideExited returns the waiter's callback reporting a side's exit, nil
+// without an observer.
+func (r *run) sideExited(which dual.Side) func(*side) {
+	if r.opts.Observer == nil {
+		return nil
+	}
+	return func(s *side) { r.emit(&Event{Kind: EventSideExit, At: time.Now(), Side: which, Exit: s.exit()}) }
+}

@@ -1,0 +1,143 @@
+package judge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// recorder keeps every event as a line of text; lines says whether it
+// wants EventLine.
+type recorder struct {
+	mu     sync.Mutex
+	lines  bool
+	events []string
+	last   *Result
+	busy   bool // set while Observe runs: calls must never overlap
+}
+
+func (r *recorder) WantsLines() bool { return r.lines }
+
+func (r *recorder) Observe(ev *Event) {
+	r.mu.Lock()
+	if r.busy {
+		panic("Observe called while another call was running")
+	}
+	r.busy = true
+	r.mu.Unlock()
+	s := ev.Kind.String()
+	switch ev.Kind {
+	case EventLine:
+		s += fmt.Sprintf(" %s %s %s", ev.Side, ev.LineKind, ev.Line)
+	case EventOutput:
+		s += " " + string(ev.Text)
+	case EventCallOpened:
+		s += fmt.Sprintf(" %s %s %s", ev.Side, ev.ID, ev.Name)
+	case EventCallClosed:
+		s += fmt.Sprintf(" %s %s %s %s", ev.Side, ev.ID, ev.Name, ev.Outcome)
+	case EventDrop:
+		s += fmt.Sprintf(" %s %s", ev.Side, ev.Reason)
+	case EventRestart:
+		s += fmt.Sprint(" ", ev.Restarts)
+	case EventSideExit:
+		s += " " + ev.Side.String()
+		if ev.Exit.ExitCode != nil {
+			s += fmt.Sprint(" exit ", *ev.Exit.ExitCode)
+		} else {
+			s += fmt.Sprint(" ", ev.Exit.Signal, " killed-by-judge=", ev.Exit.KilledByJudge)
+		}
+	case EventProgress:
+		s += fmt.Sprint(" calls=", ev.Stats.Calls)
+	case EventVerdict:
+		s += " " + ev.Result.Status.String()
+	}
+	if ev.At.IsZero() {
+		s += " (no time)"
+	}
+	r.mu.Lock()
+	r.events = append(r.events, s)
+	if ev.Kind == EventVerdict {
+		r.last = ev.Result
+	}
+	r.busy = false
+	r.mu.Unlock()
+}
+
+func (r *recorder) has(t *testing.T, want ...string) {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	all := strings.Join(r.events, "\n")
+	for _, w := range want {
+		if !strings.Contains(all, w) {
+			t.Errorf("no event %q in:\n%s", w, all)
+		}
+	}
+}
+
+func (r *recorder) count(prefix string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, e := range r.events {
+		if strings.HasPrefix(e, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+func TestObserverSeesTheRun(t *testing.T) {
+	rec := &recorder{}
+	res := judgeCase{eval: "add", sol: "basic", opts: Options{Observer: rec}}.run(t)
+	wantStatus(t, res, Accepted)
+	rec.has(t, "call-opened evaluator", " add\n", "call-closed evaluator", " add result", "output case 1 ok",
+		"progress calls=1", "side-exit evaluator exit 0", "side-exit solution")
+	if n := rec.count("line "); n != 0 {
+		t.Errorf("%d line events for an observer that did not ask for them", n)
+	}
+	if rec.last != res || !strings.HasPrefix(rec.events[len(rec.events)-1], "verdict Accepted") {
+		t.Errorf("last event %q, want the verdict with Run's result", rec.events[len(rec.events)-1])
+	}
+	for _, e := range rec.events {
+		if strings.HasSuffix(e, "(no time)") {
+			t.Errorf("event without a time: %s", e)
+		}
+	}
+}
+
+func TestLineObserverGetsEveryLine(t *testing.T) {
+	rec := &recorder{lines: true}
+	judgeCase{eval: "add", sol: "basic", opts: Options{Observer: Observers(nil, rec, ObserverFunc(func(*Event) {}))}}.run(t)
+	rec.has(t, `line solution frame {"type":"ready"}`, "line evaluator frame {", "line evaluator text case 1 ok",
+		"line evaluator marker ---RESULT---")
+}
+
+func TestObserverSeesARestart(t *testing.T) {
+	rec := &recorder{}
+	res := judgeCase{eval: "restart", sol: "basic", opts: Options{Observer: rec, StopGrace: exitGrace}}.run(t)
+	wantStatus(t, res, Accepted)
+	rec.has(t, " hang timeout", "restart 1", "side-exit solution SIGKILL killed-by-judge=true", "side-exit solution exit 0")
+	if n := rec.count("side-exit solution"); n != 2 {
+		t.Errorf("%d solution exits, want 2 (the one killed for overrunning, the fresh one)", n)
+	}
+}
+
+func TestObserverSeesDrops(t *testing.T) {
+	rec := &recorder{}
+	judgeCase{eval: "forged", sol: "forger", opts: Options{Observer: rec}}.run(t)
+	rec.has(t, "drop solution unknown-id", "drop solution type")
+}
+
+func TestRunRequiresARunner(t *testing.T) {
+	p := judgeCase{eval: "add", sol: "basic"}.problem(t)
+	for _, opts := range []*Options{nil, {PythonPath: t.TempDir()}} {
+		res, err := Run(context.Background(), p, &Submission{Code: []byte("x")}, opts)
+		if !errors.Is(err, ErrNoRunner) || res != nil || !strings.Contains(err.Error(), "Options.Runner") {
+			t.Fatalf("Run(%+v) = %v, %v; want ErrNoRunner naming the field", opts, res, err)
+		}
+	}
+}
