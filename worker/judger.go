@@ -1,0 +1,154 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/tether-dev/tether/judge"
+	"github.com/tether-dev/tether/sandbox"
+)
+
+// Packages fetches a task's support package into an empty folder
+// (supportpkg.Cache). Its errors name the cause.
+type Packages interface {
+	Extract(ctx context.Context, downloadURL, destDir string) error
+}
+
+// RuntimePython is the one runtime tether has today: the host's python3
+// with tether's Python SDK (Neuro OJ's SDK names included).
+const RuntimePython = "python"
+
+// DefaultRuntimes maps Neuro OJ's image names to tether runtimes.
+var DefaultRuntimes = map[string]string{
+	"noj-evaluator-python": RuntimePython,
+	"noj-solution-python":  RuntimePython,
+	"noj-python-evaluator": RuntimePython,
+	"noj-python-solution":  RuntimePython,
+	"python":               RuntimePython,
+}
+
+// Workspace is where a task's package is seen by its evaluator, as in
+// Neuro OJ's containers.
+const Workspace = "/workspace"
+
+// Judger judges one task: it fetches the package, builds the problem from
+// the task's runtime_config and runs package judge.
+type Judger struct {
+	Runner   sandbox.Runner
+	Packages Packages          // nil: a task with a download_url is a SystemError
+	Runtimes map[string]string // image name -> runtime; nil means DefaultRuntimes
+	Allowed  []string          // evaluator command allow-list; nil means judge's default
+	WorkDir  string            // parent of each task's package folder
+	// Network lets an evaluator that asks for runtime_config.evaluator.network
+	// have it (JUDGE_ALLOW_EVALUATOR_NETWORK); otherwise such a task is a
+	// SystemError.
+	Network bool
+	// Observe, when set, gets the judge's result of each run.
+	Observe func(*judge.Result)
+}
+
+// imageName strips a registry path and a tag: ghcr.io/neuro-oj/noj-evaluator-python:v1 -> noj-evaluator-python.
+func imageName(image string) string {
+	name := path.Base(image)
+	if i := strings.IndexAny(name, ":@"); i >= 0 {
+		name = name[:i]
+	}
+	return name
+}
+
+func (j *Judger) runtime(side, image string) (string, error) {
+	runtimes := j.Runtimes
+	if runtimes == nil {
+		runtimes = DefaultRuntimes
+	}
+	if rt, ok := runtimes[image]; ok {
+		return rt, nil
+	}
+	if rt, ok := runtimes[imageName(image)]; ok {
+		return rt, nil
+	}
+	return "", fmt.Errorf("runtime_config.%s.image %q is not a runtime this worker knows; map it with --runtime %s=python", side, image, imageName(image))
+}
+
+// Judge judges t with the slot's CPUs. The error is non-nil only when ctx
+// ended the run: the task is then unfinished and goes back to the queue.
+func (j *Judger) Judge(ctx context.Context, t *Task, cpus SlotCPUs) (*Result, error) {
+	for _, s := range []struct{ side, image string }{{"evaluator", t.RuntimeConfig.Evaluator.Image}, {"solution", t.RuntimeConfig.Solution.Image}} {
+		rt, err := j.runtime(s.side, s.image)
+		if err != nil {
+			return systemError(t, err.Error()), nil
+		}
+		if rt != RuntimePython {
+			return systemError(t, fmt.Sprintf("runtime %q of image %q is not one tether has (only %q)", rt, s.image, RuntimePython)), nil
+		}
+	}
+	if lang := strings.ToLower(t.Language); lang != "python" && lang != "python3" && lang != "py" {
+		return systemError(t, fmt.Sprintf("language %q is not supported by the python runtime", t.Language)), nil
+	}
+	dir, err := os.MkdirTemp(j.WorkDir, "task-")
+	if err != nil {
+		return systemError(t, fmt.Sprintf("cannot make the task folder under WORK_DIR %s: %v", j.WorkDir, err)), nil
+	}
+	defer os.RemoveAll(dir)
+	// The sandbox user reads the package: the folder is not private.
+	os.Chmod(dir, 0o755)
+	if t.DownloadURL != "" {
+		if j.Packages == nil {
+			return systemError(t, "the task has a download_url but this worker has no package cache"), nil
+		}
+		if err := j.Packages.Extract(ctx, t.DownloadURL, dir); err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("judge: run cancelled while fetching the package: %w", ctx.Err())
+			}
+			return systemError(t, "support package: "+err.Error()), nil
+		}
+	}
+	problemJSON, _ := json.Marshal(map[string]json.RawMessage{"runtime_config": t.RuntimeConfig.Raw})
+	p, err := judge.ParseProblem(dir, "task", problemJSON, j.Allowed)
+	if err != nil {
+		return systemError(t, strings.TrimPrefix(err.Error(), "judge: ")), nil
+	}
+	if p.Runtime.Evaluator.Network && !j.Network {
+		return systemError(t, "runtime_config.evaluator.network.enabled is true but this worker does not allow evaluator network (JUDGE_ALLOW_EVALUATOR_NETWORK)"), nil
+	}
+	sub := &judge.Submission{Path: judge.SolutionFileName, Code: []byte(t.Code)}
+	opts := &judge.Options{
+		Runner: j.Runner, SubmissionID: t.SubmissionID, RejudgeSeq: t.Seq(),
+		EvaluatorWorkspace: Workspace,
+		EvaluatorCPUs:      cpus.Evaluator, SolutionCPUs: cpus.Solution,
+	}
+	res, err := judge.Run(ctx, p, sub, opts)
+	if err != nil {
+		if errors.Is(err, judge.ErrCancelled) {
+			return nil, err
+		}
+		return systemError(t, err.Error()), nil
+	}
+	if j.Observe != nil {
+		j.Observe(res)
+	}
+	return fromJudge(t, res), nil
+}
+
+// fromJudge maps the judge's result to Neuro OJ's.
+func fromJudge(t *Task, r *judge.Result) *Result {
+	out := &Result{
+		SubmissionID: t.SubmissionID,
+		Status:       r.Status.String(),
+		Score:        r.Score,
+		Output:       tailUTF8(r.Output, MaxOutput),
+		Details:      r.Details,
+		TimeMs:       r.TimeMs,
+		MemoryKB:     r.MemoryKB,
+		RejudgeSeq:   t.RejudgeSeq,
+	}
+	if len(out.Details) == 0 {
+		out.Details = json.RawMessage("null")
+	}
+	return out
+}
