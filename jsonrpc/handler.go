@@ -26,7 +26,7 @@ func (r *Request) UnmarshalParams(v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(r.Params, v); err != nil {
-		return &InvalidParamsError{Method: r.Method, Err: err}
+		return &InvalidParamsError{Method: r.Method, Err: paramsError(err)}
 	}
 	return nil
 }
