@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 )
 
 // Request is one incoming request or notification as a handler sees it.
@@ -53,10 +54,11 @@ func (f HandlerFunc) Handle(ctx context.Context, req *Request) (any, error) { re
 // only read, which is safe from any number of goroutines.
 type Mux struct {
 	methods map[string]Handler
+	docs    map[string]MethodDoc // for rpc.discover (openrpc.go)
 }
 
 // NewMux returns an empty Mux.
-func NewMux() *Mux { return &Mux{methods: make(map[string]Handler)} }
+func NewMux() *Mux { return &Mux{methods: make(map[string]Handler), docs: make(map[string]MethodDoc)} }
 
 // Add registers h for method, replacing any earlier handler.
 func (m *Mux) Add(method string, h Handler) { m.methods[method] = h }
@@ -88,6 +90,7 @@ func (m *Mux) Handle(ctx context.Context, req *Request) (any, error) {
 // give P's zero value) and a decoding failure is answered with -32602
 // Invalid params before fn runs.
 func Register[P, R any](m *Mux, method string, fn func(ctx context.Context, params P) (R, error)) {
+	m.docs[method] = MethodDoc{Params: reflect.TypeFor[P](), Result: reflect.TypeFor[R]()}
 	m.Add(method, HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
 		var p P
 		if err := req.UnmarshalParams(&p); err != nil {

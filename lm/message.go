@@ -15,7 +15,7 @@ type Request struct {
 	Prompts []json.RawMessage `json:"prompts,omitempty"`
 	Model   string            `json:"model,omitempty"`
 	// Depth is always written; a request without it reads as -1, as in rlm.
-	Depth int `json:"depth"`
+	Depth int `json:"depth" openrpc:"optional"`
 }
 
 // UnmarshalJSON decodes rlm's request shape: a missing depth is -1 and a

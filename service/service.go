@@ -90,6 +90,7 @@ func (s *Service) Mux() *jsonrpc.Mux {
 	jsonrpc.Register(mux, "judge.cancel", s.judgeCancel)
 	jsonrpc.Register(mux, "lm.complete", s.lmComplete)
 	mux.AddFunc("tether.version", s.tetherVersion)
+	describe(mux)
 	return mux
 }
 
