@@ -59,6 +59,11 @@ func TestRunnableDocBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	examples, _ := filepath.Glob(filepath.Join(repoRoot, "examples", "*", "README.md"))
+	for _, e := range examples {
+		rel, _ := filepath.Rel(repoRoot, e)
+		files = append(files, filepath.ToSlash(rel))
+	}
 	var blocks []shellBlock
 	for _, f := range files {
 		blocks = append(blocks, runnableBlocks(t, f)...)
