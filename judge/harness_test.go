@@ -68,6 +68,7 @@ func (c judgeCase) run(t *testing.T) *Result {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
+	checkResultSchema(t, res)
 	return res
 }
 

@@ -64,5 +64,6 @@ func judgeFiles(t *testing.T, dir string, files map[string]string, opts *Options
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkResultSchema(t, r)
 	return r
 }
