@@ -49,9 +49,15 @@
 //     not forwarded; capability, result, error, log and shutdown are routed;
 //     anything else → DropType; Text → DropSolutionText.
 //   - Solution log frames are forwarded and kept (Log action) while they
-//     fit: the data counts against every call in flight to the solution
-//     (MaxLogPerCall each), and always against the run (MaxLogPerRun). A frame that
-//     does not fit whole is dropped whole (DropLogBudget, LogDropped*).
+//     fit: the whole frame (its bytes, and one frame) counts against every
+//     call in flight to the solution (MaxLogPerCall, MaxLogFramesPerCall
+//     each), and always against the run (MaxLogPerRun, MaxLogFramesPerRun).
+//     A frame that does not fit whole is dropped whole (DropLogBudget,
+//     LogDropped*). The stream is "stdout", "stderr" or "other" (any other
+//     name), and the evaluator gets the frame rebuilt from type, stream and
+//     data: nothing else the solution put in it reaches the evaluator.
+//   - A solution's shutdown is forwarded as {"type":"shutdown"}, once per
+//     solution process; a repeat drops (DropRepeated).
 //   - Calls that arrive while no solution is ready are held (up to
 //     MaxQueuedBytes, beyond → SystemError) with their deadline running, and
 //     forwarded when ready arrives.

@@ -5,6 +5,8 @@ import (
 	"time"
 )
 
+var shutdownFrame = []byte(`{"type":"shutdown"}`)
+
 // solutionState is where the solution host is in its life.
 type solutionState uint8
 
@@ -41,6 +43,11 @@ type Engine struct {
 	queue       []int32                  // calls held while no solution is ready, in arrival order
 	queuedBytes int
 	runLogBytes int
+	// runLogFrames counts the log frames kept in the run.
+	runLogFrames int
+	// shutdownSent: this solution process's shutdown was forwarded; one
+	// is all the evaluator needs.
+	shutdownSent bool
 
 	scratch []byte // frames the engine writes; reset by every method
 }
@@ -85,6 +92,7 @@ func (e *Engine) SolutionStarted(now time.Time, out []Action) []Action {
 		return out
 	}
 	e.sol = awaitingReady
+	e.shutdownSent = false
 	e.readyArmed = true
 	e.readyDeadline = now.Add(e.cfg.ReadyTimeout)
 	return out
@@ -206,7 +214,13 @@ func (e *Engine) solutionFrame(line []byte, now time.Time, out []Action) []Actio
 		if e.evaluatorGone {
 			return e.drop(out, Solution, DropEvaluatorGone)
 		}
-		return append(out, Action{Kind: Send, To: Evaluator, Frame: line})
+		if e.shutdownSent {
+			return e.drop(out, Solution, DropRepeated)
+		}
+		// The evaluator needs to hear it once, and nothing the solution
+		// added to it.
+		e.shutdownSent = true
+		return append(out, Action{Kind: Send, To: Evaluator, Frame: shutdownFrame})
 	}
 	return e.drop(out, Solution, DropType)
 }
@@ -421,55 +435,76 @@ func (e *Engine) reply(out []Action, to Side, rawID []byte, code, msg string, co
 	return append(out, Action{Kind: Send, To: to, Frame: e.scratch[start:]})
 }
 
-// log keeps and forwards a solution log frame within the budgets. Its data
-// counts against the run's budget and against the budget of every call in
-// flight to the solution (which one printed it cannot be known), so no call
-// sees more than its budget of logs while it runs, however many overlap it.
+// log keeps and forwards a solution log frame within the budgets. The
+// whole frame counts, bytes and one frame, against the run's budget and
+// against the budget of every call in flight to the solution (which one
+// printed it cannot be known), so no call sees more than its budget of
+// logs while it runs, however many overlap it, and neither a long stream
+// name, an extra member nor a flood of empty frames is free. The evaluator
+// gets the frame rebuilt from what it needs (stream and data), never the
+// solution's other members.
 func (e *Engine) log(line []byte, out []Action) []Action {
 	f := &e.f
 	if f.Data == nil {
 		return e.drop(out, Solution, DropMalformed)
 	}
-	data := unquote(f.Data)
+	size := len(line)
 	overCall := false
 	if e.t.count[toSolution] > 0 {
 		for _, i := range e.t.heap {
-			if en := &e.t.slots[i]; en.dir == toSolution && en.logBytes+len(data) > e.cfg.MaxLogPerCall {
+			en := &e.t.slots[i]
+			if en.dir == toSolution && (en.logBytes+size > e.cfg.MaxLogPerCall || en.logFrames >= e.cfg.MaxLogFramesPerCall) {
 				overCall = true
 				break
 			}
 		}
 	}
-	if len(line) > e.cfg.MaxFrame || e.runLogBytes+len(data) > e.cfg.MaxLogPerRun || overCall || e.evaluatorGone {
+	if size > e.cfg.MaxFrame || e.runLogBytes+size > e.cfg.MaxLogPerRun || e.runLogFrames >= e.cfg.MaxLogFramesPerRun ||
+		overCall || e.evaluatorGone {
 		e.stats.LogDroppedFrames++
-		e.stats.LogDroppedBytes += int64(len(data))
+		e.stats.LogDroppedBytes += int64(size)
 		return e.drop(out, Solution, DropLogBudget)
 	}
 	if e.t.count[toSolution] > 0 {
 		for _, i := range e.t.heap {
 			if en := &e.t.slots[i]; en.dir == toSolution {
-				en.logBytes += len(data)
+				en.logBytes += size
+				en.logFrames++
 			}
 		}
 	}
-	e.runLogBytes += len(data)
+	e.runLogBytes += size
+	e.runLogFrames++
 	e.stats.LogKeptFrames++
-	e.stats.LogKeptBytes += int64(len(data))
+	e.stats.LogKeptBytes += int64(size)
+	stream := streamName(f.Stream)
+	start := len(e.scratch)
+	e.scratch = append(e.scratch, `{"type":"log","stream":"`...)
+	e.scratch = append(e.scratch, stream...)
+	e.scratch = append(e.scratch, `","data":`...)
+	e.scratch = append(e.scratch, f.Data...)
+	e.scratch = append(e.scratch, '}')
 	return append(out,
-		Action{Kind: Send, To: Evaluator, Frame: line},
-		Action{Kind: Log, From: Solution, Stream: streamName(f.Stream), Text: data})
+		Action{Kind: Send, To: Evaluator, Frame: e.scratch[start:]},
+		Action{Kind: Log, From: Solution, Stream: stream, Text: unquote(f.Data)})
 }
 
+// Log streams: what a solution names a stream is one of these, so a name
+// costs nothing to keep whatever the solution wrote there.
+const (
+	StreamStdout = "stdout"
+	StreamStderr = "stderr"
+	StreamOther  = "other" // any other name, or none
+)
+
 func streamName(tok []byte) string {
-	if tok == nil {
-		return ""
+	if tok != nil {
+		switch string(unquote(tok)) {
+		case StreamStdout:
+			return StreamStdout
+		case StreamStderr:
+			return StreamStderr
+		}
 	}
-	switch s := unquote(tok); string(s) {
-	case "stdout":
-		return "stdout"
-	case "stderr":
-		return "stderr"
-	default:
-		return string(s)
-	}
+	return StreamOther
 }

@@ -298,40 +298,92 @@ func TestResultMarker(t *testing.T) {
 	h.expect(h.eval("second"), "output second") // once per run
 }
 
+// The budgets count whole frames: n is the length of an empty-data frame,
+// so each limit below is some frames plus some bytes of data.
 func TestLogBudgets(t *testing.T) {
-	cfg := Config{MaxLogPerCall: 10, MaxLogPerRun: 25}
-	h := liveHarness(t, cfg)
 	logLine := func(data string) string { return `{"type":"log","stream":"stderr","data":"` + data + `"}` }
+	n := len(logLine(""))
+	cfg := Config{MaxLogPerCall: 2*n + 10, MaxLogPerRun: 5*n + 28}
+	h := liveHarness(t, cfg)
 	h.expect(h.sol(logLine("12345")), "send evaluator "+logLine("12345")+" | log stderr 12345") // no call: run bucket only
 	h.expect(h.sol(logLine("1234567890ab")), "send evaluator "+logLine("1234567890ab")+" | log stderr 1234567890ab")
 	h.eval(callA)
 	h.expect(h.sol(logLine("123456")), "send evaluator "+logLine("123456")+" | log stderr 123456")
-	h.expect(h.sol(logLine("12345")), "warn solution log-budget") // 6+5 > 10 for call a
+	h.expect(h.sol(logLine("12345")), "warn solution log-budget") // 2n+6+5 > 2n+10 for call a
 	h.expect(h.sol(logLine("1\u0061")), "send evaluator "+logLine("1\u0061")+" | log stderr 1a")
 	h.sol(resultA)
-	h.expect(h.sol(logLine("123")), "warn solution log-budget") // run: 5+12+6+2+3 > 25
+	h.expect(h.sol(logLine("1234")), "warn solution log-budget") // run: 4n+25 kept, n+4 more > 5n+28
 	h.expect(h.sol(logLine("")), "send evaluator "+logLine("")+" | log stderr ")
 	h.expect(h.sol(`{"type":"log","stream":"stdout"}`), "warn solution malformed")
 	st := h.e.Stats()
-	if st.LogKeptFrames != 5 || st.LogKeptBytes != 25 || st.LogDroppedFrames != 2 || st.LogDroppedBytes != 8 {
+	if st.LogKeptFrames != 5 || st.LogKeptBytes != int64(5*n+5+12+6+2) || st.LogDroppedFrames != 2 || st.LogDroppedBytes != int64(2*n+9) {
 		t.Fatalf("stats %+v", st)
+	}
+}
+
+// A log frame costs its whole line and one frame: a long stream name, an
+// extra member or a flood of empty frames is not free. The stream is one of
+// a fixed set, and the evaluator gets only type, stream and data.
+func TestLogFramesCountWhole(t *testing.T) {
+	kept := func(stream, data string) string {
+		return `send evaluator {"type":"log","stream":"` + stream + `","data":"` + data + `"} | log ` + stream + " " + data
+	}
+	for _, tc := range []struct {
+		name  string
+		cfg   Config
+		lines []string
+		want  []string
+	}{
+		{"long stream name", Config{MaxLogPerRun: 100},
+			[]string{`{"type":"log","stream":"` + strings.Repeat("s", 100) + `","data":""}`, `{"type":"log","stream":"stdout","data":"x"}`},
+			[]string{"warn solution log-budget", kept("stdout", "x")}},
+		{"extra member", Config{MaxLogPerRun: 100},
+			[]string{`{"type":"log","stream":"stdout","data":"","pad":"` + strings.Repeat("p", 100) + `"}`},
+			[]string{"warn solution log-budget"}},
+		{"extra member within budget is not forwarded", Config{},
+			[]string{`{"pad":[1,{"type":"x"}],"type":"log","data":"d\n","stream":"stderr","id":"i"}`},
+			[]string{`send evaluator {"type":"log","stream":"stderr","data":"d\n"} | log stderr d` + "\n"}},
+		{"other stream names", Config{},
+			[]string{`{"type":"log","stream":"debug","data":"a"}`, `{"type":"log","data":"b"}`, `{"type":"log","stream":7,"data":"c"}`},
+			[]string{kept("other", "a"), kept("other", "b"), kept("other", "c")}},
+		{"frames per run", Config{MaxLogFramesPerRun: 2},
+			[]string{`{"type":"log","stream":"stdout","data":""}`, `{"type":"log","stream":"stdout","data":""}`, `{"type":"log","stream":"stdout","data":""}`},
+			[]string{kept("stdout", ""), kept("stdout", ""), "warn solution log-budget"}},
+		{"frames per call", Config{MaxLogFramesPerCall: 1},
+			[]string{callA, `{"type":"log","stream":"stdout","data":""}`, `{"type":"log","stream":"stdout","data":""}`, resultA, `{"type":"log","stream":"stdout","data":""}`},
+			[]string{"send solution " + callA, kept("stdout", ""), "warn solution log-budget", "send evaluator " + resultA, kept("stdout", "")}},
+		{"shutdown once, rebuilt", Config{},
+			[]string{`{"type":"shutdown","pad":"` + strings.Repeat("p", 100) + `"}`, `{"type":"shutdown"}`},
+			[]string{`send evaluator {"type":"shutdown"}`, "warn solution repeated"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := liveHarness(t, tc.cfg)
+			for i, l := range tc.lines {
+				if l == callA {
+					h.expect(h.eval(l), tc.want[i])
+					continue
+				}
+				h.expect(h.sol(l), tc.want[i])
+			}
+		})
 	}
 }
 
 // With several calls in flight, a log counts against each of them: no call
 // sees more than its budget while it runs.
 func TestLogBudgetOverlappingCalls(t *testing.T) {
-	h := liveHarness(t, Config{MaxLogPerCall: 10, MaxLogPerRun: 1000})
 	logLine := func(data string) string { return `{"type":"log","stream":"stdout","data":"` + data + `"}` }
+	n := len(logLine(""))
+	h := liveHarness(t, Config{MaxLogPerCall: 2*n + 10, MaxLogPerRun: 1000})
 	kept := func(data string) string { return "send evaluator " + logLine(data) + " | log stdout " + data }
 	h.eval(callA)
-	h.expect(h.sol(logLine("1234")), kept("1234")) // a: 4
+	h.expect(h.sol(logLine("1234")), kept("1234")) // a: n+4
 	h.eval(`{"type":"call","id":"b","fn":"f","args":[]}`)
-	h.expect(h.sol(logLine("123456")), kept("123456"))        // a: 10, b: 6
-	h.expect(h.sol(logLine("1")), "warn solution log-budget") // a would pass 10
+	h.expect(h.sol(logLine("123456")), kept("123456"))       // a: 2n+10, b: n+6
+	h.expect(h.sol(logLine("")), "warn solution log-budget") // a would pass 2n+10
 	h.sol(resultA)
-	h.expect(h.sol(logLine("1234")), kept("1234"))            // b: 10
-	h.expect(h.sol(logLine("1")), "warn solution log-budget") // b would pass 10
+	h.expect(h.sol(logLine("1234")), kept("1234"))           // b: 2n+10
+	h.expect(h.sol(logLine("")), "warn solution log-budget") // b would pass 2n+10
 	h.sol(`{"type":"result","id":"b","value":null}`)
 	h.expect(h.sol(logLine("1234567890")), kept("1234567890")) // no call in flight: run budget only
 }

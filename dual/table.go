@@ -25,19 +25,20 @@ func (d direction) waiter() Side {
 // are reused through a free list, keeping their buffers, so a steady stream
 // of calls allocates nothing.
 type entry struct {
-	dir      direction
-	used     bool
-	sent     bool // forwarded to the current solution (calls only)
-	hash     uint64
-	next     int32  // next entry in the same hash chain, -1 at the end
-	heapIdx  int32  // position in table.heap
-	id       []byte // decoded id, the key
-	rawID    []byte // the id's JSON token, echoed in the engine's own frames
-	deadline time.Time
-	logBytes int       // log data kept while this call was the only one in flight
-	frame    []byte    // a queued call frame, while no solution is ready
-	opened   time.Time // arrival; kept only with Config.ReportCalls
-	fn       []byte    // decoded fn or capability name; kept only with Config.ReportCalls
+	dir       direction
+	used      bool
+	sent      bool // forwarded to the current solution (calls only)
+	hash      uint64
+	next      int32  // next entry in the same hash chain, -1 at the end
+	heapIdx   int32  // position in table.heap
+	id        []byte // decoded id, the key
+	rawID     []byte // the id's JSON token, echoed in the engine's own frames
+	deadline  time.Time
+	logBytes  int       // bytes of log frames kept while this call was in flight
+	logFrames int       // log frames kept while this call was in flight
+	frame     []byte    // a queued call frame, while no solution is ready
+	opened    time.Time // arrival; kept only with Config.ReportCalls
+	fn        []byte    // decoded fn or capability name; kept only with Config.ReportCalls
 }
 
 // table is the in-flight table keyed by (direction, id) with one min-heap of

@@ -46,28 +46,32 @@ func (p Policy) String() string {
 
 // Defaults of Config; a zero field means its default.
 const (
-	DefaultCallTimeout    = 5 * time.Second
-	DefaultReadyTimeout   = 10 * time.Second
-	DefaultMaxFrame       = 1 << 20  // 1,048,576 bytes
-	DefaultMaxLogPerCall  = 64 << 10 // bytes of log data kept per call
-	DefaultMaxLogPerRun   = 1 << 20  // bytes of log data kept per run
-	DefaultMaxInFlight    = 4096     // entries per direction
-	DefaultMaxIDLen       = 1024     // bytes of a call or capability id
-	DefaultMaxQueuedBytes = 8 << 20  // call frames held while the solution (re)starts
-	maxTimeout            = 100 * 365 * 24 * time.Hour
+	DefaultCallTimeout         = 5 * time.Second
+	DefaultReadyTimeout        = 10 * time.Second
+	DefaultMaxFrame            = 1 << 20  // 1,048,576 bytes
+	DefaultMaxLogPerCall       = 64 << 10 // bytes of log frames (whole lines) kept per call
+	DefaultMaxLogPerRun        = 1 << 20  // bytes of log frames (whole lines) kept per run
+	DefaultMaxLogFramesPerCall = 1024     // log frames kept per call
+	DefaultMaxLogFramesPerRun  = 16384    // log frames kept per run
+	DefaultMaxInFlight         = 4096     // entries per direction
+	DefaultMaxIDLen            = 1024     // bytes of a call or capability id
+	DefaultMaxQueuedBytes      = 8 << 20  // call frames held while the solution (re)starts
+	maxTimeout                 = 100 * 365 * 24 * time.Hour
 )
 
 // Config sets the engine's limits. The zero value means every default.
 type Config struct {
-	CallTimeout    time.Duration // problem default deadline of a call or capability
-	OnCallTimeout  Policy
-	ReadyTimeout   time.Duration // how long a started solution has to send ready
-	MaxFrame       int           // bigger call/capability/response frames are Rejected
-	MaxLogPerCall  int
-	MaxLogPerRun   int
-	MaxInFlight    int // per direction; a call or capability beyond it is Rejected
-	MaxIDLen       int // a longer call or capability id is Rejected
-	MaxQueuedBytes int // bytes of call frames queued while no solution is ready; beyond, SystemError
+	CallTimeout         time.Duration // problem default deadline of a call or capability
+	OnCallTimeout       Policy
+	ReadyTimeout        time.Duration // how long a started solution has to send ready
+	MaxFrame            int           // bigger call/capability/response frames are Rejected
+	MaxLogPerCall       int           // bytes of whole log frames kept and forwarded per call in flight
+	MaxLogPerRun        int           // bytes of whole log frames kept and forwarded per run
+	MaxLogFramesPerCall int           // log frames kept per call in flight
+	MaxLogFramesPerRun  int           // log frames kept per run
+	MaxInFlight         int           // per direction; a call or capability beyond it is Rejected
+	MaxIDLen            int           // a longer call or capability id is Rejected
+	MaxQueuedBytes      int           // bytes of call frames queued while no solution is ready; beyond, SystemError
 	// ReportCalls adds a CallOpened and a CallClosed action for each call
 	// and capability (for an observer: a trace, a timeline). Off, the
 	// engine does not keep the names and times they need.
@@ -89,6 +93,8 @@ func (c Config) withDefaults() Config {
 	def(&c.MaxFrame, DefaultMaxFrame)
 	def(&c.MaxLogPerCall, DefaultMaxLogPerCall)
 	def(&c.MaxLogPerRun, DefaultMaxLogPerRun)
+	def(&c.MaxLogFramesPerCall, DefaultMaxLogFramesPerCall)
+	def(&c.MaxLogFramesPerRun, DefaultMaxLogFramesPerRun)
 	def(&c.MaxInFlight, DefaultMaxInFlight)
 	def(&c.MaxIDLen, DefaultMaxIDLen)
 	def(&c.MaxQueuedBytes, DefaultMaxQueuedBytes)
@@ -105,8 +111,8 @@ const (
 	Output
 	// Result: Text is the payload line that followed ---RESULT---. At most once per run.
 	Result
-	// Log: a solution log frame that was kept; Stream is "stdout"/"stderr" (or
-	// what the frame said), Text its decoded data.
+	// Log: a solution log frame that was kept; Stream is StreamStdout,
+	// StreamStderr or StreamOther (any other name), Text its decoded data.
 	Log
 	// RestartSolution: kill the solution, start a fresh one, then call
 	// Engine.SolutionStarted.
@@ -201,12 +207,13 @@ const (
 	DropOversize                 // a frame over MaxFrame that could not be answered with Rejected
 	DropLineTooLong              // a line over the wire cap with no recognisable type and id
 	DropEvaluatorGone            // a frame for or from an evaluator that is gone
+	DropRepeated                 // a solution's shutdown after its first: the evaluator heard it
 	numDropReasons
 )
 
 var dropNames = [...]string{"none", "before-ready", "type", "no-id", "unknown-id", "wrong-side",
 	"old-solution", "solution-text", "evaluator-log", "log-budget", "malformed", "oversize",
-	"line-too-long", "evaluator-gone"}
+	"line-too-long", "evaluator-gone", "repeated"}
 
 func (r DropReason) String() string {
 	if int(r) < len(dropNames) {
@@ -225,9 +232,9 @@ type Stats struct {
 	Rejected           int64 // Rejected errors written by the engine
 	Restarts           int64 // RestartSolution actions
 	LogKeptFrames      int64
-	LogKeptBytes       int64 // bytes of decoded log data kept
+	LogKeptBytes       int64 // bytes of the log frames kept (whole lines)
 	LogDroppedFrames   int64
-	LogDroppedBytes    int64
+	LogDroppedBytes    int64                 // bytes of the log frames dropped over budget (whole lines)
 	Dropped            [numDropReasons]int64 // by DropReason
 }
 

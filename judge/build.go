@@ -25,7 +25,7 @@ func (r *run) result() *Result {
 		Sandbox:      r.opts.Runner.Kind(),
 		Calls: CallStats{Count: r.counts.calls, Timeouts: r.counts.timeouts, Restarts: r.counts.restarts,
 			CapabilityTimeouts: r.counts.capTimeouts},
-		Logs:    Logs{Kept: r.logs, Dropped: r.counts.logsDropped},
+		Logs:    Logs{Kept: r.logs.kept, Dropped: r.counts.logsDropped},
 		Dropped: r.counts.dropped,
 	}
 	if res.Logs.Kept == nil {

@@ -61,14 +61,20 @@ type ProcessExit struct {
 	Error         string `json:"error,omitempty"`
 }
 
-// Logs are the solution's log frames kept for the result.
+// Logs are the solution's log frames kept for the result: each whole frame
+// counts against 64 KiB and 1024 frames per call in flight and 1 MiB and
+// 16384 frames per run, and the kept entries against MaxResultLogBytes as
+// encoded in the result.
 type Logs struct {
-	Kept    []LogEntry `json:"kept"`
-	Dropped int        `json:"dropped"`
+	Kept []LogEntry `json:"kept"`
+	// Dropped counts the log frames over any of those budgets (not
+	// forwarded to the evaluator, or not kept in the result).
+	Dropped int `json:"dropped"`
 }
 
 // LogEntry is one kept log frame.
 type LogEntry struct {
+	// Stream is "stdout", "stderr", or "other" for any other name (or none).
 	Stream string `json:"stream"`
 	Data   string `json:"data"`
 }

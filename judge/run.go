@@ -59,7 +59,7 @@ type run struct {
 	ended       bool
 	endedAt     time.Time
 	stdout      *tailBuffer
-	logs        []LogEntry
+	logs        logKeeper
 	solution    *side           // the live solution; replaced on restart
 	lastSol     *side           // the last solution started; kept when a restart fails
 	solUsage    []sandbox.Usage // of the solutions already stopped
@@ -208,7 +208,7 @@ func (r *run) relayConfig() dual.RelayConfig {
 			Log: func(stream string, data []byte) {
 				r.guard(func() {
 					r.mu.Lock()
-					r.logs = append(r.logs, LogEntry{Stream: stream, Data: string(data)})
+					r.logs.add(stream, data)
 					r.mu.Unlock()
 				})
 				if r.opts.Observer != nil {
@@ -345,7 +345,7 @@ func (r *run) absorb(ctx context.Context, sum dual.Summary, relayErr error) {
 		o.EvaluatorSilentExit = true
 	}
 	r.counts = callCounts{calls: int(sum.Stats.Calls), timeouts: int(sum.Stats.CallTimeouts), capTimeouts: int(sum.Stats.CapabilityTimeouts),
-		restarts: sum.Restarts, logsDropped: int(sum.Stats.LogDroppedFrames), dropped: droppedByReason(sum.Stats)}
+		restarts: sum.Restarts, logsDropped: int(sum.Stats.LogDroppedFrames) + r.logs.dropped, dropped: droppedByReason(sum.Stats)}
 }
 
 // stopAll stops both sides (in parallel, each: stdin closed, grace, kill)
