@@ -203,7 +203,7 @@ func (c *Cache) Extract(ctx context.Context, downloadURL, destDir string) error 
 		return err
 	}
 	defer f.Close()
-	return unzip(f, size, destDir, c.limits)
+	return unzip(ctx, f, size, destDir, c.limits)
 }
 
 var (

@@ -456,3 +456,16 @@ func TestDestination(t *testing.T) {
 	mustFail(t, c.Extract(context.Background(), Base64URL(zb), filepath.Join(full, "missing")), "destination")
 	mustFail(t, c.Extract(context.Background(), Base64URL(zb), filepath.Join(full, "x")), "not a folder")
 }
+
+func TestExtractCancelled(t *testing.T) {
+	c, _ := newCache(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dest := t.TempDir()
+	err := c.Extract(ctx, Base64URL(aplusbZip(t)), dest)
+	mustFail(t, err, "unpacking stopped")
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v does not wrap context.Canceled", err)
+	}
+	emptyDir(t, dest)
+}

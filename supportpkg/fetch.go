@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -19,8 +21,10 @@ import (
 // plain http or an inner address), no idle connections kept (downloads are
 // rare, so nothing lingers after one).
 func newClient(roots *x509.CertPool) *http.Client {
+	dialer := &net.Dialer{Timeout: 30 * time.Second, Control: refuseLinkLocal}
 	tr := &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         dialer.DialContext,
 		TLSClientConfig:     &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
 		DisableKeepAlives:   true,
 		TLSHandshakeTimeout: 10 * time.Second,
@@ -32,6 +36,25 @@ func newClient(roots *x509.CertPool) *http.Client {
 			return http.ErrUseLastResponse
 		},
 	}
+}
+
+// refuseLinkLocal stops a connection to a link-local or unspecified
+// address before it is made, whatever name led there: that is where cloud
+// metadata services answer (169.254.169.254), and a task's URL must not
+// reach them. Loopback and private addresses stay allowed (a local MinIO).
+func refuseLinkLocal(_, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); ip != nil && !allowedIP(ip) {
+		return fmt.Errorf("%s is a link-local, multicast or unspecified address (a cloud metadata service?); packages are not fetched from there", ip)
+	}
+	return nil
+}
+
+func allowedIP(ip net.IP) bool {
+	return !(ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified())
 }
 
 // fetch writes the package's bytes to w, at most lim bytes, and returns how

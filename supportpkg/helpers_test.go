@@ -30,7 +30,7 @@ type zipEntry struct {
 	Mode fs.FileMode
 }
 
-func makeZip(t *testing.T, entries ...zipEntry) []byte {
+func makeZip(t testing.TB, entries ...zipEntry) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)

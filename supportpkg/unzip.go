@@ -2,6 +2,7 @@ package supportpkg
 
 import (
 	"archive/zip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,7 +19,7 @@ import (
 // through an os.Root, so nothing lands outside destDir even if a check were
 // wrong. Files are 0644, or 0755 when the entry had an execute bit; folders
 // 0755, whatever the umask. On error destDir is emptied again.
-func unzip(ra io.ReaderAt, size int64, destDir string, lim limits) (err error) {
+func unzip(ctx context.Context, ra io.ReaderAt, size int64, destDir string, lim limits) (err error) {
 	zr, err := zip.NewReader(ra, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		return fail(err, "the package is not a valid zip file")
@@ -48,8 +49,11 @@ func unzip(ra io.ReaderAt, size int64, destDir string, lim limits) (err error) {
 		}
 	}()
 
-	u := unzipper{root: root, dirs: map[string]bool{}, left: lim.totalBytes, lim: lim}
+	u := unzipper{ctx: ctx, root: root, dirs: map[string]bool{}, left: lim.totalBytes, lim: lim}
 	for _, f := range zr.File {
+		if err := ctx.Err(); err != nil {
+			return fail(err, "unpacking stopped")
+		}
 		if err := u.entry(f); err != nil {
 			return err
 		}
@@ -58,6 +62,7 @@ func unzip(ra io.ReaderAt, size int64, destDir string, lim limits) (err error) {
 }
 
 type unzipper struct {
+	ctx  context.Context
 	root *os.Root
 	dirs map[string]bool // folders made so far
 	left int64           // bytes that may still be written
@@ -110,13 +115,15 @@ func (u *unzipper) entry(f *zip.File) error {
 	// counted too, whatever the headers say.
 	totalBound := u.left < u.lim.fileBytes
 	cap := min(u.lim.fileBytes, u.left)
-	n, err := io.Copy(out, io.LimitReader(rc, cap+1))
+	n, err := io.Copy(out, io.LimitReader(ctxReader{u.ctx, rc}, cap+1))
 	u.left -= n
 	switch {
 	case n > cap && totalBound:
 		return fail(nil, fmt.Sprintf("the package unpacks to more than the cap of %d MiB in all (a zip bomb?)", u.lim.totalBytes>>20))
 	case n > cap:
 		return fail(nil, fmt.Sprintf("entry %q unpacks to more than the cap of %d MiB per file (a zip bomb?)", f.Name, u.lim.fileBytes>>20))
+	case err != nil && u.ctx.Err() != nil:
+		return fail(err, "unpacking stopped")
 	case err != nil:
 		return fail(err, fmt.Sprintf("entry %q is damaged", f.Name))
 	}
@@ -197,4 +204,17 @@ func empty(root *os.Root) {
 	for _, n := range names {
 		root.RemoveAll(n)
 	}
+}
+
+// ctxReader ends a long entry's copy when the task is cancelled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

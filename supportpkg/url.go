@@ -3,6 +3,7 @@ package supportpkg
 import (
 	"encoding/hex"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 )
@@ -151,13 +152,22 @@ func checkHTTPS(raw string) error {
 	if u.Host == "" {
 		return fail(nil, fmt.Sprintf("the package URL %s has no host", redact(raw)))
 	}
+	if ip := net.ParseIP(u.Hostname()); ip != nil && !allowedIP(ip) {
+		return fail(nil, fmt.Sprintf("the package URL %s names a link-local, multicast or unspecified address (a cloud metadata service?); packages are not fetched from there", redact(raw)))
+	}
 	return nil
 }
 
-// redact drops the query and fragment of a URL for messages and logs: a
-// presigned URL's query is a credential. Long base64 content is cut.
+// redact drops the user info, query and fragment of a URL for messages and
+// logs: a presigned URL's query is a credential. Long text is cut.
 func redact(raw string) string {
-	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		u.User = nil
+		if u.RawQuery != "" || u.Fragment != "" {
+			u.RawQuery, u.Fragment, u.RawFragment = "…", "", ""
+		}
+		raw = u.String()
+	} else if i := strings.IndexAny(raw, "?#"); i >= 0 {
 		raw = raw[:i] + "?…"
 	}
 	if len(raw) > 200 {

@@ -24,6 +24,9 @@ func TestParseURLErrors(t *testing.T) {
 		{"noj-download://local?path=%2Fetc%2Fp.zip&checksum_sha256=" + sum, "not accepted"},
 		{"noj-download://ftp?url=x&checksum_sha256=" + sum, "not a known form"},
 		{"https://example.com/p.zip", "#checksum_sha256=<hex>"},
+		{"noj-download://s3?url=https%3A%2F%2F169.254.169.254%2Flatest%2Fmeta-data&checksum_sha256=" + sum, "link-local"},
+		{"https://[fe80::1]/p.zip#checksum_sha256=" + sum, "link-local"},
+		{"https://0.0.0.0/p.zip#checksum_sha256=" + sum, "unspecified"},
 	} {
 		err := c.Extract(context.Background(), tc.url, t.TempDir())
 		mustFail(t, err, tc.word)
@@ -51,7 +54,32 @@ func TestParseURLForms(t *testing.T) {
 }
 
 func TestRedact(t *testing.T) {
-	if got := redact("https://s3.example.com/p.zip?X-Amz-Signature=secret"); strings.Contains(got, "secret") {
-		t.Errorf("redact kept the query: %s", got)
+	for _, u := range []string{
+		"https://s3.example.com/p.zip?X-Amz-Signature=secret",
+		"https://user:secret@s3.example.com/p.zip",
+		"https://s3.example.com/p.zip#secret",
+		"not a url?secret",
+	} {
+		if got := redact(u); strings.Contains(got, "secret") {
+			t.Errorf("redact(%q) = %q: it kept the secret", u, got)
+		}
+	}
+	if got := redact("https://s3.example.com/b/p.zip?sig=x"); !strings.HasPrefix(got, "https://s3.example.com/b/p.zip") {
+		t.Errorf("redact dropped the host and path: %q", got)
+	}
+}
+
+// TestDialRefusesLinkLocal: a name that resolves to a metadata address is
+// stopped when the connection is made, not only a literal in the URL.
+func TestDialRefusesLinkLocal(t *testing.T) {
+	for _, addr := range []string{"169.254.169.254:443", "[fe80::1]:443", "0.0.0.0:443", "224.0.0.1:443"} {
+		if err := refuseLinkLocal("tcp", addr, nil); err == nil {
+			t.Errorf("dial to %s allowed", addr)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:443", "10.0.0.5:9000", "[::1]:443", "93.184.216.34:443"} {
+		if err := refuseLinkLocal("tcp", addr, nil); err != nil {
+			t.Errorf("dial to %s refused: %v", addr, err)
+		}
 	}
 }
