@@ -89,6 +89,7 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 	if err != nil {
 		return explainLoadError(err)
 	}
+	warnUnknownFields(cmd.ErrOrStderr(), problem)
 	sub, err := judge.LoadSubmission(solutionFile)
 	if err != nil {
 		return fmt.Errorf("%w (pass a readable solution file)", err)

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// problemTemplates are the folders tether problem init copies; each is a
+// working problem whose submissions/ tree passes tether problem check.
+//
+//go:embed all:problemtemplates
+var problemTemplates embed.FS
+
+func templateNames() []string {
+	entries, _ := problemTemplates.ReadDir("problemtemplates")
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	slices.Sort(names)
+	return names
+}
+
+func init() {
+	var tmpl string
+	cmd := &cobra.Command{
+		Use:   "init DIR [--template aplusb|capability|interactive|llm]",
+		Short: "Write a working problem folder to start from",
+		Long: `init writes a new problem folder: problem.json, evaluate.py (the trusted
+evaluator), template.py (what contestants start from) and a submissions/
+tree of solutions by expected verdict, so that tether problem check DIR
+passes at once. Templates:
+
+  aplusb       the evaluator calls a pure function on fixed cases
+  interactive  a stateful solution: new_game, guess, feedback
+  capability   the solution calls a function the evaluator offers
+  llm          the solution asks a language model through the evaluator
+
+DIR must not exist yet, or be empty. The folder is described in docs/problem.md.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return fmt.Errorf("init takes DIR, got %d argument(s); e.g. tether problem init myproblem --template interactive", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runProblemInit(cmd, args[0], tmpl)
+		},
+	}
+	cmd.Flags().StringVar(&tmpl, "template", "aplusb", "what to start from: "+strings.Join(templateNames(), ", "))
+	problemCmd.AddCommand(cmd)
+}
+
+func runProblemInit(cmd *cobra.Command, dir, tmpl string) error {
+	if !slices.Contains(templateNames(), tmpl) {
+		return fmt.Errorf("--template %q: want one of %s", tmpl, strings.Join(templateNames(), ", "))
+	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return fmt.Errorf("problem init: %s is not empty; give a new folder", dir)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("problem init: %w", err)
+	}
+	root := "problemtemplates/" + tmpl
+	var written []string
+	err := fs.WalkDir(problemTemplates, root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(path, root), "/")
+		target := filepath.Join(dir, filepath.FromSlash(rel))
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := problemTemplates.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		written = append(written, rel)
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		return fmt.Errorf("problem init: %w", err)
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "wrote %s from the %s template:\n", dir, tmpl)
+	for _, f := range written {
+		fmt.Fprintf(out, "  %s\n", f)
+	}
+	fmt.Fprintf(out, "next: edit evaluate.py and the submissions, then run tether problem check %s\n", dir)
+	return nil
+}

