@@ -54,11 +54,11 @@ while read -r example submission status score; do
 	fi
 done <<'LIST'
 aplusb solution.py Accepted 10000
-aplusb wrong.py WrongAnswer 5000
-aplusb crash.py RuntimeError 0
+aplusb submissions/wrong_answer/wrong.py WrongAnswer 5000
+aplusb submissions/run_time_error/crash.py RuntimeError 0
 aplusb template.py RuntimeError 0
 guess solution.py Accepted 10000
-guess wrong.py WrongAnswer 2000
+guess submissions/wrong_answer/wrong.py WrongAnswer 2000
 capability solution.py Accepted 10000
 bytes solution.py Accepted 10000
 noj solution.py Accepted 9500
@@ -69,3 +69,14 @@ if ((failed > 0)); then
 	echo "ci-python: $failed example verdict(s) wrong" >&2
 	exit 1
 fi
+
+# Every example folder passes the problem setter's check: problem.json against
+# schemas/problem.schema.json, and each file under submissions/<verdict>/
+# judged with the verdict its folder names (the scores above are the part the
+# check does not see). gosolution's submission is a binary built by its
+# README's runnable block (the docs tests), so it has no submissions/.
+for dir in examples/*/; do
+	[[ -f "$dir/problem.json" && -d "$dir/submissions" ]] || continue
+	echo "== tether problem check $dir"
+	"$TETHER_BIN" problem check "$dir"
+done

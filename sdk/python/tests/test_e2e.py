@@ -81,11 +81,11 @@ def judge(tether, problem, solution):
 
 VERDICTS = [
     ("aplusb", "solution.py", "Accepted", 10000),
-    ("aplusb", "wrong.py", "WrongAnswer", 5000),
-    ("aplusb", "crash.py", "RuntimeError", 0),
+    ("aplusb", "submissions/wrong_answer/wrong.py", "WrongAnswer", 5000),
+    ("aplusb", "submissions/run_time_error/crash.py", "RuntimeError", 0),
     ("aplusb", "template.py", "RuntimeError", 0),
     ("guess", "solution.py", "Accepted", 10000),
-    ("guess", "wrong.py", "WrongAnswer", 2000),
+    ("guess", "submissions/wrong_answer/wrong.py", "WrongAnswer", 2000),
     ("capability", "solution.py", "Accepted", 10000),
     ("bytes", "solution.py", "Accepted", 10000),
     ("noj", "solution.py", "Accepted", 9500),
@@ -95,12 +95,12 @@ VERDICTS = [
 @pytest.mark.parametrize("example, submission, status, score", VERDICTS,
                          ids=["%s/%s" % v[:2] for v in VERDICTS])
 def test_example_verdict(tether, example, submission, status, score):
-    res = judge(tether, os.path.join(EXAMPLES, example), os.path.join(EXAMPLES, example, submission))
+    res = judge(tether, os.path.join(EXAMPLES, example), os.path.join(EXAMPLES, example, *submission.split("/")))
     assert (res["status"], res["score"]) == (status, score), res
 
 
 def test_crash_reports_the_sanitized_trace(tether):
-    res = judge(tether, os.path.join(EXAMPLES, "aplusb"), os.path.join(EXAMPLES, "aplusb", "crash.py"))
+    res = judge(tether, os.path.join(EXAMPLES, "aplusb"), os.path.join(EXAMPLES, "aplusb", "submissions", "run_time_error", "crash.py"))
     message = res["details"]["message"]
     assert "ZeroDivisionError" in message and 'File "main.py"' in message, message
     assert EXAMPLES not in message
