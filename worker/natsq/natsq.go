@@ -1,0 +1,287 @@
+// Package natsq is the judge queue on NATS JetStream: a work-queue stream
+// of tasks, one of results, a dead-letter subject; at-least-once with an
+// explicit ack after the result is stored, in-progress heartbeats while a
+// task runs, redelivery after AckWait, a delivery limit, and duplicates
+// dropped by Nats-Msg-Id. Bodies are the task and result JSON of
+// package worker. See docs/worker.md.
+package natsq
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tether-dev/tether/worker"
+)
+
+// Names and defaults.
+const (
+	TaskStream     = "TETHER_TASKS"
+	TaskSubject    = "tether.tasks"
+	ResultStream   = "TETHER_RESULTS"
+	ResultPrefix   = "tether.results." // + the submission's subject token
+	DeadStream     = "TETHER_DEAD"
+	DeadSubject    = "tether.dead"
+	Durable        = "tether-workers"
+	DefaultAckWait = 30 * time.Second
+	// DefaultMaxDeliver is how many times a task is handed out before it
+	// goes to dead letters.
+	DefaultMaxDeliver = 3
+	DefaultPoll       = 5 * time.Second
+	// ReasonHeader carries why a task went to dead letters.
+	ReasonHeader = "Tether-Dead-Reason"
+)
+
+// Options of a Broker.
+type Options struct {
+	URL        string // nats://host:4222
+	Token      string // the server's token; "" for none (or one in URL)
+	AckWait    time.Duration
+	MaxDeliver int
+	Poll       time.Duration
+	Log        *slog.Logger
+}
+
+// Broker is a connection to the JetStream queue. Safe for concurrent use.
+type Broker struct {
+	opts Options
+	nc   *nats.Conn
+	js   jetstream.JetStream
+	cons jetstream.Consumer
+}
+
+func (o *Options) defaults() {
+	if o.AckWait <= 0 {
+		o.AckWait = DefaultAckWait
+	}
+	if o.MaxDeliver <= 0 {
+		o.MaxDeliver = DefaultMaxDeliver
+	}
+	if o.Poll <= 0 {
+		o.Poll = DefaultPoll
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Redacted is u without its password or token, for messages.
+func Redacted(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return "(an unparsable URL)"
+	}
+	if parsed.User != nil {
+		parsed.User = url.User("REDACTED")
+	}
+	return parsed.String()
+}
+
+// Connect connects and makes sure the streams exist; it does not make the
+// workers' consumer (Open does), so a submitter can use it.
+func Connect(ctx context.Context, opts Options) (*Broker, error) {
+	opts.defaults()
+	log := opts.Log
+	copts := []nats.Option{
+		nats.Name("tether"),
+		nats.MaxReconnects(-1), // a broker lost while running is retried
+		nats.ReconnectWait(250 * time.Millisecond),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				log.Warn("NATS connection lost, reconnecting", "url", Redacted(opts.URL), "error", err.Error())
+			}
+		}),
+		nats.ReconnectHandler(func(*nats.Conn) { log.Info("NATS connection back", "url", Redacted(opts.URL)) }),
+	}
+	if opts.Token != "" {
+		copts = append(copts, nats.Token(opts.Token))
+	}
+	nc, err := nats.Connect(opts.URL, copts...)
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach NATS at %s: %v (is the server running there? for the embedded one, start tether worker first)", Redacted(opts.URL), err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("NATS at %s: %v", Redacted(opts.URL), err)
+	}
+	b := &Broker{opts: opts, nc: nc, js: js}
+	for _, sc := range []jetstream.StreamConfig{
+		{Name: TaskStream, Subjects: []string{TaskSubject}, Retention: jetstream.WorkQueuePolicy,
+			Storage: jetstream.FileStorage, Duplicates: 10 * time.Minute},
+		{Name: ResultStream, Subjects: []string{ResultPrefix + "*"}, Retention: jetstream.WorkQueuePolicy,
+			Storage: jetstream.FileStorage, Duplicates: 10 * time.Minute},
+		{Name: DeadStream, Subjects: []string{DeadSubject}, Storage: jetstream.FileStorage},
+	} {
+		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
+			nc.Close()
+			return nil, fmt.Errorf("NATS at %s: stream %s: %v (does the server have JetStream enabled?)", Redacted(opts.URL), sc.Name, err)
+		}
+	}
+	return b, nil
+}
+
+// Open connects as a worker: Connect, and the shared durable consumer of
+// the task stream.
+func Open(ctx context.Context, opts Options) (*Broker, error) {
+	b, err := Connect(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	b.cons, err = b.js.CreateOrUpdateConsumer(ctx, TaskStream, jetstream.ConsumerConfig{
+		Durable:   Durable,
+		AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait:   b.opts.AckWait,
+		// One more than the limit: the delivery past it is seen by a worker,
+		// which moves the task to dead letters with the reason.
+		MaxDeliver:    b.opts.MaxDeliver + 1,
+		MaxAckPending: -1,
+	})
+	if err != nil {
+		b.Close()
+		return nil, fmt.Errorf("NATS at %s: consumer %s: %v", Redacted(b.opts.URL), Durable, err)
+	}
+	return b, nil
+}
+
+// JetStream is the connection's JetStream context, for tools and tests.
+func (b *Broker) JetStream() jetstream.JetStream { return b.js }
+
+// Close closes the connection.
+func (b *Broker) Close() error {
+	b.nc.Close()
+	return nil
+}
+
+// MsgID is the Nats-Msg-Id of a task or result: submission_id:rejudge_seq,
+// so the same submission published twice is stored once.
+func MsgID(submissionID string, seq int64) string {
+	return submissionID + ":" + strconv.FormatInt(seq, 10)
+}
+
+var plainToken = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+// ResultSubject is where the result of a submission is published: a
+// subject token may not hold '.', '*', '>' or spaces, so other ids are
+// hex-encoded (with an x prefix).
+func ResultSubject(submissionID string) string {
+	if plainToken.MatchString(submissionID) {
+		return ResultPrefix + submissionID
+	}
+	return ResultPrefix + "x" + hex.EncodeToString([]byte(submissionID))
+}
+
+// Enqueue publishes a task with its Nats-Msg-Id.
+func (b *Broker) Enqueue(ctx context.Context, task []byte, submissionID string, seq int64) error {
+	_, err := b.js.Publish(ctx, TaskSubject, task, jetstream.WithMsgID(MsgID(submissionID, seq)))
+	return err
+}
+
+// WaitResult waits for the result of one submission and takes it.
+func (b *Broker) WaitResult(ctx context.Context, submissionID string) ([]byte, error) {
+	cons, err := b.js.CreateOrUpdateConsumer(ctx, ResultStream, jetstream.ConsumerConfig{
+		FilterSubject: ResultSubject(submissionID), AckPolicy: jetstream.AckExplicitPolicy,
+		InactiveThreshold: time.Minute,
+	})
+	if err != nil {
+		return nil, err
+	}
+	for {
+		msg, err := cons.Next(jetstream.FetchMaxWait(time.Second))
+		if err == nil {
+			msg.DoubleAck(ctx)
+			return msg.Data(), nil
+		}
+		if !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, jetstream.ErrNoMessages) {
+			return nil, err
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// Pull fetches one task, waiting up to the poll interval. A task past its
+// delivery limit goes to dead letters here and Pull reports none.
+func (b *Broker) Pull(ctx context.Context) (worker.Delivery, error) {
+	batch, err := b.cons.Fetch(1, jetstream.FetchMaxWait(b.opts.Poll))
+	if err != nil {
+		return nil, fmt.Errorf("fetch from %s at %s: %w", TaskStream, Redacted(b.opts.URL), err)
+	}
+	var msg jetstream.Msg
+	for m := range batch.Messages() {
+		msg = m
+	}
+	if msg == nil {
+		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, jetstream.ErrNoMessages) {
+			return nil, fmt.Errorf("fetch from %s at %s: %w", TaskStream, Redacted(b.opts.URL), err)
+		}
+		return nil, nil
+	}
+	d := &delivery{b: b, msg: msg}
+	if md, err := msg.Metadata(); err == nil {
+		d.delivered = int(md.NumDelivered)
+	}
+	if d.delivered > b.opts.MaxDeliver {
+		reason := fmt.Sprintf("delivered %d times without a result (limit %d): each worker that took it died or gave it back", d.delivered-1, b.opts.MaxDeliver)
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := d.Dead(dctx, reason); err != nil {
+			b.opts.Log.Error("cannot move a task to dead letters", "error", err.Error())
+		} else {
+			b.opts.Log.Warn("task moved to dead letters", "reason", reason)
+		}
+		return nil, nil
+	}
+	return d, nil
+}
+
+type delivery struct {
+	b         *Broker
+	msg       jetstream.Msg
+	delivered int
+}
+
+func (d *delivery) Raw() []byte { return d.msg.Data() }
+
+func (d *delivery) Redelivered() int { return max(d.delivered-1, 0) }
+
+func (d *delivery) InProgress(context.Context) error { return d.msg.InProgress() }
+
+// Complete publishes the result (deduplicated by submission and rejudge
+// sequence), then acks the task and waits for the server to confirm.
+func (d *delivery) Complete(ctx context.Context, result []byte) error {
+	t, err := worker.ParseTask(d.msg.Data())
+	if err != nil {
+		return err
+	}
+	if _, err := d.b.js.Publish(ctx, ResultSubject(t.SubmissionID), result, jetstream.WithMsgID(MsgID(t.SubmissionID, t.Seq()))); err != nil {
+		// Not acked: AckWait redelivers the task.
+		return fmt.Errorf("publish the result of %s: %w", t.SubmissionID, err)
+	}
+	return d.msg.DoubleAck(ctx)
+}
+
+// Return hands the task back at once.
+func (d *delivery) Return(context.Context) error { return d.msg.Nak() }
+
+// Dead publishes the task to the dead-letter subject with the reason, then
+// terminates its delivery.
+func (d *delivery) Dead(ctx context.Context, reason string) error {
+	m := nats.NewMsg(DeadSubject)
+	m.Data = d.msg.Data()
+	m.Header.Set(ReasonHeader, reason)
+	if _, err := d.b.js.PublishMsg(ctx, m); err != nil {
+		return fmt.Errorf("publish to %s: %w", DeadSubject, err)
+	}
+	return d.msg.Term()
+}

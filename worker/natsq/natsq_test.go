@@ -1,0 +1,210 @@
+package natsq_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/goleak"
+
+	"github.com/tether-dev/tether/worker"
+	"github.com/tether-dev/tether/worker/natsq"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func embedded(t *testing.T) *natsq.Embedded {
+	t.Helper()
+	e, err := natsq.StartEmbedded(t.TempDir(), "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	return e
+}
+
+func open(t *testing.T, e *natsq.Embedded, ackWait time.Duration) *natsq.Broker {
+	t.Helper()
+	b, err := natsq.Open(context.Background(), natsq.Options{URL: e.URL, Token: e.Token, AckWait: ackWait, Poll: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+func task(id string) []byte {
+	b, _ := json.Marshal(map[string]any{"submission_id": id, "problem_id": 1, "language": "python", "code": "",
+		"runtime_config": map[string]any{
+			"evaluator": map[string]any{"image": "i", "command": "c", "time_limit_ms": 1, "memory_limit_mb": 1},
+			"solution":  map[string]any{"image": "i", "call_timeout_ms": 1, "memory_limit_mb": 1}}})
+	return b
+}
+
+// pull polls until a task comes or the deadline passes.
+func pull(t *testing.T, b *natsq.Broker, within time.Duration) worker.Delivery {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		d, err := b.Pull(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d != nil {
+			return d
+		}
+	}
+	return nil
+}
+
+func streamMsgs(t *testing.T, b *natsq.Broker, e *natsq.Embedded, stream string) uint64 {
+	t.Helper()
+	js := jsOf(t, e)
+	s, err := js.Stream(context.Background(), stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.State.Msgs
+}
+
+// The embedded server refuses a client without its token.
+func TestEmbeddedNeedsTheToken(t *testing.T) {
+	e := embedded(t)
+	if _, err := natsq.Connect(context.Background(), natsq.Options{URL: e.URL}); err == nil {
+		t.Fatal("connected without the token")
+	}
+}
+
+func TestDuplicateMsgIDIsDropped(t *testing.T) {
+	e := embedded(t)
+	b := open(t, e, time.Second)
+	ctx := context.Background()
+	for range 2 {
+		if err := b.Enqueue(ctx, task("dup"), "dup", 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Enqueue(ctx, task("dup"), "dup", 1); err != nil { // a rejudge is another task
+		t.Fatal(err)
+	}
+	if n := streamMsgs(t, b, e, natsq.TaskStream); n != 2 {
+		t.Fatalf("%d tasks stored, want 2 (the duplicate dropped)", n)
+	}
+}
+
+// A worker that dies holding a task (no ack, no heartbeat) loses it to
+// another worker after AckWait.
+func TestRedeliveryAfterAWorkerDies(t *testing.T) {
+	e := embedded(t)
+	first := open(t, e, 500*time.Millisecond)
+	if err := first.Enqueue(context.Background(), task("k"), "k", 0); err != nil {
+		t.Fatal(err)
+	}
+	if d := pull(t, first, 10*time.Second); d == nil {
+		t.Fatal("no task")
+	}
+	first.Close() // dies without settling
+	second := open(t, e, 500*time.Millisecond)
+	d := pull(t, second, 20*time.Second)
+	if d == nil || d.Redelivered() != 1 {
+		t.Fatalf("redelivery %v", d)
+	}
+	if err := d.Complete(context.Background(), []byte(`{"submission_id":"k","status":"Accepted"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if n := streamMsgs(t, second, e, natsq.TaskStream); n != 0 {
+		t.Fatalf("%d tasks left after the ack", n)
+	}
+}
+
+// Past MaxDeliver a task goes to the dead-letter stream with the reason.
+func TestMaxDeliverGoesToDeadLetter(t *testing.T) {
+	e := embedded(t)
+	b := open(t, e, 300*time.Millisecond)
+	if err := b.Enqueue(context.Background(), task("m"), "m", 0); err != nil {
+		t.Fatal(err)
+	}
+	for i := range natsq.DefaultMaxDeliver {
+		if d := pull(t, b, 20*time.Second); d == nil {
+			t.Fatalf("delivery %d did not come", i+1)
+		}
+		// abandoned: AckWait redelivers it
+	}
+	if d := pull(t, b, 3*time.Second); d != nil {
+		t.Fatalf("delivered a %dth time", natsq.DefaultMaxDeliver+1)
+	}
+	js := jsOf(t, e)
+	s, _ := js.Stream(context.Background(), natsq.DeadStream)
+	msg, err := s.GetLastMsgForSubject(context.Background(), natsq.DeadSubject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(msg.Data) != string(task("m")) || !strings.Contains(msg.Header.Get(natsq.ReasonHeader), "delivered 3 times") {
+		t.Fatalf("dead letter %q reason %q", msg.Data, msg.Header.Get(natsq.ReasonHeader))
+	}
+	if n := streamMsgs(t, b, e, natsq.TaskStream); n != 0 {
+		t.Fatalf("%d tasks left", n)
+	}
+}
+
+// A run longer than AckWait is kept by its in-progress heartbeats: no other
+// worker gets it, and one result is stored.
+func TestLongRunIsNotRedelivered(t *testing.T) {
+	e := embedded(t)
+	const ackWait = 400 * time.Millisecond
+	b := open(t, e, ackWait)
+	other := open(t, e, ackWait)
+	ctx := context.Background()
+	if err := b.Enqueue(ctx, task("long"), "long", 0); err != nil {
+		t.Fatal(err)
+	}
+	var runs atomic.Int32
+	running := make(chan struct{})
+	finish := make(chan struct{})
+	judge := func(ctx context.Context, t *worker.Task, _ worker.SlotCPUs) (*worker.Result, error) {
+		runs.Add(1)
+		close(running)
+		<-finish
+		return &worker.Result{SubmissionID: t.SubmissionID, Status: "Accepted", Details: json.RawMessage("null")}, nil
+	}
+	w, _ := worker.New(worker.Config{Broker: b, Judge: judge, Heartbeat: ackWait / 4})
+	stop, cancel := context.WithCancel(ctx)
+	done := make(chan error)
+	go func() { done <- w.Run(stop, context.Background()) }()
+	<-running
+	// Another worker polls for five AckWaits while the run goes on.
+	deadline := time.Now().Add(5 * ackWait)
+	for time.Now().Before(deadline) {
+		if d, err := other.Pull(ctx); err != nil || d != nil {
+			t.Fatalf("the running task was handed out again: %v %v", d, err)
+		}
+	}
+	close(finish)
+	res, err := b.WaitResult(ctx, "long")
+	if err != nil || !strings.Contains(string(res), "Accepted") {
+		t.Fatalf("result %s, %v", res, err)
+	}
+	cancel()
+	<-done
+	if runs.Load() != 1 {
+		t.Fatalf("%d runs", runs.Load())
+	}
+}
+
+func jsOf(t *testing.T, e *natsq.Embedded) jetstream.JetStream {
+	t.Helper()
+	b, err := natsq.Connect(context.Background(), natsq.Options{URL: e.URL, Token: e.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b.JetStream()
+}
