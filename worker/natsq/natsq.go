@@ -36,7 +36,7 @@ const (
 	// DefaultMaxDeliver is how many times a task is handed out before it
 	// goes to dead letters.
 	DefaultMaxDeliver = 3
-	DefaultPoll       = 5 * time.Second
+	DefaultPoll       = time.Second
 	// ReasonHeader carries why a task went to dead letters.
 	ReasonHeader = "Tether-Dead-Reason"
 )

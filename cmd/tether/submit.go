@@ -1,0 +1,257 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/spf13/cobra"
+
+	"github.com/tether-dev/tether/judge"
+	"github.com/tether-dev/tether/supportpkg"
+	"github.com/tether-dev/tether/worker"
+	"github.com/tether-dev/tether/worker/natsq"
+	"github.com/tether-dev/tether/worker/redisq"
+)
+
+func init() {
+	cmd := &cobra.Command{
+		Use:   "submit PROBLEM_DIR SOLUTION_FILE",
+		Short: "Queue a submission for tether worker (and wait for its verdict)",
+		Long: `submit packs the problem folder as a support package (a noj-download://base64
+URL inside the task), queues a task in Neuro OJ's format for the workers of
+--broker and, with --wait, prints the result as tether judge does.
+
+  tether worker                                                   # one terminal
+  tether submit examples/aplusb examples/aplusb/solution.py --wait # another`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return fmt.Errorf("submit takes PROBLEM_DIR and SOLUTION_FILE, got %d argument(s); e.g. tether submit examples/aplusb examples/aplusb/solution.py --wait", len(args))
+			}
+			return nil
+		},
+		RunE: runSubmit,
+	}
+	f := cmd.Flags()
+	f.String("broker", "", "queue: redis://HOST:PORT/DB, nats://HOST:PORT, or embedded (the local worker's; env REDIS_URL)")
+	f.Bool("wait", false, "wait for the result and print it")
+	f.Bool("json", false, "with --wait, print the result object as JSON")
+	f.String("submission-id", "", "the task's submission_id (default a random one)")
+	f.Int64("rejudge-seq", 0, "the task's rejudge_seq")
+	f.Duration("timeout", 10*time.Minute, "how long --wait waits")
+	f.String("queue", redisq.DefaultQueue, "Redis list of tasks (env JUDGE_QUEUE)")
+	f.String("result-queue", redisq.DefaultResultQueue, "Redis list of results (env RESULT_QUEUE)")
+	f.String("data-dir", defaultDataDir(), "the embedded broker's data dir (its token is read from there)")
+	f.String("listen", natsq.DefaultListen, "where the embedded broker listens")
+	rootCmd.AddCommand(cmd)
+}
+
+// buildTask makes a Neuro OJ task from a problem folder and a solution.
+func buildTask(problemDir, solutionFile, id string, seq int64) ([]byte, error) {
+	p, err := judge.LoadProblem(problemDir, nil)
+	if err != nil {
+		return nil, explainLoadError(err)
+	}
+	sub, err := judge.LoadSubmission(solutionFile)
+	if err != nil {
+		return nil, fmt.Errorf("%w (pass a readable solution file)", err)
+	}
+	var pkg bytes.Buffer
+	if _, err := supportpkg.Pack(p.Dir, &pkg); err != nil {
+		return nil, fmt.Errorf("pack %s: %w", problemDir, err)
+	}
+	// runtime_config as written, with Neuro OJ's required fields filled
+	// from the judge's defaults.
+	var pj struct {
+		RuntimeConfig map[string]json.RawMessage `json:"runtime_config"`
+	}
+	json.Unmarshal(p.Raw, &pj)
+	side := func(name string) map[string]any {
+		m := map[string]any{}
+		if raw, ok := pj.RuntimeConfig[name]; ok {
+			json.Unmarshal(raw, &m)
+		}
+		return m
+	}
+	ev, so := side("evaluator"), side("solution")
+	rc := p.Runtime
+	setDefault(ev, "image", "noj-evaluator-python")
+	setDefault(ev, "command", strings.Join(rc.Evaluator.Command, " "))
+	setDefault(ev, "time_limit_ms", rc.Evaluator.TimeLimitMs)
+	setDefault(ev, "memory_limit_mb", rc.Evaluator.MemoryLimitMB)
+	setDefault(so, "image", "noj-solution-python")
+	setDefault(so, "call_timeout_ms", rc.Solution.CallTimeoutMs)
+	setDefault(so, "memory_limit_mb", rc.Solution.MemoryLimitMB)
+	full := map[string]any{}
+	for k, v := range pj.RuntimeConfig {
+		full[k] = v
+	}
+	full["evaluator"], full["solution"] = ev, so
+	return json.Marshal(map[string]any{
+		"submission_id": id, "problem_id": p.Title, "language": "python", "code": string(sub.Code),
+		"download_url": supportpkg.Base64URL(pkg.Bytes()), "file_name": "main.py",
+		"rejudge_seq": seq, "runtime_config": full,
+	})
+}
+
+func setDefault(m map[string]any, key string, v any) {
+	if _, ok := m[key]; !ok {
+		m[key] = v
+	}
+}
+
+func runSubmit(cmd *cobra.Command, args []string) error {
+	fl := cmd.Flags()
+	id, _ := fl.GetString("submission-id")
+	if id == "" {
+		b := make([]byte, 8)
+		rand.Read(b)
+		id = "tether-" + hex.EncodeToString(b)
+	}
+	seq, _ := fl.GetInt64("rejudge-seq")
+	task, err := buildTask(args[0], args[1], id, seq)
+	if err != nil {
+		return err
+	}
+	wait, _ := fl.GetBool("wait")
+	timeout, _ := fl.GetDuration("timeout")
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var result []byte
+	u := brokerURL(cmd)
+	switch {
+	case strings.HasPrefix(u, "redis://") || strings.HasPrefix(u, "rediss://"):
+		result, err = submitRedis(ctx, cmd, u, task, id, wait, timeout)
+	case u == "embedded" || strings.HasPrefix(u, "nats://") || strings.HasPrefix(u, "tls://"):
+		result, err = submitNATS(ctx, cmd, u, task, id, seq, wait, timeout)
+	default:
+		return fmt.Errorf("--broker %q: want redis://HOST:PORT/DB, nats://HOST:PORT or embedded", u)
+	}
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	if !wait {
+		fmt.Fprintf(out, "queued %s\n", id)
+		return nil
+	}
+	if asJSON, _ := fl.GetBool("json"); asJSON {
+		var buf bytes.Buffer
+		json.Indent(&buf, result, "", "  ")
+		buf.WriteByte('\n')
+		_, err := out.Write(buf.Bytes())
+		return err
+	}
+	return printWorkerResult(out, result)
+}
+
+func submitRedis(ctx context.Context, cmd *cobra.Command, u string, task []byte, id string, wait bool, timeout time.Duration) ([]byte, error) {
+	queue, _ := cmd.Flags().GetString("queue")
+	results, _ := cmd.Flags().GetString("result-queue")
+	for flag, env := range map[string]string{"queue": "JUDGE_QUEUE", "result-queue": "RESULT_QUEUE"} {
+		if v := os.Getenv(env); v != "" && !cmd.Flags().Changed(flag) {
+			if flag == "queue" {
+				queue = v
+			} else {
+				results = v
+			}
+		}
+	}
+	opts, err := redis.ParseURL(u)
+	if err != nil {
+		return nil, fmt.Errorf("--broker %s: %v", redisq.Redacted(u), err)
+	}
+	c := redis.NewClient(opts)
+	defer c.Close()
+	if err := c.LPush(ctx, queue, task).Err(); err != nil {
+		return nil, fmt.Errorf("cannot queue at %s: %v", redisq.Redacted(u), err)
+	}
+	if !wait {
+		return nil, nil
+	}
+	// The result list is Neuro OJ's core's: take only this submission's.
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		items, err := c.LRange(ctx, results, 0, -1).Result()
+		if err == nil {
+			for _, raw := range items {
+				var r struct {
+					SubmissionID string `json:"submission_id"`
+				}
+				if json.Unmarshal([]byte(raw), &r) == nil && r.SubmissionID == id {
+					c.LRem(ctx, results, 1, raw)
+					return []byte(raw), nil
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("no result for %s within %v (is a tether worker on %s running?)", id, timeout, redisq.Redacted(u))
+		case <-tick.C:
+		}
+	}
+}
+
+func submitNATS(ctx context.Context, cmd *cobra.Command, u string, task []byte, id string, seq int64, wait bool, timeout time.Duration) ([]byte, error) {
+	token := os.Getenv("NATS_TOKEN")
+	if u == "embedded" {
+		dataDir, _ := cmd.Flags().GetString("data-dir")
+		listen, _ := cmd.Flags().GetString("listen")
+		tok, err := natsq.ReadToken(dataDir)
+		if err != nil {
+			return nil, err
+		}
+		u, token = "nats://"+listen, tok
+	}
+	b, err := natsq.Connect(ctx, natsq.Options{URL: u, Token: token})
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	if err := b.Enqueue(ctx, task, id, seq); err != nil {
+		return nil, fmt.Errorf("cannot queue at %s: %v", natsq.Redacted(u), err)
+	}
+	if !wait {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := b.WaitResult(ctx, id)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return nil, fmt.Errorf("no result for %s within %v (is tether worker running?)", id, timeout)
+	}
+	return res, err
+}
+
+func printWorkerResult(w io.Writer, raw []byte) error {
+	var r worker.Result
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return fmt.Errorf("the result does not parse: %v", err)
+	}
+	fmt.Fprintf(w, "verdict:  %s\n", r.Status)
+	fmt.Fprintf(w, "score:    %d.%02d\n", r.Score/100, r.Score%100)
+	fmt.Fprintf(w, "time:     %d ms\n", r.TimeMs)
+	fmt.Fprintf(w, "memory:   %d KiB\n", r.MemoryKB)
+	if d := string(r.Details); d != "null" && d != "{}" && d != "" {
+		fmt.Fprintf(w, "details:  %s\n", d)
+	}
+	if r.Output != "" {
+		fmt.Fprintf(w, "evaluator output (tail):\n%s\n", tailLines(r.Output, 20))
+	}
+	return nil
+}
