@@ -190,7 +190,7 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	defer closeRunner(runner)
+	defer runner.Close()
 	network, _ := fl.GetBool("allow-evaluator-network")
 	judger := &worker.Judger{Runner: runner, Packages: cache, Runtimes: runtimes,
 		Allowed: allowedCommands(cmd), WorkDir: workDir, Network: network}
