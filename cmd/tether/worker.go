@@ -172,6 +172,9 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 	if err := os.MkdirAll(workDir, 0o755); err != nil {
 		return fmt.Errorf("--work-dir %s: %v", workDir, err)
 	}
+	for _, dir := range worker.RemoveStaleTasks(workDir) {
+		log.Info("removed the task folder of a worker that died", "dir", dir)
+	}
 
 	var metrics *worker.Metrics
 	if addr, _ := fl.GetString("metrics"); addr != "" {
