@@ -27,6 +27,7 @@ var ErrPackage = errors.New("support package")
 const (
 	MaxPackageBytes = 128 << 20
 	maxEntries      = 1000
+	maxRecords      = 100 * maxEntries
 	maxFileBytes    = 64 << 20
 	maxTotalBytes   = 512 << 20
 )
@@ -36,6 +37,7 @@ const (
 type limits struct {
 	packageBytes int64
 	entries      int
+	records      int // central directory signatures counted before archive/zip reads them
 	fileBytes    int64
 	totalBytes   int64
 }
@@ -43,6 +45,7 @@ type limits struct {
 var defaultLimits = limits{
 	packageBytes: MaxPackageBytes,
 	entries:      maxEntries,
+	records:      maxRecords,
 	fileBytes:    maxFileBytes,
 	totalBytes:   maxTotalBytes,
 }

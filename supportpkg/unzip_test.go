@@ -213,3 +213,38 @@ func TestModes(t *testing.T) {
 		t.Errorf("run.sh = %q", got)
 	}
 }
+
+// TestCentralDirectoryFlood: a package of many entry records is refused
+// before archive/zip holds them all in memory.
+func TestCentralDirectoryFlood(t *testing.T) {
+	c, _ := newCache(t, Options{})
+	c.limits.records = 100
+	var es []zipEntry
+	for i := range 150 {
+		es = append(es, zipEntry{Name: fmt.Sprintf("f%d", i)})
+	}
+	dest, err := extractZip(t, c, makeZip(t, es...))
+	mustFail(t, err, "more than 100 entry records")
+	emptyDir(t, dest)
+}
+
+func TestCountSignature(t *testing.T) {
+	sig := []byte("PK\x01\x02")
+	for _, tc := range []struct {
+		data []byte
+		want int
+	}{
+		{nil, 0},
+		{[]byte("PK\x01\x02"), 1},
+		{[]byte("xxPK\x01\x02PK\x01\x02yy"), 2},
+		// Across the 1 MiB chunk boundary, counted once.
+		{append(bytes.Repeat([]byte("x"), 1<<20-2), []byte("PK\x01\x02PK\x01\x02")...), 2},
+		{append(bytes.Repeat([]byte("x"), 1<<20), []byte("PK\x01\x02")...), 1},
+		{append(bytes.Repeat([]byte("x"), 1<<20-4), []byte("PK\x01\x02")...), 1},
+	} {
+		got, err := countSignature(bytes.NewReader(tc.data), int64(len(tc.data)), sig, 1000)
+		if err != nil || got != tc.want {
+			t.Errorf("countSignature(%d bytes) = %d, %v; want %d", len(tc.data), got, err, tc.want)
+		}
+	}
+}
