@@ -60,9 +60,11 @@ func (r *run) result() *Result {
 	// whose successor did not start), so their usage is final.
 	if r.evaluator != nil {
 		res.Exit.Evaluator = r.evaluator.exit()
+		res.Exit.Evaluator.Stderr = stderrTail(stderr)
 	}
 	if r.lastSol != nil {
 		res.Exit.Solution = r.lastSol.exit()
+		res.Exit.Solution.Stderr = stderrTail(r.lastSol.stderrText())
 	}
 	return res
 }

@@ -156,7 +156,7 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 		return nil, nil
 	}
 	r.evaluator = ev
-	sol, startErr := startSide(ctx, r.opts.Runner, r.solSpec, nil, r.fail, r.sideExited(dual.Solution))
+	sol, startErr := startSide(ctx, r.opts.Runner, r.solSpec, newTailBuffer(MaxStderrTail), r.fail, r.sideExited(dual.Solution))
 	if startErr != nil {
 		r.failSetup(fmt.Errorf("cannot start the solution %q: %w", r.solSpec.Args[0], startErr))
 		return nil, nil
@@ -292,7 +292,7 @@ func (r *run) restartSolution(ctx context.Context) (dual.Endpoint, error) {
 	if err != nil {
 		return dual.Endpoint{}, err
 	}
-	s, err := startSide(ctx, r.opts.Runner, spec, nil, r.fail, r.sideExited(dual.Solution))
+	s, err := startSide(ctx, r.opts.Runner, spec, newTailBuffer(MaxStderrTail), r.fail, r.sideExited(dual.Solution))
 	if err != nil {
 		return dual.Endpoint{}, fmt.Errorf("start solution %q: %w", r.solSpec.Args[0], err)
 	}

@@ -1,6 +1,9 @@
 package judge
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // MaxStreamOutput is how much of each evaluator stream is kept (docs/protocol/judge.md).
 const MaxStreamOutput = 1 << 20
@@ -53,4 +56,23 @@ func (t *tailBuffer) String() string {
 		}
 	}
 	return string(b)
+}
+
+// MaxStderrTail is how much of each side's stderr ProcessExit.Stderr holds.
+const MaxStderrTail = 4 << 10
+
+// stderrTail is the last lines of s in at most MaxStderrTail bytes: cut on
+// a character boundary, then past the first newline when a whole line
+// still follows it.
+func stderrTail(s string) string {
+	if len(s) <= MaxStderrTail {
+		return s
+	}
+	t := newTailBuffer(MaxStderrTail)
+	t.Write([]byte(s))
+	tail := t.String()
+	if i := strings.IndexByte(tail, '\n'); i >= 0 && i+1 < len(tail) {
+		tail = tail[i+1:]
+	}
+	return tail
 }

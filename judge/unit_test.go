@@ -211,3 +211,20 @@ func TestLoadProblemErrors(t *testing.T) {
 		t.Fatalf("LoadSubmission(dir): %v", err)
 	}
 }
+
+// stderrTail keeps the last lines of a side's stderr in MaxStderrTail
+// bytes, starting on a line and never inside a character.
+func TestStderrTail(t *testing.T) {
+	if got := stderrTail("short\n"); got != "short\n" {
+		t.Errorf("short stderr: %q", got)
+	}
+	long := strings.Repeat("é", MaxStderrTail) + "\nlast line\n"
+	if got := stderrTail(long); got != "last line\n" {
+		t.Errorf("long stderr: %q", got)
+	}
+	oneLine := strings.Repeat("€", MaxStderrTail)
+	got := stderrTail(oneLine)
+	if len(got) > MaxStderrTail || !utf8.ValidString(got) || !strings.HasSuffix(oneLine, got) || len(got) < MaxStderrTail-3 {
+		t.Errorf("one long line: %d bytes, valid %v", len(got), utf8.ValidString(got))
+	}
+}

@@ -177,6 +177,11 @@ func printSummary(w io.Writer, r *judge.Result) {
 	if d := string(r.Details); d != "{}" && d != "" {
 		fmt.Fprintf(w, "details:  %s\n", d)
 	}
+	// The evaluator's stderr ends its output; the solution's is shown
+	// apart, as it is often the only word on why it did not start.
+	if e := r.Exit.Solution; e != nil && e.Stderr != "" {
+		fmt.Fprintf(w, "solution stderr (last lines):\n%s\n", tailLines(e.Stderr, 20))
+	}
 	if r.Output != "" {
 		fmt.Fprintf(w, "evaluator output (tail):\n%s\n", tailLines(r.Output, 20))
 	}

@@ -210,3 +210,54 @@ func TestJudgeCommandAllowList(t *testing.T) {
 		t.Fatalf("--allow-command sh: %v", err)
 	}
 }
+
+// Issue 17, defect 10: a side whose command fails said only "solution host
+// did not start" and exit 127. The end of each side's stderr is in the
+// result (exit.SIDE.stderr) and in the summary.
+func TestJudgeCommandShowsWhyASideDidNotStart(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"problem.json": `{"runtime_config":{"evaluator":{"command":"sh evaluate.sh"},` +
+			`"solution":{"command":["sh","-c","echo starting >&2; echo 'cannot load libfoo.so: No such file' >&2; exit 127"],"ready_timeout_ms":20000}}}`,
+		"evaluate.sh": `echo '{"type":"call","id":"1","fn":"add","args":[1,2]}'` + "\nread line\n",
+		"broken.sh":   "echo 'evaluator: data.txt is missing' >&2\nexit 3\n",
+		"sol.py":      "def add(a, b):\n    return a + b\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sol := filepath.Join(dir, "sol.py")
+	out, err := runJudgeCLI(t, dir, sol, "--sandbox", "none", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res judge.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("--json output %q: %v", out, err)
+	}
+	if e := res.Exit.Solution; res.Status != judge.SystemError || e == nil || e.ExitCode == nil || *e.ExitCode != 127 ||
+		e.Stderr != "starting\ncannot load libfoo.so: No such file\n" {
+		t.Fatalf("status %v, exit.solution %+v; want SystemError, exit 127 and the stderr", res.Status, res.Exit.Solution)
+	}
+	if out, _ := runJudgeCLI(t, dir, sol, "--sandbox", "none"); !strings.Contains(out, "solution stderr (last lines):\nstarting\ncannot load libfoo.so: No such file\n") {
+		t.Fatalf("summary lacks the solution's stderr:\n%s", out)
+	}
+
+	os.WriteFile(filepath.Join(dir, "problem.json"), []byte(`{"runtime_config":{"evaluator":{"command":"sh broken.sh"}}}`), 0o644)
+	out, err = runJudgeCLI(t, dir, sol, "--sandbox", "none", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = judge.Result{}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("--json output %q: %v", out, err)
+	}
+	if e := res.Exit.Evaluator; res.Status != judge.SystemError || e == nil || e.Stderr != "evaluator: data.txt is missing\n" {
+		t.Fatalf("status %v, exit.evaluator %+v; want SystemError and the stderr", res.Status, res.Exit.Evaluator)
+	}
+	if out, _ := runJudgeCLI(t, dir, sol, "--sandbox", "none"); !strings.Contains(out, "evaluator: data.txt is missing") {
+		t.Fatalf("summary lacks the evaluator's stderr:\n%s", out)
+	}
+}
