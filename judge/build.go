@@ -60,7 +60,6 @@ func (r *run) result() *Result {
 	// whose successor did not start), so their usage is final.
 	if r.evaluator != nil {
 		res.Exit.Evaluator = r.evaluator.exit()
-		res.Exit.Evaluator.Stderr = stderrTail(stderr)
 	}
 	if r.lastSol != nil {
 		res.Exit.Solution = r.lastSol.exit()

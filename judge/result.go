@@ -59,11 +59,12 @@ type ProcessExit struct {
 	// time, memory). False for a process that exited or died on its own.
 	KilledByJudge bool   `json:"killed_by_judge"`
 	Error         string `json:"error,omitempty"`
-	// Stderr is the end of what the process wrote to its stderr: its last
-	// lines, at most MaxStderrTail bytes, starting on a line when there is
-	// room for one and always on a character. It says why a side that did
-	// not start failed ("solution host did not start" with exit 127 names
-	// no cause by itself). Absent when the process wrote nothing there.
+	// Stderr is the end of what the solution process wrote to its stderr:
+	// its last lines, at most MaxStderrTail bytes, starting on a line when
+	// there is room for one and always on a character. It says why a
+	// solution that did not start failed ("solution host did not start"
+	// with exit 127 names no cause by itself). Absent when it wrote
+	// nothing there, and for the evaluator, whose stderr ends Output.
 	Stderr string `json:"stderr,omitempty"`
 }
 

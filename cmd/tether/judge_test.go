@@ -212,8 +212,9 @@ func TestJudgeCommandAllowList(t *testing.T) {
 }
 
 // Issue 17, defect 10: a side whose command fails said only "solution host
-// did not start" and exit 127. The end of each side's stderr is in the
-// result (exit.SIDE.stderr) and in the summary.
+// did not start" and exit 127. The end of the solution's stderr is in the
+// result (exit.solution.stderr) and in the summary; the evaluator's ends
+// its output, in both.
 func TestJudgeCommandShowsWhyASideDidNotStart(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
@@ -254,8 +255,8 @@ func TestJudgeCommandShowsWhyASideDidNotStart(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("--json output %q: %v", out, err)
 	}
-	if e := res.Exit.Evaluator; res.Status != judge.SystemError || e == nil || e.Stderr != "evaluator: data.txt is missing\n" {
-		t.Fatalf("status %v, exit.evaluator %+v; want SystemError and the stderr", res.Status, res.Exit.Evaluator)
+	if res.Status != judge.SystemError || !strings.HasSuffix(res.Output, judge.StderrSeparator+"evaluator: data.txt is missing\n") {
+		t.Fatalf("status %v, output %q; want SystemError and the evaluator's stderr", res.Status, res.Output)
 	}
 	if out, _ := runJudgeCLI(t, dir, sol, "--sandbox", "none"); !strings.Contains(out, "evaluator: data.txt is missing") {
 		t.Fatalf("summary lacks the evaluator's stderr:\n%s", out)
