@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"io"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -85,6 +86,43 @@ func TestCPUsNotAvailableFailStart(t *testing.T) {
 			if want := "CPU " + strconv.Itoa(cpus[0]) + " is not one this process may run on"; !strings.Contains(err.Error(), want) {
 				t.Fatalf("%s: CPUs %v: %v; want it to say %q", r.Kind(), cpus, err, want)
 			}
+		}
+	}
+}
+
+// A pinned program that widens its own affinity (sched_setaffinity), or a
+// child's, still runs only on its CPU: the cpuset cgroup holds it there.
+func TestLinuxCPUsCannotBeEscaped(t *testing.T) {
+	cpu := otherCPU(t)
+	for _, warm := range []int{0, 1} {
+		r := requireLinuxRunnerWith(t, &LinuxOptions{WarmStarts: warm})
+		if !r.cgroups.cpuset {
+			if os.Getenv("TETHER_REQUIRE_SANDBOX") == "1" {
+				t.Fatal("TETHER_REQUIRE_SANDBOX=1 but the cpuset cgroup controller is not offered to this process")
+			}
+			t.Skip("no cpuset cgroup controller here: Spec.CPUs is only an affinity")
+		}
+		res := run(t, r, Spec{Args: pyArgs(`
+import os
+everything = set(range(64))  # os.cpu_count() reads /sys, which is not there
+try:
+    os.sched_setaffinity(0, everything)
+except OSError as e:
+    print("refused", e.errno)
+print(sorted(os.sched_getaffinity(0)), flush=True)
+pid = os.fork()
+if pid == 0:
+    try:
+        os.sched_setaffinity(0, everything)
+    except OSError:
+        pass
+    print(sorted(os.sched_getaffinity(0)), flush=True)
+    os._exit(0)
+os.waitpid(pid, 0)
+`), CPUs: []int{cpu}}, "")
+		want := strings.Repeat("["+strconv.Itoa(cpu)+"]\n", 2)
+		if res.stdout != want {
+			t.Fatalf("warm starts %d: the program's CPUs after widening them: %q (stderr %q), want %q", warm, res.stdout, res.stderr, want)
 		}
 	}
 }

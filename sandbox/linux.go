@@ -340,7 +340,7 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 	if warm != nil {
 		p.cg = warm.cg
 		err = warm.start(warmJob{placeholder: placeholder, program: program, joinNet: joinNet, memory: spec.Limits.Memory, pids: pids, p: p})
-	} else if p.cg, err = r.cgroups.newCgroup(name, spec.Limits.Memory, pids); err == nil {
+	} else if p.cg, err = r.cgroups.newCgroup(name, spec.Limits.Memory, pids, p.cpus); err == nil {
 		err = startInNewPIDNamespace(placeholder, program, joinNet, p)
 	}
 	if r.warm != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/criyle/go-sandbox/pkg/cgroup"
+	"golang.org/x/sys/unix"
 )
 
 // cgroupRoot is where the controllers are mounted.
@@ -163,12 +164,12 @@ type sandboxCgroup struct {
 }
 
 // newCgroup makes the cgroup named name (fails if it exists) and sets its limits.
-func (l *cgroupLayout) newCgroup(name string, memory int64, pids int) (*sandboxCgroup, error) {
+func (l *cgroupLayout) newCgroup(name string, memory int64, pids int, cpus *unix.CPUSet) (*sandboxCgroup, error) {
 	cg, err := l.makeCgroup(name)
 	if err != nil {
 		return nil, err
 	}
-	if err := cg.setLimits(memory, pids); err != nil {
+	if err := cg.setLimits(memory, pids, cpus); err != nil {
 		cg.destroy()
 		return nil, err
 	}
@@ -241,8 +242,18 @@ func (cg *sandboxCgroup) setWeight() error {
 	return nil
 }
 
-// setLimits sets the memory (and swap) and pids limits; 0 leaves one unset.
-func (cg *sandboxCgroup) setLimits(memory int64, pids int) error {
+// setLimits sets the memory (and swap) and pids limits, 0 leaving one
+// unset, and confines the sandbox to cpus where the cpuset controller is
+// used (nil leaves every CPU the judge may use).
+func (cg *sandboxCgroup) setLimits(memory int64, pids int, cpus *unix.CPUSet) error {
+	if cpus != nil && cg.cpusetDir != "" {
+		// A program can change its own affinity (sched_setaffinity) but
+		// not its cpuset: the kernel keeps every process of the cgroup,
+		// and whatever affinity it asks for, within these CPUs.
+		if err := os.WriteFile(filepath.Join(cg.cpusetDir, "cpuset.cpus"), []byte(cpuList(cpus)), 0o644); err != nil {
+			return fmt.Errorf("cgroup: cpuset CPUs %s: %w", cpuList(cpus), err)
+		}
+	}
 	if memory > 0 {
 		if err := cg.mem.SetMemoryLimit(uint64(memory)); err != nil {
 			return fmt.Errorf("cgroup: memory limit: %w", err)

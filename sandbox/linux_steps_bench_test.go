@@ -112,7 +112,7 @@ func BenchmarkStartSteps(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			i++
-			cg, err := r.cgroups.newCgroup(fmt.Sprintf("%s-bench%d", ownerTag, i), 64<<20, 10)
+			cg, err := r.cgroups.newCgroup(fmt.Sprintf("%s-bench%d", ownerTag, i), 64<<20, 10, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

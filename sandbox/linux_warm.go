@@ -157,7 +157,7 @@ func (t *warmThread) discard() {
 // serve runs on the prepared thread, which then ends inside the cgroup
 // (see cgroupEntry.done): a move out would wait for a grace period again.
 func (t *warmThread) serve(job warmJob) error {
-	err := t.cg.setLimits(job.memory, job.pids)
+	err := t.cg.setLimits(job.memory, job.pids, job.p.cpus)
 	if err == nil {
 		err = startChildren(t.entry, job.placeholder, job.program, job.joinNet, job.p)
 	}

@@ -48,8 +48,10 @@ type Spec struct {
 	Network bool
 	Limits  Limits
 	// CPUs are the CPUs the program, and everything it starts, may run on
-	// (its CPU affinity, Linux only). Empty means any this process may use;
-	// a CPU it may not use fails Start.
+	// (Linux only): its CPU affinity, and for the linux runner where the
+	// cpuset cgroup controller is offered also its cpuset, which the program
+	// cannot widen. Empty means any this process may use; a CPU it may not
+	// use fails Start.
 	CPUs []int
 }
 
