@@ -20,7 +20,9 @@ import (
 
 // LinuxOptions configure the linux runner. A nil or zero value means the defaults.
 type LinuxOptions struct {
-	// UID and GID the programs run as; 0 means 65534 (nobody). Root is refused.
+	// UID and GID every program runs as. 0 means a uid of its own for each
+	// sandbox while it runs (see linux_uids.go), and gid 65534 (nogroup).
+	// Root is refused.
 	UID, GID int
 	// SystemPaths are bound read-only at the same path in every sandbox;
 	// nil means defaultSystemPaths. Paths that do not exist are skipped.
@@ -30,9 +32,6 @@ type LinuxOptions struct {
 	// WorkDirBytes caps the private work dir (a tmpfs) when the Spec sets
 	// no memory limit; 0 means 256 MiB. With a memory limit the cap is that limit.
 	WorkDirBytes int64
-	// SeparateNetworks gives every start a new network namespace even where
-	// the runner could share one safely (see linux_netns.go); slower.
-	SeparateNetworks bool
 	// WarmStarts is how many start threads the runner keeps prepared, each
 	// already inside a fresh cgroup (see linux_warm.go); 0 means none, and
 	// every start prepares its own. The runner starts preparing them when
@@ -61,11 +60,12 @@ var ErrLinuxUnavailable = errors.New("linux sandbox not available")
 // placeholder reads EOF and exits, and the kernel kills the rest of its
 // namespace: no sandbox outlives its judge.
 //
-// A sandbox without Spec.Network joins the runner's one empty network
-// namespace (loopback down) and gets a Landlock domain of its own that
-// keeps abstract Unix sockets inside it, where the kernel has that scoping;
-// else it gets a new network namespace (see linux_netns.go for the cost and
-// the trade-off). Close releases the shared namespace.
+// A sandbox without Spec.Network gets a network namespace of its own
+// (loopback down), so nothing a network namespace scopes is shared between
+// sandboxes that run at once; and where the kernel has it, every sandbox
+// gets a Landlock domain that keeps its abstract Unix sockets to itself
+// (see linux_netns.go). Each sandbox that runs at once has a user of its
+// own (see linux_uids.go).
 //
 // Cgroups are made under "tether/" in the judge's own cgroup of each
 // controller and temp dirs under TempRoot/tether-sbx-*, named after the
@@ -74,6 +74,7 @@ var ErrLinuxUnavailable = errors.New("linux sandbox not available")
 // A Linux runner is safe for concurrent use.
 type Linux struct {
 	uid, gid     int
+	pooledUIDs   bool // a uid per running sandbox (see linux_uids.go); uid is the range's first
 	system       []string
 	tempRoot     string
 	workDirBytes int64
@@ -87,10 +88,12 @@ type Linux struct {
 	// root is the host dir every sandbox pivots into (see sharedRootDir);
 	// "" means a new one per sandbox.
 	root string
-	// sharedNet holds the one empty network namespace that sandboxes
-	// without Spec.Network join; nil means a new one per start.
+	// hostNet is the judge's own network namespace, for a sandbox with
+	// Spec.Network started by a prepared thread (already in a new one).
 	// Closed by Close.
-	sharedNet *os.File
+	hostNet *os.File
+	// scopeSockets: the kernel can scope abstract Unix sockets (Landlock).
+	scopeSockets bool
 	// warm holds the prepared start threads; nil without WarmStarts.
 	// Closed by Close.
 	warm *warmPool
@@ -105,10 +108,10 @@ func NewLinux(opts *LinuxOptions) (*Linux, error) {
 	}
 	r := &Linux{uid: opts.UID, gid: opts.GID, tempRoot: opts.TempRoot, workDirBytes: opts.WorkDirBytes}
 	if r.uid == 0 {
-		r.uid = 65534
+		r.uid, r.pooledUIDs = sandboxUIDBase, true
 	}
 	if r.gid == 0 {
-		r.gid = 65534
+		r.gid = sandboxGID
 	}
 	if r.tempRoot == "" {
 		r.tempRoot = os.TempDir()
@@ -118,6 +121,11 @@ func NewLinux(opts *LinuxOptions) (*Linux, error) {
 	}
 	if err := probeLinux(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrLinuxUnavailable, err)
+	}
+	if r.pooledUIDs {
+		if err := checkUIDLockDir(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrLinuxUnavailable, err)
+		}
 	}
 	cg, err := detectCgroups()
 	if err != nil {
@@ -158,17 +166,16 @@ func NewLinux(opts *LinuxOptions) (*Linux, error) {
 			}
 		}
 	}
-	if err := removeStale(cg.parentDirs(), r.tempRoot); err != nil {
+	if err := errors.Join(removeStale(cg.parentDirs(), r.tempRoot), removeStaleJudgeGroups(cg.judgeGroupHomes())); err != nil {
 		return nil, fmt.Errorf("sandbox: clean up after a dead judge: %w", err)
 	}
 	r.root = sharedRootDir(r.tempRoot)
 	if opts.WarmStarts > 0 {
 		r.warm = newWarmPool(cg, opts.WarmStarts)
 	}
-	if !opts.SeparateNetworks && landlockABI() >= landlockScopeABI {
-		if r.sharedNet, err = newSharedNetNS(); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrLinuxUnavailable, err)
-		}
+	r.scopeSockets = landlockABI() >= landlockScopeABI
+	if r.hostNet, err = openHostNetNS(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrLinuxUnavailable, err)
 	}
 	if r.warm != nil {
 		r.warm.fill() // in the background: ready by the first start of a judge run
@@ -176,8 +183,7 @@ func NewLinux(opts *LinuxOptions) (*Linux, error) {
 	return r, nil
 }
 
-// Close discards the runner's prepared start threads, releases its shared
-// network namespace and ends its lifeline, so every sandbox of this runner
+// Close discards the runner's prepared start threads and ends its lifeline, so every sandbox of this runner
 // that still runs is killed: call it after the last run. Start must not be
 // called after Close. Safe twice.
 func (r *Linux) Close() error {
@@ -185,7 +191,7 @@ func (r *Linux) Close() error {
 		r.warm.close()
 	}
 	var errs []error
-	for _, f := range []*os.File{r.sharedNet, r.lifelineHold, r.lifeline, r.devNull} {
+	for _, f := range []*os.File{r.hostNet, r.lifelineHold, r.lifeline, r.devNull} {
 		if f == nil {
 			continue
 		}
@@ -284,18 +290,25 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 			return nil, fmt.Errorf("dir %q is not visible inside the sandbox (not under a system path or a Bind)", spec.Dir)
 		}
 	}
+	uid := r.uid
+	if r.pooledUIDs {
+		if p.uid, err = claimUID(); err != nil {
+			return nil, err
+		}
+		uid = p.uid.uid
+	}
 	tmpfsBytes := r.workDirBytes
 	if spec.Limits.Memory > 0 {
 		tmpfsBytes = spec.Limits.Memory
 	}
-	mounts, err := buildMounts(p.dir, roots, tmpfsBytes, r.uid, r.gid)
+	mounts, err := buildMounts(p.dir, roots, tmpfsBytes, uid, r.gid)
 	if err != nil {
 		return nil, err
 	}
 	if err := p.makePipes(); err != nil {
 		return nil, err
 	}
-	cred := &syscall.Credential{Uid: uint32(r.uid), Gid: uint32(r.gid)}
+	cred := &syscall.Credential{Uid: uint32(uid), Gid: uint32(r.gid)}
 	placeholder := &forkexec.Runner{
 		Args:       []string{r.placeholder},
 		Files:      []uintptr{r.lifeline.Fd(), r.devNull.Fd(), r.devNull.Fd()},
@@ -321,14 +334,7 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 		NoNewPrivs: true,
 		DropCaps:   true,
 	}
-	var joinNet *os.File
-	switch {
-	case spec.Network:
-	case r.sharedNet != nil:
-		joinNet = r.sharedNet
-	default:
-		program.CloneFlags |= unix.CLONE_NEWNET
-	}
+	net := netPlan{host: spec.Network, hostNS: r.hostNet, scope: r.scopeSockets}
 	pids := 0
 	if spec.Limits.Pids > 0 {
 		pids = spec.Limits.Pids + 1 // the placeholder is one of them
@@ -339,9 +345,9 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 	}
 	if warm != nil {
 		p.cg = warm.cg
-		err = warm.start(warmJob{placeholder: placeholder, program: program, joinNet: joinNet, memory: spec.Limits.Memory, pids: pids, p: p})
+		err = warm.start(warmJob{placeholder: placeholder, program: program, net: net, memory: spec.Limits.Memory, pids: pids, p: p})
 	} else if p.cg, err = r.cgroups.newCgroup(name, spec.Limits.Memory, pids, p.cpus); err == nil {
-		err = startInNewPIDNamespace(placeholder, program, joinNet, p)
+		err = startInNewPIDNamespace(placeholder, program, net, p)
 	}
 	if r.warm != nil {
 		// Refills run when a sandbox closes (between runs, not in the

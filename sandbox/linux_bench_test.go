@@ -12,8 +12,7 @@ import (
 // BenchmarkStart measures one whole sandbox life — Start, EOF on stdin,
 // drain stdout, Wait, Close — of the same program through the "none"
 // runner (a plain exec in its own process group) and the "linux" runner
-// (with the shared network namespace where the kernel allows it, and with
-// SeparateNetworks, a new one per start). "linux" starts cold: each start
+// (a new network namespace per start). "linux" starts cold: each start
 // prepares its own start thread and cgroup; "linux-warm" takes one that
 // the runner prepared in the background (WarmStarts: 2; see linux_warm.go),
 // whose preparation is not in the measured time. "python3" is the interpreter
@@ -28,11 +27,6 @@ func BenchmarkStart(b *testing.B) {
 		b.Skipf("linux sandbox unavailable: %v", err)
 	}
 	defer linux.Close()
-	separate, err := NewLinux(&LinuxOptions{SeparateNetworks: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer separate.Close()
 	warm, err := NewLinux(&LinuxOptions{WarmStarts: 2})
 	if err != nil {
 		b.Fatal(err)
@@ -42,11 +36,11 @@ func BenchmarkStart(b *testing.B) {
 	if py == nil {
 		b.Skip("no python3 on the host PATH")
 	}
-	b.Logf("python3 = %s (PATH gives %s); shared network namespace: %v", py.executable, py.onPath["python3"], linux.sharedNet != nil)
+	b.Logf("python3 = %s (PATH gives %s)", py.executable, py.onPath["python3"])
 	runners := []struct {
 		name string
 		r    Runner
-	}{{"none", NewPlain()}, {"linux", linux}, {"linux-warm", warm}, {"linux-separate-net", separate}}
+	}{{"none", NewPlain()}, {"linux", linux}, {"linux-warm", warm}}
 	for _, prog := range []struct {
 		name string
 		args []string

@@ -40,11 +40,28 @@ const (
 // v1Hierarchy is one cgroup v1 hierarchy the runner uses: one or more
 // controllers mounted together (often cpu and cpuacct), and the parent of
 // the sandbox cgroups in it.
+//
+// In the hierarchy of the cpu controller the parent is the judge's own
+// (judgeCPUGroup), beside the judge's cgroup rather than in the "tether"
+// folder every judge on the machine shares: CPU weights divide a parent's
+// share among its children, so one shared folder would give all the
+// sandboxes of every judge together the share of one process group.
+// With a group per judge, the sandboxes of a judge together weigh as the
+// judge's own processes did when they ran among them (one autogroup).
 type v1Hierarchy struct {
 	ct     cgroup.Controllers // the controllers of it the runner uses
 	mount  string             // a controller name: its dir under cgroupRoot
 	parent string             // parent prefix relative to the hierarchy root
+	// perJudge: parent is judgeCPUGroup in judgeHome (the judge's own
+	// cgroup, relative to the hierarchy root), not the shared folder.
+	perJudge  bool
+	judgeHome string
 }
+
+// judgeCPUGroup names this judge's parent in the cpu hierarchy (see
+// v1Hierarchy); a dead judge's is removed by the next runner
+// (removeStaleJudgeGroups).
+var judgeCPUGroup = cgroupParentName + "-" + ownerTag
 
 // neededV1 are the cgroup v1 controllers the linux runner needs: memory
 // (limit, peak, OOM count), pids (fork bombs), cpuacct (CPU time) and cpu
@@ -99,7 +116,11 @@ func detectCgroups() (*cgroupLayout, error) {
 		if len(parts) != 3 {
 			continue
 		}
-		h := v1Hierarchy{parent: filepath.Join(strings.TrimPrefix(parts[2], "/"), cgroupParentName)}
+		home := strings.TrimPrefix(parts[2], "/")
+		h := v1Hierarchy{parent: filepath.Join(home, cgroupParentName)}
+		if containsString(strings.Split(parts[1], ","), cgroup.CPU) {
+			h.parent, h.perJudge, h.judgeHome = filepath.Join(home, judgeCPUGroup), true, home
+		}
 		for _, c := range strings.Split(parts[1], ",") {
 			if !containsString(neededV1, c) && c != cgroup.CPUSet {
 				continue
@@ -135,6 +156,18 @@ func detectCgroups() (*cgroupLayout, error) {
 // fallback), so any failure only means it is not used.
 func cpusetUsable(parent string) bool {
 	return os.MkdirAll(filepath.Join(cgroupRoot, cgroup.CPUSet, parent), 0o755) == nil
+}
+
+// judgeGroupHomes lists the host directories that hold the judges' own
+// parents (judgeCPUGroup), where dead judges' are found.
+func (l *cgroupLayout) judgeGroupHomes() []string {
+	var dirs []string
+	for _, h := range l.hier {
+		if h.perJudge {
+			dirs = append(dirs, filepath.Join(cgroupRoot, h.mount, h.judgeHome))
+		}
+	}
+	return dirs
 }
 
 // parentDirs lists the host directories holding this judge's sandbox cgroups.

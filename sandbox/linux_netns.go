@@ -11,22 +11,22 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A new network namespace per start costs about 3 ms here (its creation
-// and its teardown when the last process leaves; the kernel tears network
-// namespaces down in a shared work queue, which on many kernels is slow).
-// So when the kernel can keep sandboxes apart inside one namespace, the
-// linux runner makes ONE empty network namespace (only a loopback device,
-// left down: no address, no route, so a connect to 127.0.0.1 fails) and every
-// sandbox without Spec.Network joins it.
+// Every sandbox without Spec.Network gets a network namespace of its own:
+// its start thread unshares one before it starts the sandbox's two
+// processes (a prepared thread, linux_warm.go, does so ahead of the start).
+// Its loopback device stays down: no address, no route, so a connect to
+// 127.0.0.1 fails. A namespace costs a few milliseconds to make (off the
+// start's path for a prepared thread) and its teardown runs in a kernel
+// work queue after the last process leaves.
 //
-// The trade-off: what a network namespace scopes is then shared by the
-// sandboxes of one runner. IP sockets are useless there (no interface is
-// up), but abstract Unix sockets are per namespace, so two sandboxes could
-// talk through one. Each start therefore also gets a Landlock domain of its
-// own that scopes abstract Unix sockets (LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET,
-// Landlock ABI 6, Linux 6.12): a program can connect only to abstract
-// sockets made inside its own sandbox. A kernel without that scoping keeps
-// a fresh network namespace per start.
+// An earlier design had every such sandbox join one shared empty namespace
+// and kept abstract Unix sockets apart with Landlock. That is not enough:
+// what a network namespace scopes is more than connections. Two sandboxes
+// in one namespace shared the names of abstract sockets and the ports (a
+// bind that fails with EADDRINUSE is a signal), and NETLINK_USERSOCK
+// carried messages between them. Each sandbox still gets the Landlock
+// scoping where the kernel has it: a sandbox with Spec.Network shares the
+// host's namespace, and must not reach the host's abstract sockets.
 
 // landlockScopeABI is the first Landlock ABI with IPC scoping.
 const landlockScopeABI = 6
@@ -40,37 +40,43 @@ func landlockABI() int {
 	return int(v)
 }
 
-// newSharedNetNS makes the empty network namespace and returns a handle
-// that keeps it alive until closed. unshare(CLONE_NEWNET) moves only the
-// calling thread, so it runs on a locked thread that is never given back to
-// the Go scheduler (the runtime discards it when the goroutine ends).
-func newSharedNetNS() (*os.File, error) {
-	type result struct {
-		f   *os.File
-		err error
+// openHostNetNS opens the judge's network namespace. Not /proc/self: that
+// is the main thread's, and a start that ran on the main thread left it in
+// a sandbox's namespace (the runtime parks a main thread that ends locked
+// rather than ending it). Every thread that can run this goroutine is still
+// in the judge's.
+func openHostNetNS() (*os.File, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	f, err := os.Open("/proc/thread-self/ns/net")
+	if err != nil {
+		return nil, fmt.Errorf("open the judge's network namespace: %w", err)
 	}
-	done := make(chan result, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: see above
-		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
-			done <- result{err: fmt.Errorf("unshare network namespace: %w", err)}
-			return
-		}
-		f, err := os.Open("/proc/thread-self/ns/net")
-		done <- result{f, err}
-	}()
-	res := <-done
-	return res.f, res.err
+	return f, nil
 }
 
-// joinSandboxNetwork is called on the locked, throw-away start thread:
-// it joins the shared namespace and puts the thread (and so every process
-// it starts) in a new Landlock domain scoping abstract Unix sockets.
-func joinSandboxNetwork(netns *os.File) error {
-	if err := unix.Setns(int(netns.Fd()), unix.CLONE_NEWNET); err != nil {
-		return fmt.Errorf("join the sandbox network namespace: %w", err)
+// netPlan is how one start sets up the network of its start thread, which
+// its children inherit.
+type netPlan struct {
+	host       bool     // Spec.Network: the judge's own namespace
+	hostNS     *os.File // the judge's namespace
+	scope      bool     // the kernel can scope abstract Unix sockets
+	fromNewNet bool     // the thread is already in a new namespace (prepared)
+}
+
+// apply runs on the locked, throw-away start thread, after
+// prepareStartThread: back to the host's namespace for a prepared thread
+// whose sandbox has Spec.Network, then the Landlock scoping.
+func (n netPlan) apply() error {
+	if n.host && n.fromNewNet {
+		if err := unix.Setns(int(n.hostNS.Fd()), unix.CLONE_NEWNET); err != nil {
+			return fmt.Errorf("join the host's network namespace: %w", err)
+		}
 	}
-	return restrictAbstractSockets()
+	if n.scope {
+		return restrictAbstractSockets()
+	}
+	return nil
 }
 
 // restrictAbstractSockets puts the calling thread in a new Landlock domain

@@ -14,11 +14,10 @@ var ErrLinuxUnavailable = errors.New("linux sandbox not available")
 
 // LinuxOptions configure the linux runner; see the Linux build of this package.
 type LinuxOptions struct {
-	UID, GID         int
-	SystemPaths      []string
-	TempRoot         string
-	WorkDirBytes     int64
-	SeparateNetworks bool
+	UID, GID     int
+	SystemPaths  []string
+	TempRoot     string
+	WorkDirBytes int64
 }
 
 // Linux is the "linux" runner; off Linux it cannot be made.

@@ -23,6 +23,7 @@ type linuxProcess struct {
 	dir    layout
 	cg     *sandboxCgroup
 	cpus   *unix.CPUSet // the children's affinity (Spec.CPUs), nil for any
+	uid    *uidLease    // the sandbox's own uid, held until Close; nil for a fixed one
 
 	init *os.Process // the namespace placeholder, PID 1 inside
 	main *os.Process // the program, PID 2 inside
@@ -96,6 +97,7 @@ func (p *linuxProcess) cleanupFailedStart() {
 	if p.dir.base != "" {
 		os.RemoveAll(p.dir.base)
 	}
+	p.uid.release()
 }
 
 func (p *linuxProcess) Stdin() io.WriteCloser { return p.stdin }
@@ -210,6 +212,8 @@ func (p *linuxProcess) Close() error {
 		if err := os.RemoveAll(p.dir.base); err != nil {
 			errs = append(errs, fmt.Errorf("sandbox: remove %s: %w", p.dir.base, err))
 		}
+		p.uid.release() // no process of the sandbox is left
+
 		p.closeErr = errors.Join(errs...)
 		if p.onClose != nil {
 			p.onClose()

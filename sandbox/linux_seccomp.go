@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+	"unsafe"
 
 	gsfilter "github.com/criyle/go-sandbox/pkg/seccomp"
 	gsseccomp "github.com/criyle/go-sandbox/pkg/seccomp/libseccomp"
@@ -78,6 +79,11 @@ func cloneFlagsArg(goarch string) uint32 {
 //   - clone3 fails with ENOSYS: its flags sit behind a pointer seccomp
 //     cannot read, and ENOSYS makes glibc (threads, posix_spawn) and Go fall
 //     back to clone, which the rule above checks;
+//   - socket with a family other than Unix, IP and netlink, or netlink with
+//     a protocol other than route, fails with EAFNOSUPPORT, and inotify
+//     with ENOSYS (see sharedKernelChannels);
+//   - a file lock (flock, and fcntl's record and open file description
+//     locks) succeeds without locking anything (see lockCommands);
 //   - everything else is allowed: threads, fork, vfork, plain clone.
 func denyProgram() (gsfilter.Filter, error) {
 	native, err := bpfarch.GetInfo("")
@@ -99,7 +105,10 @@ func denyProgram() (gsfilter.Filter, error) {
 			}},
 		}, {
 			Action: bpfseccomp.ActionErrno | bpfseccomp.Action(unix.ENOSYS),
-			Names:  []string{"clone3"},
+			Names:  existing(native, []string{"clone3", "inotify_init", "inotify_init1"}),
+		}, {
+			Action:             bpfseccomp.ActionErrno | bpfseccomp.Action(unix.EAFNOSUPPORT),
+			NamesWithCondtions: socketRules,
 		}},
 	}
 	rules, err := policy.Assemble()
@@ -117,12 +126,122 @@ func denyProgram() (gsfilter.Filter, error) {
 		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 1, K: uint32(native.ID)},
 		{Code: unix.BPF_RET | unix.BPF_K, K: uint32(bpfseccomp.ActionErrno) | uint32(unix.ENOSYS)},
 	}
-	return append(archGuard, filter...), nil
+	locks, err := lockRules(native)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(archGuard, locks...), filter...), nil
 }
 
-// seccompDataArchOffset is where struct seccomp_data holds the audit arch
-// (after the 32-bit call number).
-const seccompDataArchOffset = 4
+// Sandboxes that run at once share the kernel, and some of what it offers
+// is not divided by their namespaces; the filter closes what a program can
+// use to signal another sandbox (docs/sandbox.md lists what remains):
+//
+//   - socket families: vsock is not scoped by network namespace on every
+//     kernel, and the rarer families are no judged program's business. Unix,
+//     IP and netlink stay (each sandbox has its own network namespace);
+//     netlink only for route (glibc's getaddrinfo asks it), since other
+//     protocols (NETLINK_USERSOCK) let unprivileged sockets message each
+//     other in a shared namespace (a sandbox with Spec.Network).
+//   - inotify: a watch on a file every sandbox can read sees another open it.
+//   - file locks: every sandbox can open the same read-only system files,
+//     and flock works on a read-only descriptor, so one could hold a lock
+//     and another test it. A lock request succeeds without locking (a
+//     program alone in its sandbox loses nothing; two processes of one
+//     sandbox lose mutual exclusion), so no sandbox can ever hold one.
+var socketRules = []bpfseccomp.NameWithConditions{{
+	Name: "socket",
+	Conditions: bpfseccomp.ArgumentConditions{
+		{Argument: 0, Operation: bpfseccomp.NotEqual, Value: unix.AF_UNIX},
+		{Argument: 0, Operation: bpfseccomp.NotEqual, Value: unix.AF_INET},
+		{Argument: 0, Operation: bpfseccomp.NotEqual, Value: unix.AF_INET6},
+		{Argument: 0, Operation: bpfseccomp.NotEqual, Value: unix.AF_NETLINK},
+	},
+}, {
+	Name: "socket",
+	Conditions: bpfseccomp.ArgumentConditions{
+		{Argument: 0, Operation: bpfseccomp.Equal, Value: unix.AF_NETLINK},
+		{Argument: 2, Operation: bpfseccomp.NotEqual, Value: unix.NETLINK_ROUTE},
+	},
+}}
+
+// lockCommands are fcntl's commands that take a lock: they succeed
+// without locking (see socketRules). F_NOTIFY (dnotify, like inotify)
+// fails with EINVAL, as on a kernel without it.
+var lockCommands = []uint32{unix.F_SETLK, unix.F_SETLKW, unix.F_OFD_SETLK, unix.F_OFD_SETLKW}
+
+// lockRules is raw BPF for flock and fcntl's lock commands: they return
+// 0 without running (the assembler turns errno 0 into EPERM). fcntl's
+// command is read by the kernel as a 32-bit unsigned int, so only the low
+// half of the argument is compared (the assembler compares all 64 bits,
+// and a program could set the high half to slip past it).
+func lockRules(native *bpfarch.Info) (gsfilter.Filter, error) {
+	flock, ok1 := native.SyscallNames["flock"]
+	fcntl, ok2 := native.SyscallNames["fcntl"]
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("seccomp: no flock or fcntl on %s", native.Name)
+	}
+	low := uint32(seccompDataArgsOffset + 8) // args[1]
+	if !littleEndian() {
+		low += 4
+	}
+	const (
+		next      = iota // past this block, to the assembled rules
+		retZero          // return 0
+		retEINVAL        // fail with EINVAL
+	)
+	type jeq struct {
+		k      uint32
+		target int // next, retZero or retEINVAL; a miss falls through
+	}
+	var checks []jeq
+	for _, cmd := range lockCommands {
+		checks = append(checks, jeq{cmd, retZero})
+	}
+	checks = append(checks, jeq{unix.F_NOTIFY, retEINVAL})
+	// Layout: ld nr; jeq flock; jeq fcntl (else next); ld low; checks;
+	// ja next; ret 0; ret EINVAL.
+	n := 4 + len(checks) + 3
+	at := map[int]int{next: n, retZero: n - 2, retEINVAL: n - 1}
+	jump := func(from, target int) uint8 { return uint8(at[target] - from - 1) }
+	f := gsfilter.Filter{
+		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: 0}, // the call number
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: jump(1, retZero), K: uint32(flock)},
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jf: jump(2, next), K: uint32(fcntl)},
+		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: low},
+	}
+	for _, c := range checks {
+		f = append(f, gsfilter.Filter{{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: jump(len(f), c.target), K: c.k}}...)
+	}
+	return append(f, gsfilter.Filter{
+		{Code: unix.BPF_JMP | unix.BPF_JA, K: uint32(jump(len(f), next))},
+		{Code: unix.BPF_RET | unix.BPF_K, K: uint32(bpfseccomp.ActionErrno)},
+		{Code: unix.BPF_RET | unix.BPF_K, K: uint32(bpfseccomp.ActionErrno) | uint32(unix.EINVAL)},
+	}...), nil
+}
+
+// existing is names without the calls this architecture does not have.
+func existing(native *bpfarch.Info, names []string) []string {
+	var out []string
+	for _, n := range names {
+		if _, ok := native.SyscallNames[n]; ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func littleEndian() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}
+
+// Offsets in struct seccomp_data: the audit arch follows the 32-bit call
+// number; the six 64-bit arguments follow the instruction pointer.
+const (
+	seccompDataArchOffset = 4
+	seccompDataArgsOffset = 16
+)
 
 // seccompSupported reports whether the kernel has seccomp filters.
 func seccompSupported() bool { return bpfseccomp.Supported() }

@@ -62,7 +62,7 @@ func ownerAlive(name string) bool {
 }
 
 // removeStale kills the processes of and removes every sandbox cgroup under
-// parents, and every temp dir under tempRoot, whose judge is gone. It is
+// parents, and every temp dir under tempRoot ("": none), whose judge is gone. It is
 // what makes a run after a `kill -9` of the judge clean.
 func removeStale(parents []string, tempRoot string) error {
 	var errs []error
@@ -80,6 +80,9 @@ func removeStale(parents []string, tempRoot string) error {
 			}
 		}
 	}
+	if tempRoot == "" {
+		return errors.Join(errs...)
+	}
 	entries, err := os.ReadDir(tempRoot)
 	if err != nil {
 		errs = append(errs, err)
@@ -91,6 +94,32 @@ func removeStale(parents []string, tempRoot string) error {
 		}
 		if err := os.RemoveAll(filepath.Join(tempRoot, e.Name())); err != nil {
 			errs = append(errs, fmt.Errorf("sandbox: remove stale %s: %w", e.Name(), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// removeStaleJudgeGroups removes the per-judge cgroups (judgeCPUGroup)
+// under each of homes whose judge is gone, with the sandbox cgroups in them.
+func removeStaleJudgeGroups(homes []string) error {
+	var errs []error
+	for _, home := range homes {
+		entries, err := os.ReadDir(home)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+		for _, e := range entries {
+			tag, ok := strings.CutPrefix(e.Name(), cgroupParentName+"-")
+			if !ok || !e.IsDir() || ownerAlive(tag+"-0") {
+				continue
+			}
+			group := filepath.Join(home, e.Name())
+			if err := removeStale([]string{group}, ""); err != nil {
+				errs = append(errs, err)
+			}
+			if err := killCgroupDir(group); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	return errors.Join(errs...)

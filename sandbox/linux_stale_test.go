@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -49,6 +50,9 @@ func init() {
 	}
 	for _, t := range warm {
 		made = append(made, t.cg.dirs...)
+	}
+	if !p.cg.v2 { // the judge's own group in the cpu hierarchy (judgeCPUGroup)
+		made = append(made, filepath.Dir(p.cg.cpuDir))
 	}
 	fmt.Println(p.pid, strings.Join(made, " "))
 	select {}

@@ -15,23 +15,22 @@ import (
 )
 
 // startInNewPIDNamespace starts the placeholder as PID 1 of a new PID
-// namespace and the program as PID 2 in it, both in network namespace
-// joinNet when it is not nil, and both in p.cg from birth (see
-// cgroupEntry). unshare(CLONE_NEWPID), setns, Landlock and the cgroup move
+// namespace and the program as PID 2 in it, both in the network namespace
+// net says, and both in p.cg from birth (see cgroupEntry). unshare(CLONE_NEWPID), setns, Landlock and the cgroup move
 // of a single thread change the calling thread (and its children) only, so
 // they run on a thread of its own that is never given back to the Go
 // scheduler: the goroutine ends locked, and the runtime then ends the
 // thread (or, if it is the process's main thread, parks it for good).
-func startInNewPIDNamespace(placeholder, program *forkexec.Runner, joinNet *os.File, p *linuxProcess) error {
+func startInNewPIDNamespace(placeholder, program *forkexec.Runner, net netPlan, p *linuxProcess) error {
 	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: see above
-		entry, err := prepareStartThread(p.cg)
+		entry, err := prepareStartThread(p.cg, !net.host)
 		if err != nil {
 			done <- err
 			return
 		}
-		err = startChildren(entry, placeholder, program, joinNet, p)
+		err = startChildren(entry, placeholder, program, net, p)
 		// The moves out follow the moves in within a grace period, so they
 		// cost little, and then no judge thread is left in the cgroup.
 		done <- errors.Join(err, entry.moveOut())
@@ -40,10 +39,15 @@ func startInNewPIDNamespace(placeholder, program *forkexec.Runner, joinNet *os.F
 }
 
 // prepareStartThread gives the calling (locked, throw-away) thread a new
-// PID namespace for its children and moves it into cg.
-func prepareStartThread(cg *sandboxCgroup) (*cgroupEntry, error) {
-	if err := unix.Unshare(unix.CLONE_NEWPID); err != nil {
-		return nil, fmt.Errorf("unshare pid namespace: %w", err)
+// PID namespace for its children, and with newNet a new network namespace
+// (its own and its children's), and moves it into cg.
+func prepareStartThread(cg *sandboxCgroup, newNet bool) (*cgroupEntry, error) {
+	flags := unix.CLONE_NEWPID
+	if newNet {
+		flags |= unix.CLONE_NEWNET
+	}
+	if err := unix.Unshare(flags); err != nil {
+		return nil, fmt.Errorf("unshare pid and network namespaces: %w", err)
 	}
 	return cg.enter(unix.Gettid())
 }
@@ -53,11 +57,9 @@ func prepareStartThread(cg *sandboxCgroup) (*cgroupEntry, error) {
 // cgroupEntry). Neither child has a SyncFunc, so go-sandbox starts both
 // with vfork (CLONE_VM|CLONE_VFORK) instead of copying the judge's page
 // tables (a full fork of the judge costs ~1.7 ms more here).
-func startChildren(entry *cgroupEntry, placeholder, program *forkexec.Runner, joinNet *os.File, p *linuxProcess) error {
-	if joinNet != nil {
-		if err := joinSandboxNetwork(joinNet); err != nil {
-			return err
-		}
+func startChildren(entry *cgroupEntry, placeholder, program *forkexec.Runner, net netPlan, p *linuxProcess) error {
+	if err := net.apply(); err != nil {
+		return err
 	}
 	entry.bind(placeholder, program)
 	if p.cpus != nil {

@@ -21,12 +21,10 @@ import (
 //     the floor every other line is compared with;
 //   - exec+newns+mounts: the same in a new mount namespace with the
 //     runner's system binds and pivot_root (what buildMounts produces);
-//   - exec+newnet: the same in a new network namespace (what the runner
-//     does with SeparateNetworks or without Landlock scoping);
-//   - exec+joinnet: the same after joining the runner's shared network
-//     namespace and a new Landlock domain on the start thread;
+//   - exec+newnet: the same in a new network namespace (what every
+//     sandbox without Network gets; see linux_netns.go);
 //   - exec+ipc+uts: the same in new IPC and UTS namespaces;
-//   - cgroup: making and removing one sandbox cgroup (three dirs on v1);
+//   - cgroup: making and removing one sandbox cgroup (one dir per hierarchy on v1);
 //   - cgroup+enter: the same plus a throw-away thread moving into it and
 //     out again, as a cold start does (back to back, the moves mostly share
 //     one RCU grace period; see cgroupEntry);
@@ -77,29 +75,6 @@ func BenchmarkStartSteps(b *testing.B) {
 	b.Run("exec+newnet", func(b *testing.B) {
 		for b.Loop() {
 			execOnce(b, &forkexec.Runner{Args: []string{truePath}, WorkDir: "/", CloneFlags: unix.CLONE_NEWNET})
-		}
-	})
-	b.Run("exec+joinnet", func(b *testing.B) {
-		if r.sharedNet == nil {
-			b.Skip("no shared network namespace on this kernel")
-		}
-		for b.Loop() {
-			done := make(chan error, 1)
-			go func() { // a throw-away thread, as in startInNewPIDNamespace
-				runtime.LockOSThread()
-				if err := joinSandboxNetwork(r.sharedNet); err != nil {
-					done <- err
-					return
-				}
-				pid, err := startProgram(&forkexec.Runner{Args: []string{truePath}, WorkDir: "/"})
-				if err == nil {
-					_, err = syscall.Wait4(pid, nil, 0, nil)
-				}
-				done <- err
-			}()
-			if err := <-done; err != nil {
-				b.Fatal(err)
-			}
 		}
 	})
 	b.Run("exec+ipc+uts", func(b *testing.B) {

@@ -97,18 +97,18 @@ func pyArgs(code string) []string { return []string{"python3", "-c", code} }
 
 func TestLinuxIdentityAndPrivileges(t *testing.T) {
 	r := requireLinuxRunner(t)
-	res := run(t, r, Spec{Args: pyArgs(`
+	res := run(t, r, Spec{Args: pyArgs(fmt.Sprintf(`
 import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)
-print(os.getuid(), os.getgid(), os.getpid())
+print(%d <= os.getuid() < %d, os.getgid(), os.getpid())
 print(libc.prctl(39, 0, 0, 0, 0))  # PR_GET_NO_NEW_PRIVS
 try:
     os.setuid(0)
     print("setuid ok")
 except PermissionError:
     print("setuid denied")
-`)}, "")
-	want := "65534 65534 2\n1\nsetuid denied\n"
+`, sandboxUIDBase, sandboxUIDBase+sandboxUIDCount))}, "")
+	want := "True 65534 2\n1\nsetuid denied\n"
 	if res.stdout != want {
 		t.Fatalf("stdout = %q, want %q (stderr %q)", res.stdout, want, res.stderr)
 	}
@@ -144,17 +144,14 @@ func TestLinuxStdinToStdout(t *testing.T) {
 }
 
 // A TCP connect to a listener on the host's loopback fails without
-// Network, and succeeds with it (so the check can tell the two apart).
-// networkModes are the two ways a sandbox gets its empty network: the
-// runner's shared namespace (where the kernel allows it) and a new one per start.
-var networkModes = []struct {
-	name string
-	opts *LinuxOptions
-}{{"shared", nil}, {"separate", &LinuxOptions{SeparateNetworks: true}}}
-
+// Network, and succeeds with it (so the check can tell the two apart),
+// from a cold start and from a prepared one (which leaves its new network
+// namespace for Network).
 func TestLinuxNoNetwork(t *testing.T) {
-	for _, mode := range networkModes {
-		t.Run(mode.name, func(t *testing.T) { testNoNetwork(t, requireLinuxRunnerWith(t, mode.opts)) })
+	for _, warm := range []int{0, 1} {
+		t.Run(fmt.Sprintf("warm%d", warm), func(t *testing.T) {
+			testNoNetwork(t, requireLinuxRunnerWith(t, &LinuxOptions{WarmStarts: warm}))
+		})
 	}
 }
 
@@ -592,18 +589,19 @@ func TestLinuxStartErrors(t *testing.T) {
 	}
 }
 
-// Sandboxes without Network cannot reach each other, nor the host, through
-// abstract Unix sockets (per network namespace, and with the shared
-// namespace scoped per sandbox by Landlock), while a program still talks to
-// its own.
+// Sandboxes cannot reach each other, nor the host, through abstract Unix
+// sockets (each has its own network namespace, and Landlock scopes them
+// where the kernel can, which is what keeps a sandbox with Network, in the
+// host's namespace, from the host's), while a program still talks to its
+// own.
 func TestLinuxAbstractSocketsStayInside(t *testing.T) {
-	for _, mode := range networkModes {
-		t.Run(mode.name, func(t *testing.T) {
-			r := requireLinuxRunnerWith(t, mode.opts)
-			if mode.opts == nil && r.sharedNet == nil {
-				t.Log("kernel without Landlock scoping: the runner uses a namespace per start")
+	for _, network := range []bool{false, true} {
+		t.Run(fmt.Sprintf("network=%v", network), func(t *testing.T) {
+			r := requireLinuxRunner(t)
+			if network && !r.scopeSockets {
+				t.Skip("kernel without Landlock scoping: a sandbox with Network shares the host's abstract sockets")
 			}
-			name := fmt.Sprintf("tether-test-%d-%s", os.Getpid(), mode.name)
+			name := fmt.Sprintf("tether-test-%d-%v", os.Getpid(), network)
 			hostLn, err := net.Listen("unix", "@"+name+"-host")
 			if err != nil {
 				t.Fatal(err)
@@ -618,7 +616,7 @@ c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 c.connect("\0%s")
 print("listening", flush=True)
 sys.stdin.read()
-`, name, name))})
+`, name, name)), Network: network})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -637,7 +635,7 @@ try:
     print("connected")
 except OSError as e:
     print("refused", e.errno)
-`, target))}, "")
+`, target)), Network: network}, "")
 				if !strings.HasPrefix(res.stdout, "refused") {
 					t.Errorf("connect to @%s from another sandbox: stdout %q, stderr %q", target, res.stdout, res.stderr)
 				}

@@ -5,7 +5,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -56,7 +55,7 @@ type warmThread struct {
 
 type warmJob struct {
 	placeholder, program *forkexec.Runner
-	joinNet              *os.File
+	net                  netPlan
 	memory               int64
 	pids                 int
 	p                    *linuxProcess
@@ -140,7 +139,7 @@ func (w *warmPool) prepareThread() (*warmThread, error) {
 	if err != nil {
 		return nil, err
 	}
-	entry, err := prepareStartThread(cg)
+	entry, err := prepareStartThread(cg, true)
 	if err != nil {
 		cg.destroy()
 		return nil, err
@@ -159,7 +158,8 @@ func (t *warmThread) discard() {
 func (t *warmThread) serve(job warmJob) error {
 	err := t.cg.setLimits(job.memory, job.pids, job.p.cpus)
 	if err == nil {
-		err = startChildren(t.entry, job.placeholder, job.program, job.joinNet, job.p)
+		job.net.fromNewNet = true
+		err = startChildren(t.entry, job.placeholder, job.program, job.net, job.p)
 	}
 	return errors.Join(err, t.entry.done())
 }

@@ -4,9 +4,10 @@ package sandbox
 
 import "os"
 
-// User is the uid and gid every program of this runner runs as. A caller
-// that binds host paths into a sandbox uses it to check beforehand that the
-// program will be able to read them.
+// User is the uid and gid a program of this runner runs as (with a uid
+// per sandbox, the range's first: none owns a file, so each reads what any
+// of them may). A caller that binds host paths into a sandbox uses it to
+// check beforehand that the program will be able to read them.
 func (r *Linux) User() (uid, gid int) { return r.uid, r.gid }
 
 // MkdirOwnedTemp makes a fresh directory in os.TempDir() named after this
