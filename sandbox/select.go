@@ -9,48 +9,83 @@ import (
 // one judge run starts two sandboxes.
 const DefaultWarmStarts = 2
 
-// ErrUnknownKind is returned by Select for a kind other than auto, linux, none.
+// ErrUnknownKind is returned by Select for a kind other than auto, linux,
+// rootless, none.
 var ErrUnknownKind = errors.New("unknown sandbox kind")
+
+// Makers make the runners Select chooses from; each fails with an error
+// that says what this machine is missing.
+type Makers struct {
+	Linux, Rootless func() (Runner, error)
+}
 
 // Select returns the runner for kind:
 //
 //   - "linux": the linux runner, or an error (wrapping ErrLinuxUnavailable)
 //     that says what this machine is missing;
+//   - "rootless": the rootless runner (no root needed), or an error
+//     (wrapping ErrRootlessUnavailable);
 //   - "none": plain processes, no isolation, with a warning;
-//   - "auto" (or ""): linux when the machine can, else none, with a warning
-//     that names what is missing.
+//   - "auto" (or ""): linux when the machine can, else rootless with a
+//     warning that names what it lacks, else none, with a warning that names
+//     what is missing.
 //
-// The caller must show a warning loudly: untrusted code then runs without
-// isolation. The linux runner keeps DefaultWarmStarts start threads
+// The caller must show a warning loudly: untrusted code then runs with less
+// isolation or none. The linux runner keeps DefaultWarmStarts start threads
 // prepared: close it (io.Closer) after the last run.
 func Select(kind string) (r Runner, warning string, err error) {
-	return SelectWith(kind, func() (Runner, error) {
-		l, err := NewLinux(&LinuxOptions{WarmStarts: DefaultWarmStarts})
-		if err != nil {
-			return nil, err
-		}
-		return l, nil
+	return SelectFrom(kind, Makers{
+		Linux: func() (Runner, error) {
+			l, err := NewLinux(&LinuxOptions{WarmStarts: DefaultWarmStarts})
+			if err != nil {
+				return nil, err
+			}
+			return l, nil
+		},
+		Rootless: func() (Runner, error) {
+			r, err := NewRootless()
+			if err != nil {
+				return nil, err
+			}
+			return r, nil
+		},
 	})
 }
 
-// SelectWith is Select with the linux runner made by newLinux, so that a
-// caller can show what happens on a machine that cannot sandbox.
+// SelectWith is Select on a machine whose linux runner is made by newLinux
+// and which has no rootless runner, so that a caller can show what happens
+// on a machine that cannot sandbox.
 func SelectWith(kind string, newLinux func() (Runner, error)) (Runner, string, error) {
+	return SelectFrom(kind, Makers{Linux: newLinux, Rootless: func() (Runner, error) {
+		return nil, fmt.Errorf("%w: not offered here", ErrRootlessUnavailable)
+	}})
+}
+
+// SelectFrom is Select with the runners made by m.
+func SelectFrom(kind string, m Makers) (Runner, string, error) {
 	switch kind {
 	case "none":
 		return NewPlain(), "WARNING: NO SANDBOX: --sandbox none: untrusted code runs as plain processes with no isolation", nil
-	case "linux":
-		r, err := newLinux()
+	case "linux", "rootless":
+		make := m.Linux
+		if kind == "rootless" {
+			make = m.Rootless
+		}
+		r, err := make()
 		if err != nil {
 			return nil, "", err
 		}
 		return r, "", nil
 	case "auto", "":
-		r, err := newLinux()
-		if err != nil {
-			return NewPlain(), fmt.Sprintf("WARNING: NO SANDBOX: untrusted code runs as plain processes with no isolation (%v)", err), nil
+		r, linuxErr := m.Linux()
+		if linuxErr == nil {
+			return r, "", nil
 		}
-		return r, "", nil
+		r, rootlessErr := m.Rootless()
+		if rootlessErr == nil {
+			return r, fmt.Sprintf("WARNING: ROOTLESS SANDBOX: untrusted code runs in user namespaces without cgroups: memory and CPU time are limited per process, not per run (docs/sandbox.md; `tether doctor` says what is missing for the linux sandbox: %v)", linuxErr), nil
+		}
+		return NewPlain(), fmt.Sprintf("WARNING: NO SANDBOX: untrusted code runs as plain processes with no isolation (%v; %v; see `tether doctor`)", linuxErr, rootlessErr), nil
 	}
-	return nil, "", fmt.Errorf("sandbox: %q: %w (want auto, linux or none)", kind, ErrUnknownKind)
+	return nil, "", fmt.Errorf("sandbox: %q: %w (want auto, linux, rootless or none)", kind, ErrUnknownKind)
 }

@@ -30,6 +30,23 @@ func TestSelect(t *testing.T) {
 			t.Errorf("%q unavailable: %v %q %v", kind, r, w, err)
 		}
 	}
+	// auto: linux, else rootless, else none.
+	rootless := func() (Runner, error) { return fakeRootless{}, nil }
+	noRootless := func() (Runner, error) { return nil, fmt.Errorf("%w: no user namespaces", ErrRootlessUnavailable) }
+	if r, w, err := SelectFrom("auto", Makers{Linux: available, Rootless: rootless}); err != nil || w != "" || r.Kind() != "linux" {
+		t.Errorf("auto, both: %v %q %v", r, w, err)
+	}
+	if r, w, err := SelectFrom("auto", Makers{Linux: unavailable, Rootless: rootless}); err != nil || r.Kind() != "rootless" ||
+		!strings.Contains(w, "ROOTLESS") || !strings.Contains(w, "not running as root") {
+		t.Errorf("auto, rootless only: %v %q %v", r, w, err)
+	}
+	if r, w, err := SelectFrom("auto", Makers{Linux: unavailable, Rootless: noRootless}); err != nil || r.Kind() != "none" ||
+		!strings.Contains(w, "NO SANDBOX") || !strings.Contains(w, "no user namespaces") {
+		t.Errorf("auto, neither: %v %q %v", r, w, err)
+	}
+	if _, _, err := SelectFrom("rootless", Makers{Linux: available, Rootless: noRootless}); !errors.Is(err, ErrRootlessUnavailable) {
+		t.Errorf("rootless unavailable: %v", err)
+	}
 	if _, _, err := SelectWith("docker", available); !errors.Is(err, ErrUnknownKind) {
 		t.Errorf("docker: %v", err)
 	}
@@ -38,3 +55,7 @@ func TestSelect(t *testing.T) {
 type fakeLinux struct{ Runner }
 
 func (fakeLinux) Kind() string { return "linux" }
+
+type fakeRootless struct{ Runner }
+
+func (fakeRootless) Kind() string { return "rootless" }

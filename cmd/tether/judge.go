@@ -47,7 +47,7 @@ every verdict; it is non-zero only for bad usage or when the judge itself fails.
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the full result object as JSON")
 	cmd.Flags().StringVar(&submissionID, "submission-id", "", "submission id copied into the result")
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write every frame seen, with direction and time, as JSON lines to `FILE`")
-	cmd.Flags().String("sandbox", "auto", "isolation of both sides: auto (linux when this machine can, else none with a warning), linux, or none")
+	cmd.Flags().String("sandbox", "auto", "isolation of both sides: auto (linux when this machine can, else rootless, else none, with a warning; see tether doctor), linux, rootless, or none")
 	addAllowCommandFlag(cmd)
 	addJudgeLMFlags(cmd)
 	rootCmd.AddCommand(cmd)
