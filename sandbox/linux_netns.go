@@ -28,9 +28,6 @@ import (
 // scoping where the kernel has it: a sandbox with Spec.Network shares the
 // host's namespace, and must not reach the host's abstract sockets.
 
-// landlockScopeABI is the first Landlock ABI with IPC scoping.
-const landlockScopeABI = 6
-
 // landlockABI is the kernel's Landlock ABI version, 0 when Landlock is off.
 func landlockABI() int {
 	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tether-dev/tether/sandbox"
+)
+
+// diagnose is sandbox.Diagnose; tests replace it to play another machine.
+var diagnose = sandbox.Diagnose
+
+func init() {
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Say what isolation this machine offers, and what fixes the rest",
+		Long: `doctor checks what each sandbox needs (root, user namespaces, cgroups and
+their controllers, seccomp, Landlock, Python) and whether each sandbox can be
+made here, says which one --sandbox auto picks, and for each missing piece
+prints the command that fixes it. It exits 0 whatever it finds.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			asJSON, _ := cmd.Flags().GetBool("json")
+			d := diagnose()
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(d)
+			}
+			printDiagnosis(cmd.OutOrStdout(), d)
+			return nil
+		},
+	}
+	cmd.Flags().Bool("json", false, "print the findings as one JSON object")
+	rootCmd.AddCommand(cmd)
+}
+
+func printDiagnosis(w io.Writer, d sandbox.Diagnosis) {
+	fmt.Fprintf(w, "--sandbox auto picks: %s\n\n", d.Auto)
+	for _, s := range d.Sandboxes {
+		state := "available"
+		if !s.Available {
+			state = "NOT available"
+		}
+		fmt.Fprintf(w, "  %-9s %s", s.Kind, state)
+		if s.Why != "" {
+			fmt.Fprintf(w, ": %s", s.Why)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+	for _, c := range d.Checks {
+		mark := "ok     "
+		if !c.OK {
+			mark = "MISSING"
+		}
+		fmt.Fprintf(w, "  %s %-16s %s\n", mark, c.Name, c.Found)
+		if c.Fix != "" {
+			fmt.Fprintf(w, "          fix: %s\n", c.Fix)
+		}
+	}
+	for _, n := range d.Notes {
+		fmt.Fprintf(w, "\n  note: %s\n", n)
+	}
+}

@@ -1,0 +1,78 @@
+package sandbox
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// A machine that offers no sandbox: not root, user namespaces switched off
+// by AppArmor, cgroup v2 without the cpu controller delegated, an old
+// kernel and an old Python. Each missing piece comes with its fix, and auto
+// falls back to none.
+func TestDiagnoseMachineWithoutSandboxes(t *testing.T) {
+	sysctls := map[string]string{
+		"/proc/sys/user/max_user_namespaces":                     "15000",
+		"/proc/sys/kernel/apparmor_restrict_unprivileged_userns": "1",
+	}
+	d := diagnose(machine{
+		euid: 1000,
+		readFile: func(p string) (string, error) {
+			if v, ok := sysctls[p]; ok {
+				return v, nil
+			}
+			return "", errors.New("no such file")
+		},
+		cgroups: func() (string, []string, string) {
+			return "v2", []string{"memory", "pids"}, "/sys/fs/cgroup/user.slice"
+		},
+		seccomp:     true,
+		landlockABI: 3,
+		python:      func() (string, string, error) { return "/usr/bin/python3", "3.8.10", nil },
+		probeUserNS: func() error { return errors.New("operation not permitted") },
+		newLinux:    func() (Runner, error) { return nil, errors.New("not running as root") },
+		newRootless: func() (Runner, error) { return nil, errors.New("no user namespaces") },
+	})
+	if d.Auto != "none" {
+		t.Errorf("auto = %q, want none", d.Auto)
+	}
+	want := map[string]string{
+		"root":            "sudo tether",
+		"user_namespaces": "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
+		"cgroups":         "echo '+cpu' | sudo tee /sys/fs/cgroup/user.slice/cgroup.subtree_control",
+		"landlock":        "lsm=landlock",
+		"python":          "apt-get install -y python3",
+	}
+	for _, c := range d.Checks {
+		fix, missing := want[c.Name]
+		if c.OK == missing {
+			t.Errorf("%s: ok = %v (found %q)", c.Name, c.OK, c.Found)
+		}
+		if missing && !strings.Contains(c.Fix, fix) {
+			t.Errorf("%s: fix %q, want it to hold %q", c.Name, c.Fix, fix)
+		}
+		if c.Found == "" || len(c.NeededBy) == 0 {
+			t.Errorf("%s: found %q, needed by %v", c.Name, c.Found, c.NeededBy)
+		}
+		delete(want, c.Name)
+	}
+	if len(want) != 0 {
+		t.Errorf("no check for %v", want)
+	}
+	for _, s := range d.Sandboxes[:2] {
+		if s.Available || s.Why == "" {
+			t.Errorf("%+v: want unavailable, with why", s)
+		}
+	}
+}
+
+func TestVersionAtLeast(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		want bool
+	}{{"3.9", true}, {"3.9.0", true}, {"3.11.7", true}, {"3.8.10", false}, {"2.7", false}, {"4.0", true}, {"3", false}} {
+		if got := versionAtLeast(tc.v, "3.9"); got != tc.want {
+			t.Errorf("%s >= 3.9: %v", tc.v, got)
+		}
+	}
+}
