@@ -1,0 +1,60 @@
+package worker
+
+import (
+	"context"
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A judged task shows in /metrics by status, with the run histogram and
+// the pull wait; /healthz answers ok.
+func TestMetricsAfterARun(t *testing.T) {
+	b := &memBroker{queue: [][]byte{task("m1")}}
+	judged := make(chan struct{})
+	judge := func(ctx context.Context, t *Task, _ SlotCPUs) (*Result, error) {
+		defer close(judged)
+		return &Result{SubmissionID: t.SubmissionID, Status: "WrongAnswer"}, nil
+	}
+	m := NewMetrics(1)
+	m.CacheEvent("hit", 1234)
+	m.FallbackPending(2)
+	w, _ := New(Config{Broker: b, Judge: judge, Metrics: m, Drain: time.Minute})
+	stop, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- w.Run(stop, context.Background()) }()
+	<-judged
+	cancel()
+	<-done
+	srv := httptest.NewServer(m.Handler())
+	defer srv.Close()
+	get := func(path string) string {
+		resp, err := srv.Client().Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return string(body)
+	}
+	body := get("/metrics")
+	for _, want := range []string{
+		`tether_worker_runs_total{status="WrongAnswer"} 1`,
+		`tether_worker_run_seconds_count 1`,
+		`tether_worker_in_flight 0`,
+		`tether_worker_pull_wait_seconds_count 1`,
+		`tether_worker_package_cache_events_total{kind="hit"} 1`,
+		`tether_worker_package_cache_bytes 1234`,
+		`tether_worker_fallback_results_pending 2`,
+		`tether_worker_slots 1`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	if got := get("/healthz"); got != "ok\n" {
+		t.Fatalf("/healthz = %q", got)
+	}
+}
