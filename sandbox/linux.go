@@ -264,21 +264,8 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 		return nil, err
 	}
 	roots := &visibleRoots{readOnly: r.system}
-	for _, b := range spec.Binds {
-		if !filepath.IsAbs(b.Path) {
-			return nil, fmt.Errorf("bind %q: not an absolute path", b.Path)
-		}
-		if _, err := os.Stat(b.Path); err != nil {
-			return nil, fmt.Errorf("bind %q: %w", b.Path, err)
-		}
-		if b.Target != "" && !filepath.IsAbs(b.Target) {
-			return nil, fmt.Errorf("bind %q: target %q is not an absolute path", b.Path, b.Target)
-		}
-		clean := Bind{Path: filepath.Clean(b.Path), Writable: b.Writable}
-		if b.Target != "" {
-			clean.Target = filepath.Clean(b.Target)
-		}
-		roots.binds = append(roots.binds, clean)
+	if roots.binds, err = checkBinds(spec.Binds); err != nil {
+		return nil, err
 	}
 	execPath, err := resolveExecutable(spec.Args[0], spec.Env, r.python, roots)
 	if err != nil {

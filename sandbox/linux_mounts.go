@@ -31,6 +31,29 @@ type visibleRoots struct {
 	binds    []Bind
 }
 
+// checkBinds checks a Spec's Binds (absolute paths that exist, absolute
+// targets) and returns them cleaned.
+func checkBinds(binds []Bind) ([]Bind, error) {
+	var out []Bind
+	for _, b := range binds {
+		if !filepath.IsAbs(b.Path) {
+			return nil, fmt.Errorf("bind %q: not an absolute path", b.Path)
+		}
+		if _, err := os.Stat(b.Path); err != nil {
+			return nil, fmt.Errorf("bind %q: %w", b.Path, err)
+		}
+		if b.Target != "" && !filepath.IsAbs(b.Target) {
+			return nil, fmt.Errorf("bind %q: target %q is not an absolute path", b.Path, b.Target)
+		}
+		clean := Bind{Path: filepath.Clean(b.Path), Writable: b.Writable}
+		if b.Target != "" {
+			clean.Target = filepath.Clean(b.Target)
+		}
+		out = append(out, clean)
+	}
+	return out, nil
+}
+
 // covers reports whether path p (as seen inside) is visible inside.
 func (v *visibleRoots) covers(p string) bool {
 	for _, r := range v.readOnly {

@@ -156,14 +156,8 @@ func (r *Rootless) start(spec Spec) (_ *rootlessProcess, err error) {
 		return nil, err
 	}
 	roots := &visibleRoots{readOnly: r.system}
-	for _, b := range spec.Binds {
-		if !filepath.IsAbs(b.Path) {
-			return nil, fmt.Errorf("bind %q: not an absolute path", b.Path)
-		}
-		if _, err := os.Stat(b.Path); err != nil {
-			return nil, fmt.Errorf("bind %q: %w", b.Path, err)
-		}
-		roots.binds = append(roots.binds, Bind{Path: filepath.Clean(b.Path), Writable: b.Writable})
+	if roots.binds, err = checkBinds(spec.Binds); err != nil {
+		return nil, err
 	}
 	execPath, err := resolveExecutable(spec.Args[0], spec.Env, r.python, roots)
 	if err != nil {

@@ -192,3 +192,22 @@ while True:
 		t.Fatalf("stdout after Kill: %q %v", rest, err)
 	}
 }
+
+// A Bind's Target is honoured as under the linux runner: the folder is
+// seen at the target, which may be the working directory.
+func TestRootlessBindTarget(t *testing.T) {
+	r := requireRootless(t)
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
+	if err := os.WriteFile(dir+"/data.txt", []byte("from the host\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := runRootless(t, r, Spec{
+		Args:  pyArgs(`import os; print(os.getcwd()); print(open("/workspace/data.txt").read(), end="")`),
+		Dir:   "/workspace",
+		Binds: []Bind{{Path: dir, Target: "/workspace"}},
+	}, "")
+	if want := "/workspace\nfrom the host\n"; res.stdout != want {
+		t.Fatalf("stdout %q (stderr %q), want %q", res.stdout, res.stderr, want)
+	}
+}
