@@ -34,6 +34,9 @@ func (c copyPackages) Extract(_ context.Context, _ string, dest string) error {
 		return err
 	}
 	for _, e := range entries {
+		if e.IsDir() { // submissions/: not part of what the evaluator needs
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join(c.dir, e.Name()))
 		if err != nil {
 			return err
