@@ -211,6 +211,13 @@ var (
 	errLeaderGone = errors.New("the download was started for a caller that gave up")
 )
 
+// leaderGone marks the error of a download whose caller gave up, for the
+// callers waiting on it to try again; its message is the error's own.
+type leaderGone struct{ err error }
+
+func (l leaderGone) Error() string   { return l.err.Error() }
+func (l leaderGone) Unwrap() []error { return []error{errLeaderGone, l.err} }
+
 // get returns the verified package file, open: once open, eviction (an
 // unlink) cannot take it away.
 func (c *Cache) get(ctx context.Context, src *source) (*os.File, int64, error) {
@@ -298,7 +305,7 @@ func (c *Cache) store(ctx context.Context, src *source) error {
 	if err != nil {
 		os.Remove(tmp.Name())
 		if ctx.Err() != nil {
-			return fmt.Errorf("%w: %w", errLeaderGone, err)
+			return leaderGone{err}
 		}
 		return err
 	}

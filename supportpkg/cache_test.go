@@ -291,8 +291,8 @@ func TestLeaderGivesUp(t *testing.T) {
 	go func() { followerErr <- c.Extract(context.Background(), s3URL(srv, sumHex(zb)), t.TempDir()) }()
 	<-missedTwice
 	cancel()
-	if err := <-leaderErr; !errors.Is(err, context.Canceled) {
-		t.Errorf("leader: %v; want context.Canceled", err)
+	if err := <-leaderErr; !errors.Is(err, context.Canceled) || !errors.Is(err, ErrPackage) || !strings.HasPrefix(err.Error(), "support package: download of") {
+		t.Errorf("leader: %v; want a support package error wrapping context.Canceled", err)
 	}
 	if err := <-followerErr; err != nil {
 		t.Errorf("follower: %v; want it to fetch for itself", err)
