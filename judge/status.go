@@ -19,6 +19,10 @@ const (
 	TimeLimitExceeded
 	MemoryLimitExceeded
 	SystemError
+	// CompileError: the evaluator could not build the submission (Neuro
+	// OJ's evaluators report it; the judge never decides it itself).
+	CompileError
+	lastStatus = CompileError
 )
 
 var statusNames = [...]string{
@@ -29,13 +33,14 @@ var statusNames = [...]string{
 	TimeLimitExceeded:   "TimeLimitExceeded",
 	MemoryLimitExceeded: "MemoryLimitExceeded",
 	SystemError:         "SystemError",
+	CompileError:        "CompileError",
 }
 
 // ErrUnknownStatus: a status string outside the enum.
 var ErrUnknownStatus = errors.New("unknown status")
 
 func (s Status) String() string {
-	if s >= Accepted && s <= SystemError {
+	if s >= Accepted && s <= lastStatus {
 		return statusNames[s]
 	}
 	return fmt.Sprintf("Status(%d)", int(s))
@@ -43,7 +48,7 @@ func (s Status) String() string {
 
 // ParseStatus maps the wire name to a Status; anything else is ErrUnknownStatus.
 func ParseStatus(name string) (Status, error) {
-	for s := Accepted; s <= SystemError; s++ {
+	for s := Accepted; s <= lastStatus; s++ {
 		if statusNames[s] == name {
 			return s, nil
 		}
@@ -52,7 +57,7 @@ func ParseStatus(name string) (Status, error) {
 }
 
 func (s Status) MarshalJSON() ([]byte, error) {
-	if s < Accepted || s > SystemError {
+	if s < Accepted || s > lastStatus {
 		return nil, fmt.Errorf("judge: cannot encode %v", s)
 	}
 	return json.Marshal(s.String())

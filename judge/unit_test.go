@@ -67,7 +67,7 @@ func TestParsePayload(t *testing.T) {
 }
 
 func TestStatusEnum(t *testing.T) {
-	for s := Accepted; s <= SystemError; s++ {
+	for s := Accepted; s <= lastStatus; s++ {
 		back, err := ParseStatus(s.String())
 		if err != nil || back != s {
 			t.Fatalf("%v round trip: %v %v", s, back, err)
@@ -80,6 +80,10 @@ func TestStatusEnum(t *testing.T) {
 	}
 	if _, err := ParseStatus("OK"); !errors.Is(err, ErrUnknownStatus) {
 		t.Fatal(err)
+	}
+	// Neuro OJ's evaluators report CompileError; the payload keeps it.
+	if p, err := ParsePayload([]byte(`{"status":"CompileError","details":{"message":"SyntaxError"}}`)); err != nil || p.Status.String() != "CompileError" {
+		t.Fatalf("CompileError payload: %v %v", p.Status, err)
 	}
 	if _, err := json.Marshal(Status(0)); err == nil {
 		t.Fatal("zero Status encoded")
