@@ -66,15 +66,21 @@ func main() {
 	fmt.Printf("worker RSS idle: %.1f MiB\n", float64(idle)/1024)
 
 	// Throughput: blocks of loop runs and worker runs, alternating.
+	// A busy machine can make a run overrun its 2 s call timeout: the
+	// verdicts are counted, not required.
 	var loopTime, workerTime time.Duration
+	var loopAccepted, workerAccepted int
 	per := *n / *blocks
 	id := 0
 	for b := 0; b < *blocks; b++ {
 		start := time.Now()
 		for i := 0; i < per; i++ {
 			out, err := exec.Command(*bin, "judge", *problem, filepath.Join(*problem, "solution.py"), "--sandbox", *sandbox).CombinedOutput()
-			if err != nil || !bytes.Contains(out, []byte("Accepted")) {
+			if err != nil {
 				fail(fmt.Sprintf("tether judge: %v\n%s", err, out))
+			}
+			if bytes.Contains(out, []byte("verdict:  Accepted")) {
+				loopAccepted++
 			}
 		}
 		loopTime += time.Since(start)
@@ -88,8 +94,8 @@ func main() {
 		for i := 0; i < per; i++ {
 			res, err := rc.BRPop(ctx, 0, "noj:judge:results").Result()
 			check(err)
-			if !strings.Contains(res[1], `"Accepted"`) {
-				fail("worker result " + res[1])
+			if strings.Contains(res[1], `"status":"Accepted"`) {
+				workerAccepted++
 			}
 		}
 		workerTime += time.Since(start)
@@ -100,6 +106,7 @@ func main() {
 	fmt.Printf("  tether judge loop:            %6.1f s  (%.2f submissions/s)\n", loopTime.Seconds(), float64(total)/loopTime.Seconds())
 	fmt.Printf("  tether worker, 2 slots, redis: %6.1f s  (%.2f submissions/s)  = %.2fx the loop\n",
 		workerTime.Seconds(), float64(total)/workerTime.Seconds(), loopTime.Seconds()/workerTime.Seconds())
+	fmt.Printf("  Accepted: loop %d/%d, worker %d/%d\n", loopAccepted, total, workerAccepted, total)
 	fmt.Printf("worker RSS under load: peak %.1f MiB (VmHWM)\n", float64(peak)/1024)
 
 	for i := 0; i < total; i++ { // the throughput phase's log lines
