@@ -17,10 +17,11 @@ import (
 // here whenever the machine was quiet for a moment, which is how a judge
 // starts its sandboxes (see cgroupEntry). A warm pool does that step ahead
 // of time: it keeps up to n start threads prepared, each with a fresh empty
-// cgroup of its own (no limits yet), already inside it, and a new PID
-// namespace for its children. Start takes one, sets the limits, joins the
-// network and starts both children, exactly as a cold start does after its
-// own preparation; the thread then ends. Nothing is reused: each prepared
+// cgroup of its own (no limits yet), already inside it, a new PID
+// namespace for its children and a new network namespace. Start takes one,
+// sets the limits, goes back to the host's network for a Spec with Network,
+// and starts both children, exactly as a cold start does after its own
+// preparation; the thread then ends. Nothing is reused: each prepared
 // thread and cgroup serves one sandbox, and no process exists in it before
 // Start. A start that finds no prepared thread prepares its own (a cold
 // start).
