@@ -3,6 +3,8 @@ package dual
 import (
 	"fmt"
 	"time"
+
+	"github.com/tether-dev/tether/codec"
 )
 
 var shutdownFrame = []byte(`{"type":"shutdown"}`)
@@ -256,7 +258,7 @@ func (e *Engine) requestID(out []Action, from Side, size int) ([]Action, bool) {
 	if len(unquote(f.ID)) > e.cfg.MaxIDLen {
 		msg := append([]byte(msgIDTooLongPrefix), fmt.Sprint(e.cfg.MaxIDLen, " bytes")...)
 		out = e.refused(out, from, f)
-		return e.reply(out, from, f.ID, CodeRejected, string(msg), &e.stats.Rejected), false
+		return e.reply(out, from, f.ID, codec.CodeRejected, string(msg), &e.stats.Rejected), false
 	}
 	return out, true
 }
@@ -271,13 +273,13 @@ func (e *Engine) call(line []byte, now time.Time, out []Action) []Action {
 	var counter *int64
 	switch {
 	case e.t.find(toSolution, id) >= 0:
-		code, msg, counter = CodeRejected, MsgDuplicateCall, &e.stats.Rejected
+		code, msg, counter = codec.CodeRejected, MsgDuplicateCall, &e.stats.Rejected
 	case e.t.count[toSolution] >= e.cfg.MaxInFlight:
-		code, msg, counter = CodeRejected, MsgTooManyInFlight, &e.stats.Rejected
+		code, msg, counter = codec.CodeRejected, MsgTooManyInFlight, &e.stats.Rejected
 	case e.sol == dead:
-		code, msg = CodeSystemError, msgGonePrefix+e.goneReason
+		code, msg = codec.CodeSystemError, msgGonePrefix+e.goneReason
 	case e.sol != live && e.queuedBytes+len(line) > e.cfg.MaxQueuedBytes:
-		code, msg = CodeSystemError, MsgQueueFull
+		code, msg = codec.CodeSystemError, MsgQueueFull
 	}
 	if code != "" {
 		out = e.refused(out, Evaluator, &e.f)
@@ -317,11 +319,11 @@ func (e *Engine) capability(line []byte, now time.Time, out []Action) []Action {
 	id := unquote(e.f.ID)
 	if e.t.find(toEvaluator, id) >= 0 {
 		out = e.refused(out, Solution, &e.f)
-		return e.reply(out, Solution, e.f.ID, CodeRejected, MsgDuplicateCap, &e.stats.Rejected)
+		return e.reply(out, Solution, e.f.ID, codec.CodeRejected, MsgDuplicateCap, &e.stats.Rejected)
 	}
 	if e.t.count[toEvaluator] >= e.cfg.MaxInFlight {
 		out = e.refused(out, Solution, &e.f)
-		return e.reply(out, Solution, e.f.ID, CodeRejected, MsgTooManyInFlight, &e.stats.Rejected)
+		return e.reply(out, Solution, e.f.ID, codec.CodeRejected, MsgTooManyInFlight, &e.stats.Rejected)
 	}
 	// The deadline is the evaluator's (cap_reg) or the problem's: a
 	// timeout_ms in the frame is the untrusted side's and is ignored.
@@ -368,7 +370,7 @@ func (e *Engine) response(out []Action, from Side, f *Frame, line []byte, size i
 		e.stats.Rejected++
 		out = e.closed(out, en, OutcomeRejected, now)
 		msg := string(frameSizeMessage(nil, size, e.cfg.MaxFrame))
-		return e.reply(out, from.Other(), en.rawID, CodeRejected, msg, nil)
+		return e.reply(out, from.Other(), en.rawID, codec.CodeRejected, msg, nil)
 	}
 	o := OutcomeResult
 	if f.Type == TypeError {
@@ -383,7 +385,7 @@ func (e *Engine) rejectRequest(out []Action, from Side, f *Frame, size int) []Ac
 	e.stats.Rejected++
 	out = e.refused(out, from, f)
 	msg := frameSizeMessage(nil, size, e.cfg.MaxFrame)
-	return e.reply(out, from, f.ID, CodeRejected, string(msg), nil)
+	return e.reply(out, from, f.ID, codec.CodeRejected, string(msg), nil)
 }
 
 // opened reports entry i, named name (a raw token or nil), as opened.

@@ -3,6 +3,8 @@ package dual
 import (
 	"fmt"
 	"time"
+
+	"github.com/tether-dev/tether/codec"
 )
 
 // Expire fires every deadline at or before now: each call or capability
@@ -28,7 +30,7 @@ func (e *Engine) Expire(now time.Time, out []Action) []Action {
 			e.stats.CapabilityTimeouts++
 		}
 		out = e.closed(out, en, OutcomeTimeout, now)
-		out = e.reply(out, dir.waiter(), en.rawID, CodeCallTimeout, MsgCallTimeout, nil)
+		out = e.reply(out, dir.waiter(), en.rawID, codec.CodeCallTimeout, MsgCallTimeout, nil)
 		if dir == toSolution && sent && e.cfg.OnCallTimeout == Restart && e.sol == live {
 			out = e.restartAfterTimeout(out, now)
 		}
@@ -60,7 +62,7 @@ func (e *Engine) failSent(out []Action, msg string, now time.Time) []Action {
 		case en.sent:
 			e.t.remove(int32(i))
 			out = e.closed(out, en, OutcomeFailed, now)
-			out = e.reply(out, Evaluator, en.rawID, CodeSystemError, msg, nil)
+			out = e.reply(out, Evaluator, en.rawID, codec.CodeSystemError, msg, nil)
 		}
 	}
 	return out
@@ -75,7 +77,7 @@ func (e *Engine) fatal(out []Action, err error, now time.Time) []Action {
 		if en := &e.t.slots[i]; en.used && !en.sent && en.dir == toSolution {
 			e.t.remove(i)
 			out = e.closed(out, en, OutcomeFailed, now)
-			out = e.reply(out, Evaluator, en.rawID, CodeSystemError, msgGonePrefix+e.goneReason, nil)
+			out = e.reply(out, Evaluator, en.rawID, codec.CodeSystemError, msgGonePrefix+e.goneReason, nil)
 		}
 	}
 	e.queue, e.queuedBytes = e.queue[:0], 0
@@ -103,7 +105,7 @@ func (e *Engine) Gone(side Side, reason string, now time.Time, out []Action) []A
 				en := &e.t.slots[i]
 				e.t.remove(i)
 				out = e.closed(out, en, OutcomeFailed, now)
-				out = e.reply(out, Solution, en.rawID, CodeSystemError, msgEvaluatorGone+reason, nil)
+				out = e.reply(out, Solution, en.rawID, codec.CodeSystemError, msgEvaluatorGone+reason, nil)
 			})
 		}
 		return out

@@ -3,6 +3,8 @@ package dual
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/tether-dev/tether/codec"
 )
 
 // LineKind is the class of one trimmed line.
@@ -23,9 +25,6 @@ func (k LineKind) String() string {
 	}
 	return "text"
 }
-
-// ResultMarker is the line an evaluator prints before its result.
-const ResultMarker = "---RESULT---"
 
 // FrameType is the "type" of a frame; TypeOther covers every unknown type.
 type FrameType uint8
@@ -75,7 +74,7 @@ type Frame struct {
 // slice is the trimmed line, a sub-slice of line.
 func Classify(line []byte, f *Frame) (LineKind, []byte) {
 	t := bytes.TrimSpace(line)
-	if len(t) == len(ResultMarker) && string(t) == ResultMarker {
+	if len(t) == len(codec.ResultMarker) && string(t) == codec.ResultMarker {
 		return Marker, t
 	}
 	if len(t) < 2 || t[0] != '{' {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/tether-dev/tether/codec"
 )
 
 func TestClassify(t *testing.T) {
@@ -113,11 +115,11 @@ func TestScanHead(t *testing.T) {
 }
 
 func TestAppendError(t *testing.T) {
-	got := string(AppendError(nil, []byte(`"id1"`), CodeCallTimeout, MsgCallTimeout))
+	got := string(AppendError(nil, []byte(`"id1"`), codec.CodeCallTimeout, MsgCallTimeout))
 	if want := `{"type":"error","id":"id1","code":"CallTimeout","message":"call timeout"}`; got != want {
 		t.Fatalf("got %s want %s", got, want)
 	}
-	got = string(AppendError(nil, []byte(`"i"`), CodeSystemError, "a\"b\\c\n\x01\xff"))
+	got = string(AppendError(nil, []byte(`"i"`), codec.CodeSystemError, "a\"b\\c\n\x01\xff"))
 	var v map[string]string
 	if err := json.Unmarshal([]byte(got), &v); err != nil {
 		t.Fatalf("%s: %v", got, err)
@@ -131,7 +133,7 @@ func TestAppendError(t *testing.T) {
 // validity plus UTF-8, and a string "type" member at the top level.
 func classifyReference(line []byte) (LineKind, FrameType) {
 	t := []byte(strings.TrimSpace(string(line)))
-	if string(t) == ResultMarker {
+	if string(t) == codec.ResultMarker {
 		return Marker, 0
 	}
 	if len(t) == 0 || t[0] != '{' || !json.Valid(finiteOnly(t)) || !utf8.Valid(t) {

@@ -5,13 +5,6 @@ import (
 	"unicode/utf8"
 )
 
-// Error codes the engine writes itself.
-const (
-	CodeCallTimeout = "CallTimeout"
-	CodeRejected    = "Rejected"
-	CodeSystemError = "SystemError"
-)
-
 // Messages the engine writes itself. MsgCallTimeout is fixed by Neuro OJ.
 const (
 	MsgCallTimeout     = "call timeout"

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/codec"
 )
 
 // sidePipes is one side's two OS pipes: the relay's ends in ep, the
@@ -62,7 +64,7 @@ func expectResults(stdin *os.File, calls int) <-chan error {
 // ends cleanly with calls calls completed.
 func acceptAndWait(t *testing.T, ev sidePipes, wait func() (Summary, error), calls int64) {
 	t.Helper()
-	fmt.Fprintln(ev.stdout, ResultMarker)
+	fmt.Fprintln(ev.stdout, codec.ResultMarker)
 	fmt.Fprintln(ev.stdout, `{"status":"Accepted"}`)
 	if sum, err := wait(); err != nil || sum.Stats.Completed != calls {
 		t.Fatalf("run: %v, %d of %d calls completed", err, sum.Stats.Completed, calls)

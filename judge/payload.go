@@ -9,9 +9,6 @@ import (
 	"strconv"
 )
 
-// ResultMarker is the line after which the evaluator prints its result.
-const ResultMarker = "---RESULT---"
-
 // MaxScore is the top of the score range (100.00 points in hundredths).
 const MaxScore = 10000
 

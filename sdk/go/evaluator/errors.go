@@ -3,7 +3,7 @@ package evaluator
 import (
 	"errors"
 
-	"github.com/tether-dev/tether/sdk/go/internal/frame"
+	"github.com/tether-dev/tether/codec"
 	"github.com/tether-dev/tether/sdk/go/internal/peer"
 )
 
@@ -38,13 +38,13 @@ func (e *CallError) Error() string {
 // Unwrap maps the code to its sentinel.
 func (e *CallError) Unwrap() error {
 	switch e.Code {
-	case frame.CodeNotFound:
+	case codec.CodeNotFound:
 		return ErrNotFound
-	case frame.CodeRejected:
+	case codec.CodeRejected:
 		return ErrRejected
-	case frame.CodeCallTimeout:
+	case codec.CodeCallTimeout:
 		return ErrCallTimeout
-	case frame.CodeException:
+	case codec.CodeException:
 		return ErrException
 	}
 	return ErrSystem

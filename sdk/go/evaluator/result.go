@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+
+	"github.com/tether-dev/tether/codec"
 )
 
 // Accept writes an Accepted result; score is in points (100.0 = full) and
@@ -55,7 +57,7 @@ func (r *Runner) writeResult(status string, score float64, details map[string]an
 	}
 	r.resultDone = true
 	// Through the peer's writer, so the marker cannot land inside a frame.
-	if err := r.p.Send([]byte("---RESULT---")); err != nil {
+	if err := r.p.Send([]byte(codec.ResultMarker)); err != nil {
 		return fmt.Errorf("evaluator: write result: %w", err)
 	}
 	if err := r.p.Send(payload); err != nil {

@@ -131,7 +131,7 @@ func (r *Runner) onFrame(f frame.Frame) {
 		h, ok := r.caps[f.Name]
 		r.mu.Unlock()
 		if !ok {
-			r.p.Send(frame.Error(f.ID, frame.CodeNotFound, fmt.Sprintf("capability '%s' not registered", f.Name), ""))
+			r.p.Send(frame.Error(f.ID, codec.CodeNotFound, fmt.Sprintf("capability '%s' not registered", f.Name), ""))
 			return
 		}
 		r.handlers.Add(1)
@@ -154,19 +154,19 @@ func (r *Runner) onFrame(f frame.Frame) {
 // words, instead of leaving the solution to wait for CallTimeout.
 func (r *Runner) onUndecodable(u frame.Undecodable) {
 	if u.Type == "capability" {
-		r.p.Send(frame.Error(u.ID, frame.CodeRejected, "undecodable capability: "+u.Message, ""))
+		r.p.Send(frame.Error(u.ID, codec.CodeRejected, "undecodable capability: "+u.Message, ""))
 	}
 }
 
 func (r *Runner) serveCapability(f frame.Frame, h Handler) {
 	args, ok := f.Args.([]any)
 	if !ok {
-		r.p.Send(frame.Error(f.ID, frame.CodeRejected, "args is not a list", ""))
+		r.p.Send(frame.Error(f.ID, codec.CodeRejected, "args is not a list", ""))
 		return
 	}
 	v, err := callHandler(r.ctx, h, args)
 	if err != nil {
-		code := frame.CodeException
+		code := codec.CodeException
 		if he, ok := err.(*HandlerError); ok {
 			code = he.Code
 		}
@@ -183,7 +183,7 @@ func (r *Runner) serveCapability(f frame.Frame, h Handler) {
 			return
 		}
 	}
-	r.p.Send(frame.Error(f.ID, frame.CodeRejected, err.Error(), ""))
+	r.p.Send(frame.Error(f.ID, codec.CodeRejected, err.Error(), ""))
 }
 
 // callHandler turns a panic of h into an error.

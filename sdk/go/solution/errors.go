@@ -3,7 +3,7 @@ package solution
 import (
 	"errors"
 
-	"github.com/tether-dev/tether/sdk/go/internal/frame"
+	"github.com/tether-dev/tether/codec"
 	"github.com/tether-dev/tether/sdk/go/internal/peer"
 )
 
@@ -31,11 +31,11 @@ func (e *CapabilityError) Error() string {
 // Unwrap maps the code to its sentinel.
 func (e *CapabilityError) Unwrap() error {
 	switch e.Code {
-	case frame.CodeNotFound:
+	case codec.CodeNotFound:
 		return ErrCapabilityNotFound
-	case frame.CodeRejected:
+	case codec.CodeRejected:
 		return ErrCapabilityRejected
-	case frame.CodeCallTimeout:
+	case codec.CodeCallTimeout:
 		return ErrCapabilityTimeout
 	}
 	return ErrCapability

@@ -172,7 +172,7 @@ func (h *Host) onFrame(f frame.Frame) {
 // leaving the evaluator to wait for CallTimeout.
 func (h *Host) onUndecodable(p *peer.Peer, u frame.Undecodable) {
 	if u.Type == "call" {
-		p.Send(frame.Error(u.ID, frame.CodeRejected, u.Message, ""))
+		p.Send(frame.Error(u.ID, codec.CodeRejected, u.Message, ""))
 	}
 }
 
@@ -208,17 +208,17 @@ func (h *Host) serveCall(f frame.Frame) {
 	fn, ok := h.funcs[f.Fn]
 	h.mu.Unlock()
 	if !ok {
-		h.p.Send(frame.Error(f.ID, frame.CodeNotFound, fmt.Sprintf("function '%s' not registered", f.Fn), ""))
+		h.p.Send(frame.Error(f.ID, codec.CodeNotFound, fmt.Sprintf("function '%s' not registered", f.Fn), ""))
 		return
 	}
 	args, isList := f.Args.([]any)
 	if !isList {
-		h.p.Send(frame.Error(f.ID, frame.CodeRejected, "args is not a list", ""))
+		h.p.Send(frame.Error(f.ID, codec.CodeRejected, "args is not a list", ""))
 		return
 	}
 	result, err, trace := invoke(h.ctx, fn, args)
 	if err != nil {
-		h.p.Send(frame.Error(f.ID, frame.CodeException, err.Error(), trace))
+		h.p.Send(frame.Error(f.ID, codec.CodeException, err.Error(), trace))
 		return
 	}
 	buf := frame.GetBuffer()
@@ -231,7 +231,7 @@ func (h *Host) serveCall(f frame.Frame) {
 			return
 		}
 	}
-	h.p.Send(frame.Error(f.ID, frame.CodeRejected, err.Error(), ""))
+	h.p.Send(frame.Error(f.ID, codec.CodeRejected, err.Error(), ""))
 }
 
 // invoke runs fn, turning a panic into an error with a sanitized stack:

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tether-dev/tether/codec"
 )
 
 // envelopeSamples are lines for the agreement test and the fuzz corpus:
@@ -69,7 +71,7 @@ func TestEnvelopeAgreesWithCodec(t *testing.T) {
 	}
 	// The SDKs' own frames must take the fast path, or it is not a fast path.
 	for _, line := range [][]byte{sampleResult, sampleCall, Call("a", "f", []byte(`[1]`), 5),
-		Result("r", []byte(`{"k":[1,2.5,"s"]}`)), Error("e", CodeException, "msg", "trace"),
+		Result("r", []byte(`{"k":[1,2.5,"s"]}`)), Error("e", codec.CodeException, "msg", "trace"),
 		Capability("c", "llm", []byte(`["q"]`)), Log("stderr", "line"), Ready} {
 		if !checkAgreement(t, line) {
 			t.Errorf("parseEnvelope declined the SDK frame %s", line)

@@ -14,15 +14,6 @@ import (
 	"github.com/tether-dev/tether/codec"
 )
 
-// Error codes of docs/protocol/judge.md.
-const (
-	CodeNotFound    = "NotFound"
-	CodeRejected    = "Rejected"
-	CodeCallTimeout = "CallTimeout"
-	CodeException   = "Exception"
-	CodeSystemError = "SystemError"
-)
-
 // Frame is any decoded frame; fields a type does not use are empty.
 // Args and Value are decoded transferable values (package codec).
 type Frame struct {

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"regexp"
 	"testing"
+
+	"github.com/tether-dev/tether/codec"
 )
 
 func TestNewIDIsUUID4Hex(t *testing.T) {
@@ -28,7 +30,7 @@ func TestEncodedFramesParseBack(t *testing.T) {
 		{Call("a1", "f", []byte(`[]`), 0), Frame{Type: "call", ID: "a1", Fn: "f", Args: []any{}}},
 		{Capability("c", "llm", []byte(`[]`)), Frame{Type: "capability", ID: "c", Name: "llm", Args: []any{}}},
 		{Result("r", []byte(`{"k":null}`)), Frame{Type: "result", ID: "r", Value: map[string]any{"k": nil}}},
-		{Error("e", CodeException, "boom\n", "tr"), Frame{Type: "error", ID: "e", Code: "Exception", Message: "boom\n", Trace: "tr"}},
+		{Error("e", codec.CodeException, "boom\n", "tr"), Frame{Type: "error", ID: "e", Code: "Exception", Message: "boom\n", Trace: "tr"}},
 		{CapReg("llm", 10), Frame{Type: "cap_reg", Name: "llm", TimeoutMs: 10}},
 		{Log("stdout", "hi\n"), Frame{Type: "log", Stream: "stdout", Data: "hi\n"}},
 		{Ready, Frame{Type: "ready"}},
@@ -80,7 +82,7 @@ func TestInspect(t *testing.T) {
 		if !ok || got != c.want {
 			t.Errorf("Inspect(%s) = %+v, %v; want %+v", c.line, got, ok, c.want)
 		}
-		if r := got.Rejected(); r.Type != "error" || r.ID != c.want.ID || r.Code != CodeRejected || r.Message != c.want.Message {
+		if r := got.Rejected(); r.Type != "error" || r.ID != c.want.ID || r.Code != codec.CodeRejected || r.Message != c.want.Message {
 			t.Errorf("Rejected() = %+v", r)
 		}
 	}

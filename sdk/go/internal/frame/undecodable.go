@@ -24,7 +24,7 @@ type Undecodable struct {
 
 // Rejected is the error frame that fails the call waiting for u's id.
 func (u Undecodable) Rejected() Frame {
-	return Frame{Type: "error", ID: u.ID, Code: CodeRejected, Message: u.Message}
+	return Frame{Type: "error", ID: u.ID, Code: codec.CodeRejected, Message: u.Message}
 }
 
 // lenient is the syntax Inspect accepts: Python's json module, which a

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/codec"
 	"github.com/tether-dev/tether/sdk/go/internal/frame"
 )
 
@@ -58,7 +59,7 @@ func TestUndecodableResponseFailsRequest(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: Request: %v", c.resp, err)
 		}
-		if f.Type != "error" || f.ID != "ID" || f.Code != frame.CodeRejected || f.Message != c.message {
+		if f.Type != "error" || f.ID != "ID" || f.Code != codec.CodeRejected || f.Message != c.message {
 			t.Errorf("%s: got %+v, want Rejected %q", c.resp, f, c.message)
 		}
 	}
