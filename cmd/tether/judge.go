@@ -151,7 +151,7 @@ func explainLoadError(err error) error {
 
 func printSummary(w io.Writer, r *judge.Result) {
 	fmt.Fprintf(w, "verdict:  %s\n", r.Status)
-	fmt.Fprintf(w, "score:    %d.%02d / 100\n", r.Score/100, r.Score%100)
+	fmt.Fprintf(w, "score:    %.2f\n", float64(r.Score)/100) // the problem's own points: the result line carries them x100
 	fmt.Fprintf(w, "time:     %d ms (solution cpu %d ms)\n", r.TimeMs, r.CPUMs)
 	fmt.Fprintf(w, "memory:   %d KiB\n", r.MemoryKB)
 	fmt.Fprintf(w, "calls:    %d (timeouts %d, restarts %d", r.Calls.Count, r.Calls.Timeouts, r.Calls.Restarts)

@@ -106,7 +106,7 @@ func TestJudgeCommandSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"verdict:  WrongAnswer", "score:    25.00 / 100", "calls:    1 (timeouts 0, restarts 0)", "got: "} {
+	for _, want := range []string{"verdict:  WrongAnswer", "score:    25.00\n", "calls:    1 (timeouts 0, restarts 0)", "got: "} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("summary lacks %q:\n%s", want, out)
 		}

@@ -3,8 +3,10 @@
 An ``evaluate.py`` written for Neuro OJ runs unchanged:
 ``from noj_evaluator_sdk.runner import SolutionRunner, SolutionTimeoutError``,
 ``from noj_evaluator_sdk import result, register_capability, configure_logging``.
+``result`` is the ``Result`` singleton (``noj_evaluator_sdk.result.Result``).
 ``SystemError`` and ``ConnectionError`` are tether classes that shadow the
-builtins (and subclass them); see ``tether_sdk.errors``.
+builtins (and subclass them); ``ConnectionError`` is a ``SystemError``. See
+docs/protocol/judge.md for the protocol underneath.
 """
 
 from tether_sdk.errors import (  # noqa: F401
@@ -15,16 +17,23 @@ from tether_sdk.errors import (  # noqa: F401
     SystemError,
     TetherError,
 )
-from tether_sdk.evaluator import configure_logging, register_capability  # noqa: F401
 
-from . import result  # noqa: F401
+from . import capability, errors, logging_config, runner, serialization  # noqa: F401
+from .capability import register_capability  # noqa: F401
+from .logging_config import configure_logging  # noqa: F401
+from .result import Result
 from .runner import SolutionRunner  # noqa: F401
+
+# The package attribute ``result`` is the singleton, as in Neuro OJ (the
+# module stays importable as ``noj_evaluator_sdk.result`` through sys.modules).
+result = Result()
 
 __all__ = [
     "SolutionRunner",
     "register_capability",
-    "configure_logging",
     "result",
+    "Result",
+    "configure_logging",
     "NotFoundError",
     "RejectedError",
     "SolutionTimeoutError",

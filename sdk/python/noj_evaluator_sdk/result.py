@@ -1,4 +1,7 @@
-"""``noj_evaluator_sdk.result``: accept, wrong_answer, runtime_error, system_error."""
+"""``noj_evaluator_sdk.result``: the ``Result`` class (Neuro OJ's result
+writer, see ``tether_sdk.evaluator.result``); the package's ``result`` is its
+singleton."""
 
-from tether_sdk.evaluator.result import *  # noqa: F401,F403
-from tether_sdk.evaluator.result import __all__  # noqa: F401
+from tether_sdk.evaluator.result import ResultAlreadyWritten, Result  # noqa: F401
+
+__all__ = ["Result", "ResultAlreadyWritten"]

@@ -1,8 +1,8 @@
 """Neuro OJ's solution SDK names, as a thin layer over ``tether_sdk.solution``.
 
-``from noj_solution_sdk import register, call_capability`` and the
-capability error classes; the host is ``python3 -m noj_solution_sdk.host
---entry FILE``.
+``from noj_solution_sdk import register, call_capability`` and the error
+classes; the host is ``python3 -m noj_solution_sdk.host --entry FILE`` (or
+``python3 -m noj_solution_sdk``). Its protocol: docs/protocol/judge.md.
 """
 
 from tether_sdk.solution import (  # noqa: F401
@@ -10,13 +10,18 @@ from tether_sdk.solution import (  # noqa: F401
     CapabilityError,
     CapabilityNotFoundError,
     CapabilityRejectedError,
+    FunctionAlreadyRegisteredError,
+    NotRegisteredError,
     call_capability,
+    get_registry,
     register,
 )
 
 __all__ = [
     "register",
     "call_capability",
+    "FunctionAlreadyRegisteredError",
+    "NotRegisteredError",
     "CapabilityError",
     "CapabilityNotFoundError",
     "CapabilityRejectedError",

@@ -1,4 +1,5 @@
-"""``python3 -m noj_solution_sdk.host --entry FILE``: tether's solution host."""
+"""``python3 -m noj_solution_sdk.host --entry FILE``: tether's solution host
+(``tether_sdk.solution.host``: lifecycle, answers and limits)."""
 
 from tether_sdk.solution.host import main
 

@@ -181,31 +181,25 @@ def test_stdin_eof_fails_pending_and_later_calls(evaluator):
 
 def test_close_fails_pending_calls(evaluator):
     p = evaluator("""
-        import threading
-        from tether_sdk.evaluator import SolutionRunner, ConnectionError
+        from tether_sdk.evaluator import SolutionRunner, ConnectionError, register_capability
         r = SolutionRunner()
-        def worker():
-            try:
-                r.call("slow")
-            except ConnectionError as e:
-                print("pending:", e, flush=True)
-        t = threading.Thread(target=worker)
-        t.start()
-        input_ready = __import__("sys").stdin  # keep reading on the SDK's thread only
-        import time
-        while not r._inflight:
-            time.sleep(0.01)
-        r.close()
-        t.join()
+        register_capability("close", lambda: r.close())  # the judge's side says when
+        try:
+            r.call("slow")
+        except ConnectionError as e:
+            print("pending:", e, flush=True)
         r.close()
         try:
             r.call("again")
         except ConnectionError as e:
             print("later:", e)
     """)
+    assert p.frame()["type"] == "cap_reg"
     expect_call(p, "slow")
-    assert p.text() == "pending: runner closed"
-    assert p.text() == "later: runner is closed"
+    p.send({"type": "capability", "id": "k1", "name": "close", "args": []})
+    got = [p.line() for _ in range(3)]  # the capability's answer comes from another thread: anywhere
+    got.remove(b'{"type":"result","id":"k1","value":null}')
+    assert got == [b"pending: runner closed", b"later: runner is closed"]
     assert p.wait() == 0
 
 
@@ -362,28 +356,3 @@ def test_capabilities(evaluator):
     assert p.text() == "call: 2"
     assert p.wait() == 0
 
-
-def test_noj_names(evaluator):
-    p = evaluator("""
-        import tether_sdk.errors as te, tether_sdk.evaluator as tev, tether_sdk.solution as ts
-        from noj_evaluator_sdk.runner import SolutionRunner, SolutionTimeoutError
-        from noj_evaluator_sdk import (result, register_capability, configure_logging, NotFoundError,
-            RejectedError, SystemError, ConnectionError)
-        import noj_evaluator_sdk.result
-        from noj_solution_sdk import (register, call_capability, CapabilityError, CapabilityNotFoundError,
-            CapabilityRejectedError, CapabilityConnectionError)
-        import noj_solution_sdk.host
-        checks = [
-            SolutionRunner is tev.SolutionRunner, SolutionTimeoutError is te.SolutionTimeoutError,
-            result.accept is tev.result.accept, noj_evaluator_sdk.result.wrong_answer is tev.result.wrong_answer,
-            register_capability is tev.register_capability, configure_logging is tev.configure_logging,
-            NotFoundError is te.NotFoundError, RejectedError is te.RejectedError,
-            SystemError is te.SystemError, ConnectionError is te.ConnectionError,
-            register is ts.register, call_capability is ts.call_capability,
-            CapabilityError is ts.CapabilityError, CapabilityNotFoundError is ts.CapabilityNotFoundError,
-            CapabilityRejectedError is ts.CapabilityRejectedError,
-            CapabilityConnectionError is ts.CapabilityConnectionError,
-        ]
-        print(checks.count(True), len(checks))
-    """)
-    assert p.text() == "16 16"

@@ -19,6 +19,7 @@ All functions are pure and safe to call from any thread.
 
 import base64
 import binascii
+import gc
 import json
 import math
 import re
@@ -31,6 +32,8 @@ __all__ = ["encode", "encode_args", "decode", "decode_frame", "format_path", "BY
 
 BYTES_KEY = "__bytes__"
 MAX_DEPTH = 512  # lists/maps nested deeper are refused ("[]" is depth 1)
+QUICK_DEPTH = 16  # nesting the fast depth check settles by itself
+GC_PAUSE_SIZE = 1 << 16  # decoding a longer text pauses the cyclic collector
 MAX_INT_DIGITS = 4300  # Python's default int <-> str limit
 _INT_LIMIT = 10**MAX_INT_DIGITS
 
@@ -296,11 +299,24 @@ _fast_scan = json.JSONDecoder(
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _BRACKET = re.compile(r"[\[\]{}]")
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 def _check_depth(text):
     """Refuse nesting deeper than MAX_DEPTH before the recursive parser sees it."""
     if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    # Strings aside, strip innermost pairs ("[]", "{}") a level per pass: C
+    # string operations, so a big frame nested a few levels deep takes a few
+    # passes, not a Python step per bracket. Brackets left after
+    # QUICK_DEPTH passes (deeper, or unbalanced) are judged by the exact walk.
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    for _ in range(QUICK_DEPTH):
+        shorter = brackets.replace("[]", "").replace("{}", "")
+        if len(shorter) == len(brackets):
+            break
+        brackets = shorter
+    if not brackets:
         return
     depth = 0
     for m in _BRACKET.finditer(_STRING.sub("", text)):
@@ -352,6 +368,12 @@ def decode(data):
                 _check_surrogates(v)
             return v
     _check_depth(data)
+    # A big text may hold ~100k fresh arrays per 100 KB: the collector would
+    # walk every live object again and again while they are made (seconds for
+    # 1 MiB when other big values are alive). They hold no cycles; pause it.
+    pause = len(data) > GC_PAUSE_SIZE and gc.isenabled()
+    if pause:
+        gc.disable()
     try:
         v = _decoder.decode(data)
     except RejectedError:
@@ -362,6 +384,9 @@ def decode(data):
         raise RejectedError("invalid JSON: %s at offset %d" % (e.msg, e.pos)) from None
     except (ValueError, RecursionError) as e:
         raise RejectedError("invalid JSON: %s" % e) from None
+    finally:
+        if pause:
+            gc.enable()
     if "\\u" in data and _SURROGATE_ESCAPE.search(data):
         _check_surrogates(v)
     return v

@@ -15,6 +15,7 @@ with ``from tether_sdk.errors import *`` (this is what Neuro OJ's SDK names
 them). Each also subclasses the builtin it shadows, so ``except SystemError``
 catches it whether or not the name was imported; the reverse does not hold, so
 catch ``TetherError`` to mean "any failure reported by the protocol".
+As in Neuro OJ, ``ConnectionError`` is a ``SystemError``.
 """
 
 import builtins
@@ -75,9 +76,10 @@ class SystemError(TetherError, builtins.SystemError):  # noqa: A001 - Neuro OJ's
     code = "SystemError"
 
 
-class ConnectionError(TetherError, builtins.ConnectionError):  # noqa: A001 - Neuro OJ's name
+class ConnectionError(SystemError, builtins.ConnectionError):  # noqa: A001 - Neuro OJ's name
     """The channel to the judge is closed (stdin EOF, runner closed); the call
-    may or may not have run. Shadows the builtin; see module doc."""
+    may or may not have run. A kind of ``SystemError``, as in Neuro OJ, so
+    ``except SystemError`` catches it too. Shadows the builtin; see module doc."""
 
     code = None
 

@@ -1,17 +1,11 @@
 """The evaluator's one channel to the judge: frames out on stdout, frames in
 on stdin.
 
-Reading (see ``_conduit``): a thread waiting in ``SolutionRunner.call``
-reads stdin itself while no other thread does, so a lone caller gets its
-answer without a thread switch; answers for other callers are handed to
-them. Whoever reads resolves responses by id and hands ``capability``
-frames to the capability workers; it never runs user code itself.
-
-So that capabilities and log frames are served while no call is waiting, an
-idle reader (a daemon thread, so an evaluator that returns from main exits
-even while the judge keeps stdin open, started by ``channel()`` on first use)
-takes the reading role when nobody has taken it for IDLE_SECONDS, and gives
-it back as soon as a caller waits (it is woken through a pipe).
+Reading (see ``_conduit``): one reader thread, started on first use, reads
+stdin, resolves answers by id (the calling thread wakes on its own lock) and
+hands ``capability`` frames to the capability workers; it never runs user
+code itself. So capabilities and log frames are served whether or not a
+call is waiting.
 
 stdout is shared with the problem setter's ``print()``: evaluation output and
 ``---RESULT---`` travel there too. So that a frame never lands inside a
@@ -33,8 +27,6 @@ from .._conduit import Conduit
 from .._frames import encode_line, error_frame
 from .._streams import WriteOnlyStream
 from ..errors import ConnectionError, RejectedError
-
-IDLE_SECONDS = 0.05
 
 _create_lock = threading.Lock()
 _channel = None
@@ -107,13 +99,19 @@ class _LineAtomicStdout:
             self._text.flush()
 
     def finish(self):
-        with self._lock:
-            self._finished = True
-            if self._partial:
-                self._text.flush()
-                self._raw.write(b"".join(self._partial))
-                self._partial = []
+        """At exit: write the partial line and keep the lock for good. The
+        main thread (the lock is reentrant) still writes and flushes; a
+        daemon thread (a capability worker) that would write now waits on the
+        lock instead of being frozen by the interpreter's shutdown in the
+        middle of a write, holding the lock or the stream's, which would
+        deadlock the final flush."""
+        self._lock.acquire()
+        self._finished = True
+        if self._partial:
             self._text.flush()
+            self._raw.write(b"".join(self._partial))
+            self._partial = []
+        self._text.flush()
 
     def __getattr__(self, name):
         return getattr(self._text, name)
@@ -159,13 +157,12 @@ class Channel:
         self.lock = threading.RLock()
         self._text = stdout_text
         self._out = stdout_text.buffer
-        self.pending = Conduit(stdin_fd, self._dispatch, _closed_error, wakeable=True)
-        self.capability_handler = None  # set by capability.py: fn(frame)
+        self.pending = Conduit(stdin_fd, self._dispatch, _closed_error)
+        self.capability_handler = None  # set by capability.py: fn(frame, raw line)
         self.log_handler = None  # fn(stream, data) for solution log frames
-        self._idle_reader = threading.Thread(target=self._idle_loop, name="tether-evaluator-idle-reader", daemon=True)
 
     def start(self):
-        self._idle_reader.start()
+        self.pending.start("tether-evaluator-reader")
 
     def write_line(self, data):
         """Write one encoded line; text printed before it is flushed first.
@@ -180,9 +177,6 @@ class Channel:
 
     def write_frame(self, frame):
         self.write_line(encode_line(frame))
-
-    def _idle_loop(self):
-        self.pending.serve_idle(IDLE_SECONDS)
 
     def _dispatch(self, line):
         try:
@@ -200,7 +194,7 @@ class Channel:
         elif kind == "capability":
             handler = self.capability_handler
             if handler is not None:
-                handler(frame)
+                handler(frame, line)
             else:
                 call_id = frame.get("id")
                 if type(call_id) is str and call_id:

@@ -2,20 +2,32 @@
 
 ``register_capability`` writes a private ``cap_reg`` frame (the judge keeps
 the per-capability timeout; it is never forwarded) and stores the handler.
-When a ``capability`` frame arrives the thread reading stdin only queues it; a pool
+When a ``capability`` frame arrives the reader thread only queues it; a pool
 of daemon worker threads (grown on demand up to MAX_WORKERS) runs the
 handlers, so a slow handler never blocks responses to ``SolutionRunner.call``.
+
+What the solution sends is bounded here, since it lives in the evaluator's
+memory: requests wait in a queue of at most MAX_WAITING frames and
+MAX_WAITING_COST, and run only while the requests being served cost at most
+MAX_RUNNING_COST together (the first one always runs). A frame's cost is
+its bytes plus what its arrays and objects take once decoded (a 1 MiB frame
+of nested empty lists decodes to ~40 MB). A request past the queue's bounds
+is answered at once with ``Rejected`` (``capability queue full ...``): the
+solution caused it and the solution sees it, and the evaluator's memory and
+verdict stay its own.
+
 Answers: ``result`` with the encoded return value; ``error`` with code
 ``NotFound`` (``capability 'NAME' not registered``), ``Rejected`` (arguments
 or return value outside the codec -- a subclass whose methods raise too --,
-frame over 1 MiB) or ``Exception`` (message ``str(e)`` sanitized and cut at
-1024 characters, a fallback text when ``str(e)`` itself fails; sanitized
-trace; ``sys.exit`` in a handler is an exception too). A worker never ends
-on a handler's account; should one end anyway, its slot is given back.
+frame over 1 MiB, queue full) or ``Exception`` (message ``str(e)`` sanitized
+and cut at 1024 characters, a fallback text when ``str(e)`` itself fails;
+sanitized trace; ``sys.exit`` in a handler is an exception too). A worker
+never ends on a handler's account; should one end anyway, its slot is given
+back.
 """
 
-import queue
 import threading
+from collections import deque
 
 from .. import codec
 from .._frames import encode_line, error_frame, result_frame
@@ -27,12 +39,30 @@ __all__ = ["register_capability", "unregister_capability"]
 
 MAX_WORKERS = 16
 MAX_CAPABILITY_MESSAGE = 1024
+MAX_WAITING = 1024  # requests queued behind busy workers
+MAX_WAITING_COST = 32 << 20  # their cost (see frame_cost)
+MAX_RUNNING_COST = 48 << 20  # cost of the requests being served at once
+CONTAINER_COST = 96  # bytes a decoded list or dict takes at least (object, GC header, slot)
+ITEM_COST = 16  # bytes per element slot (pointer and over-allocation)
 
 _lock = threading.Lock()
+_ready = threading.Condition(_lock)  # a queued request may run now
 _handlers = {}
-_jobs = queue.SimpleQueue()
+_jobs = deque()  # (frame, cost) waiting for a worker
+_waiting_cost = 0
+_running = 0
+_running_cost = 0
 _workers = 0
 _idle = 0
+
+
+def frame_cost(line):
+    """An upper estimate of the memory a decoded frame holds: its bytes plus
+    CONTAINER_COST per array or object and ITEM_COST per element."""
+    n = len(line)
+    if n < 4096:
+        return n  # small frames: whatever they hold is small
+    return n + CONTAINER_COST * (line.count(b"[") + line.count(b"{")) + ITEM_COST * line.count(b",")
 
 
 def register_capability(name, handler, timeout_ms=None):
@@ -64,51 +94,101 @@ def unregister_capability(name):
         _handlers.pop(name, None)
 
 
-def _submit(frame):
-    """Called on the thread reading stdin: queue the request, start a worker if none is idle."""
-    _jobs.put(frame)
-    _start_worker()
-
-
-def _start_worker():
-    """Start a worker unless one is idle or the pool is full (the queued job
-    is then taken by the next free worker)."""
-    global _workers
+def _submit(frame, line):
+    """Called on the reader thread: queue the request (a worker is woken or
+    started), or answer it Rejected when the queue is full."""
+    global _waiting_cost, _workers
+    cost = frame_cost(line)
     with _lock:
-        if _idle > 0 or _workers >= MAX_WORKERS:
-            return
-        _workers += 1
-        n = _workers
+        full = len(_jobs) >= MAX_WAITING or (len(_jobs) > 0 and _waiting_cost + cost > MAX_WAITING_COST)
+        if not full:
+            _jobs.append((frame, cost))
+            _waiting_cost += cost
+            if _idle > 0:
+                _ready.notify()
+                start = False
+            else:
+                start = _workers < MAX_WORKERS
+                if start:
+                    _workers += 1
+        waiting, running = len(_jobs), _running
+    if full:
+        call_id = frame.get("id")
+        if type(call_id) is str and call_id:
+            _reply(call_id, "Rejected", "capability queue full (%d waiting, %d running): call again once an "
+                   "earlier call has returned" % (waiting, running))
+        return
+    if start:
+        _start_worker(waiting + running)
+
+
+def _start_worker(n):
+    """Start a worker whose slot was taken; should no thread start
+    (resources), the slot is given back and the job stays queued."""
+    global _workers
     try:
         threading.Thread(target=_work, name="tether-capability-%d" % n, daemon=True).start()
-    except Exception:  # noqa: BLE001 - no thread (resources): the slot is given back, the job stays queued
+    except Exception:  # noqa: BLE001 - see above
         with _lock:
             _workers -= 1
+
+
+def _runnable():
+    # under _lock
+    return len(_jobs) > 0 and (_running == 0 or _running_cost + _jobs[0][1] <= MAX_RUNNING_COST)
+
+
+def _take():
+    """Wait for a request that may run now and count it as running."""
+    global _idle, _waiting_cost, _running, _running_cost
+    with _lock:
+        _idle += 1
+        try:
+            while not _runnable():
+                _ready.wait()
+        finally:
+            _idle -= 1
+        frame, cost = _jobs.popleft()
+        _waiting_cost -= cost
+        _running += 1
+        _running_cost += cost
+        if _idle > 0 and _runnable():
+            _ready.notify()
+    return frame, cost
+
+
+def _done(cost):
+    global _running, _running_cost
+    with _lock:
+        _running -= 1
+        _running_cost -= cost
+        if _idle > 0 and _runnable():
+            _ready.notify()
 
 
 def _work():
     """A worker: serves queued requests forever. Nothing a handler does can
     end it (every failure becomes an answer), and should it end anyway the
     pool's count is given back and a replacement started if work is queued."""
-    global _workers, _idle
+    global _workers
     try:
         while True:
-            with _lock:
-                _idle += 1
-            try:
-                frame = _jobs.get()
-            finally:
-                with _lock:
-                    _idle -= 1
+            frame, cost = _take()
             try:
                 _serve(frame)
             except BaseException as e:  # noqa: BLE001 - last resort: the request still gets an answer
                 _failed(frame, e)
+            finally:
+                del frame  # the request's memory goes before the next is taken
+                _done(cost)
     finally:
         with _lock:
             _workers -= 1
-        if not _jobs.empty():
-            _start_worker()
+            restart = bool(_jobs) and _idle == 0
+            if restart:
+                _workers += 1
+        if restart:
+            _start_worker(_workers)
 
 
 def _failed(frame, exc):

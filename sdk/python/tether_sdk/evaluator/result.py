@@ -7,6 +7,12 @@ second call raises ``ResultAlreadyWritten`` and writes nothing. Details are
 keyword arguments and must be JSON-serializable (finite numbers); a bad one
 raises before anything is written, so the evaluator may try again.
 Safe to call from any thread (the first writer wins).
+
+``Result`` is Neuro OJ's interface to the same line (``noj_evaluator_sdk``'s
+``result`` singleton): ``accept(score=100.0)``, ``wrong_answer(score=0.0,
+message=None)``, ``runtime_error(message)``, ``system_error(message)``; other
+keyword arguments (and the members of a ``details=`` dict) land in
+``details``. See docs/problem.md for the result line.
 """
 
 import json
@@ -24,6 +30,7 @@ __all__ = [
     "time_limit_exceeded",
     "write",
     "written",
+    "Result",
     "ResultAlreadyWritten",
     "MARKER",
 ]
@@ -55,6 +62,10 @@ def written():
 def write(status, score=0.0, **details):
     """Write the result with any status of the enum (the functions below are
     shorthands)."""
+    _write(status, score, details)
+
+
+def _write(status, score, details):
     global _written
     if status not in STATUSES:
         raise ValueError("status %r is not one of %s" % (status, ", ".join(STATUSES)))
@@ -75,9 +86,13 @@ def write(status, score=0.0, **details):
 
 
 def _split(args, details, default_score):
-    """Neuro OJ style positional argument: a number is the score, a str the message."""
+    """Positional arguments: a number is the score, a str the message; two
+    are (score, message), Neuro OJ's order."""
+    if len(args) == 2 and not isinstance(args[0], str):
+        details.setdefault("message", args[1])
+        args = args[:1]
     if len(args) > 1:
-        raise TypeError("expected at most one positional argument (score or message)")
+        raise TypeError("expected at most two positional arguments (score, message)")
     score = details.pop("score", default_score)
     if args:
         if isinstance(args[0], str):
@@ -118,3 +133,47 @@ def time_limit_exceeded(message="", **details):
     """TimeLimitExceeded with details.message."""
     details.setdefault("message", message)
     write("TimeLimitExceeded", details.pop("score", 0.0), **details)
+
+
+class Result:
+    """Neuro OJ's result writer; ``noj_evaluator_sdk.result`` is one instance.
+    Every instance writes the process's one result line: a second write, from
+    any instance or function here, raises ``ResultAlreadyWritten`` (a
+    RuntimeError). ``score`` is in percent; a str given where the score goes
+    is taken as the message."""
+
+    def accept(self, score=100.0, **kwargs):
+        """Accepted; score defaults to 100.0."""
+        self._write("Accepted", score, None, kwargs)
+
+    def wrong_answer(self, score=0.0, message=None, **kwargs):
+        """WrongAnswer; message goes to details.message."""
+        self._write("WrongAnswer", score, message, kwargs)
+
+    def runtime_error(self, message, **kwargs):
+        """RuntimeError (score 0) with details.message."""
+        self._write("RuntimeError", 0.0, message, kwargs)
+
+    def system_error(self, message, **kwargs):
+        """SystemError (score 0) with details.message."""
+        self._write("SystemError", 0.0, message, kwargs)
+
+    def partially_correct(self, score=0.0, message=None, **kwargs):
+        """PartiallyCorrect (tether's; not in Neuro OJ's SDK)."""
+        self._write("PartiallyCorrect", score, message, kwargs)
+
+    @staticmethod
+    def _write(status, score, message, kwargs):
+        if isinstance(score, str) and message is None:
+            score, message = 0.0 if status != "Accepted" else 100.0, score
+        details = kwargs.pop("details", None)
+        if details is None:
+            details = {}
+        elif not isinstance(details, dict):
+            raise TypeError("details must be a dict, not %s" % type(details).__name__)
+        else:
+            details = dict(details)
+        details.update(kwargs)
+        if message is not None:
+            details["message"] = message
+        _write(status, score, details)

@@ -6,18 +6,23 @@ tether_sdk.solution.host --entry FILE`` (see ``host`` for what it does with
 stdout, stderr, import errors and EOF).
 """
 
-from ._registry import register  # noqa: F401
+from ._registry import get_registry, register  # noqa: F401
 from .capability import call_capability  # noqa: F401
 from .errors import (  # noqa: F401
     CapabilityConnectionError,
     CapabilityError,
     CapabilityNotFoundError,
     CapabilityRejectedError,
+    FunctionAlreadyRegisteredError,
+    NotRegisteredError,
 )
 
 __all__ = [
     "register",
     "call_capability",
+    "get_registry",
+    "FunctionAlreadyRegisteredError",
+    "NotRegisteredError",
     "CapabilityError",
     "CapabilityNotFoundError",
     "CapabilityRejectedError",

@@ -2,6 +2,8 @@
 
 import threading
 
+from .errors import FunctionAlreadyRegisteredError, NotRegisteredError
+
 _lock = threading.Lock()
 _explicit = {}
 
@@ -12,7 +14,8 @@ def register(name_or_fn, fn=None):
     ``register(fn)`` uses ``fn.__name__``; ``register("name", fn)`` names it;
     both return fn, so ``@register`` works, and ``@register("name")`` too.
     Explicit registrations win over the top-level functions the host finds
-    in the solution file. The latest registration of a name wins."""
+    in the solution file. A name is registered once: registering it again
+    raises FunctionAlreadyRegisteredError (as in Neuro OJ)."""
     if fn is None and isinstance(name_or_fn, str):
         return lambda f: register(name_or_fn, f)
     if fn is None:
@@ -24,6 +27,8 @@ def register(name_or_fn, fn=None):
     if not callable(fn):
         raise TypeError("register: %r is not callable" % (fn,))
     with _lock:
+        if name in _explicit:
+            raise FunctionAlreadyRegisteredError("function %r already registered" % name)
         _explicit[name] = fn
     return fn
 
@@ -32,3 +37,32 @@ def lookup(name):
     """The explicitly registered function called name, or None. A single
     dict read is atomic under the GIL: no lock and no copy per call."""
     return _explicit.get(name)
+
+
+class Registry:
+    """Neuro OJ's view of the registry (``get_registry()``)."""
+
+    def register(self, name, fn):
+        register(name, fn)
+
+    def get(self, name):
+        return _explicit.get(name)
+
+    def require(self, name):
+        """The function called name; NotRegisteredError when there is none."""
+        fn = _explicit.get(name)
+        if fn is None:
+            raise NotRegisteredError("function %r not registered" % (name,))
+        return fn
+
+    def names(self):
+        with _lock:
+            return list(_explicit)
+
+
+_registry = Registry()
+
+
+def get_registry():
+    """The process's registry (explicit registrations)."""
+    return _registry

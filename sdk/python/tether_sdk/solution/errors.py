@@ -1,6 +1,8 @@
-"""Errors raised by ``call_capability`` in the solution."""
+"""Errors of the solution side: ``register`` and ``call_capability``."""
 
 __all__ = [
+    "FunctionAlreadyRegisteredError",
+    "NotRegisteredError",
     "CapabilityError",
     "CapabilityNotFoundError",
     "CapabilityRejectedError",
@@ -43,3 +45,14 @@ class CapabilityConnectionError(CapabilityError, ConnectionError):
 
     def __init__(self, message="", code=None, trace=None):
         super().__init__(message, code, trace)
+
+
+class FunctionAlreadyRegisteredError(Exception):
+    """``register`` was given a name that is already registered (Neuro OJ's
+    rule: a name is registered once). Raised at import, so the host answers
+    every call with the import failure."""
+
+
+class NotRegisteredError(Exception):
+    """Neuro OJ's name for a lookup of a name nobody registered; the host
+    itself answers such a call with code ``NotFound``."""

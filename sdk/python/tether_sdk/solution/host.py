@@ -5,16 +5,11 @@ written, then FILE is imported as the module ``user_solution`` (its folder
 first on sys.path). Every top-level function defined in FILE is callable,
 plus whatever ``register`` named (explicit registrations win).
 
-Serving: the main thread reads frames from the judge itself and runs each
-``call`` right there, one at a time, in order (a call that runs long delays
-the ones behind it, as in Neuro OJ) -- no reader thread, so a call costs no
-thread switch. While user code runs, the reading role is free: a thread
-waiting in ``call_capability`` reads (see ``_conduit``) and resolves its own
-answer; ``call`` frames it reads meanwhile are queued for the main thread;
-answers for other waiting threads are handed to them. While a call runs
-longer than IDLE_SECONDS and nobody waits, a daemon idle reader drains stdin
-(call frames queue up, answers reach their threads), so the judge's writes
-never stall; it yields the role as soon as a thread waits.
+Serving: one reader thread (see ``_conduit``) reads every frame from the
+judge: ``call`` frames are queued for the main thread, which runs them one
+at a time, in order (a call that runs long delays the ones behind it, as in
+Neuro OJ); answers to ``call_capability`` go to the thread waiting for them.
+So stdin is drained while user code runs, and the judge's writes never stall.
 Output the function wrote through sys.stdout/sys.stderr is sent as ``log``
 frames before the call's answer.
 
@@ -37,6 +32,12 @@ call (``SystemError`` there) and the run ends however the evaluator decides.
 
 stdin EOF: calls already queued are answered, pending capability calls fail
 with CapabilityConnectionError, and the process exits with status 0.
+
+Run on its own (as Neuro OJ's tests and tools run its host; inside ``tether
+judge`` neither happens, see docs/protocol/judge.md): a ``shutdown`` frame is
+an EOF that must be over within a second -- should a call still run after
+SHUTDOWN_GRACE seconds, the host exits 0 without it; SIGTERM exits 0 at once,
+whatever is pending.
 """
 
 import argparse
@@ -44,12 +45,14 @@ import importlib.util
 import inspect
 import json
 import os
+import signal
 import sys
 import threading
+import time
 from collections import deque
 
 from .. import codec
-from .._conduit import Conduit, Waiter
+from .._conduit import Conduit
 from .._frames import FrameWriter, encode_line, error_frame, result_frame
 from .._trace import exception_line, exception_message, format_trace, type_name
 from ..errors import RejectedError
@@ -57,7 +60,7 @@ from . import _registry, _runtime, _stdio
 from .errors import CapabilityConnectionError
 
 MODULE_NAME = "user_solution"
-IDLE_SECONDS = 0.05
+SHUTDOWN_GRACE = 0.5  # seconds a running call gets after a shutdown frame
 
 
 def _closed_error():
@@ -70,14 +73,17 @@ class Host:
     def __init__(self, files):
         self.files = files
         self.writer = FrameWriter(files.out)
-        self.pending = Conduit(files.in_fd, self._dispatch, _closed_error, wakeable=True)
-        self.calls = deque()  # call frames read by a capability waiter, for serve()
-        self._next_call = Waiter()  # serve()'s wait: done when a call is queued
+        self.pending = Conduit(files.in_fd, self._dispatch, _closed_error, on_close=self._wake)
+        self.calls = deque()  # call frames read, for serve() on the main thread
+        self._calls_lock = threading.Lock()
+        self._sleeping = False  # serve() waits on _gate for a call or the close
+        self._gate = threading.Lock()
+        self._gate.acquire()
         self.functions = {}
         self.import_error = None
         self.streams = ()
 
-    # --- whichever thread holds the reading role -------------------------
+    # --- the reader thread -------------------------------------------------
 
     def _dispatch(self, line):
         try:
@@ -91,12 +97,35 @@ class Host:
         if kind == "call":
             call_id = frame.get("id")
             if type(call_id) is str and call_id:
-                self.calls.append(frame)
-                self.pending.wake(self._next_call)
+                with self._calls_lock:
+                    self.calls.append(frame)
+                    self._wake_locked()
         elif kind == "result" or kind == "error":
             call_id = frame.get("id")
             if type(call_id) is str:
                 self.pending.resolve(call_id, frame)
+        elif kind == "shutdown":
+            self.shutdown()
+
+    def _wake_locked(self):
+        if self._sleeping:
+            self._sleeping = False
+            self._gate.release()
+
+    def _wake(self):
+        with self._calls_lock:
+            self._wake_locked()
+
+    def shutdown(self):
+        """A shutdown frame: stop reading (the conduit closes), let serve()
+        answer what is queued and exit, and exit 0 after SHUTDOWN_GRACE if it
+        has not (a call still running). Runs on the reader thread."""
+        self.pending.close()
+        self._wake()
+        time.sleep(SHUTDOWN_GRACE)  # a deadline, not a hand-off: serve()'s exit ends the process first
+        # A frame being written is finished first (bounded: the judge may be gone).
+        self.writer.lock.acquire(timeout=SHUTDOWN_GRACE / 2)
+        os._exit(0)
 
     def _undecodable(self, line, err):
         try:
@@ -156,18 +185,19 @@ class Host:
 
     def serve(self):
         """Answer calls until stdin EOF; calls read before the EOF are answered."""
-        calls, waiter, conduit = self.calls, self._next_call, self.pending
+        calls, lock, gate, conduit = self.calls, self._calls_lock, self._gate, self.pending
         while True:
-            # done is cleared before the queue is checked: a call queued by
-            # another thread after the check sets it again.
-            waiter.done = False
-            if not calls:
-                conduit.wait(waiter)
-                if not calls:
-                    if conduit.closed is not None:
-                        return
-                    continue
-            frame = calls.popleft()
+            with lock:
+                if calls:
+                    frame = calls.popleft()
+                elif conduit.closed is not None:
+                    return
+                else:
+                    self._sleeping = True
+                    frame = None
+            if frame is None:
+                gate.acquire()
+                continue
             try:
                 answer = self.run_call(frame)
             except Exception as e:  # noqa: BLE001 - every call gets an answer; the host keeps serving
@@ -226,6 +256,9 @@ def main(argv=None):
     if not opts.entry:
         parser.error("--entry FILE (or TETHER_SOLUTION_ENTRY) is required")
 
+    # SIGTERM: exit 0 at once, even with a call or a capability pending (os._exit
+    # runs no Python cleanup that could wait on a lock the interrupted code holds).
+    signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(0))
     files = _stdio.isolate()
     host = Host(files)
     _runtime.writer, _runtime.pending = host.writer, host.pending
@@ -233,9 +266,7 @@ def main(argv=None):
     try:
         host.writer.write_line(b'{"type":"ready"}\n')
         host.streams = _stdio.redirect_text(host.writer)
-        threading.Thread(
-            target=host.pending.serve_idle, args=(IDLE_SECONDS,), name="tether-host-idle-reader", daemon=True
-        ).start()
+        host.pending.start("tether-host-reader")
         host.load(opts.entry)
         host.serve()
         host.flush_logs()
