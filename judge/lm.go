@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
+
+	"github.com/tether-dev/tether/dual"
 
 	"github.com/tether-dev/tether/sandbox"
 )
@@ -36,12 +39,37 @@ type LMHandler interface {
 
 // LMStarter starts the LM handler of one run, listening on the Unix socket
 // at socketPath (in a directory the judge created for the run and removes
-// afterwards). It may return (nil, nil): this run gets no handler. The
+// afterwards). observe, when not nil, must be told about each prompt the
+// handler answers or fails (it may be called concurrently; the judge
+// orders the calls). It may return (nil, nil): this run gets no handler. The
 // socket file must be connectable by the sandbox's unprivileged uid; the
 // judge makes it so after LMStarter returns. It is called from the run's
 // goroutine, before the evaluator starts; concurrent runs call it
 // concurrently.
-type LMStarter func(ctx context.Context, p *Problem, socketPath string) (LMHandler, error)
+type LMStarter func(ctx context.Context, p *Problem, socketPath string, observe func(LMRequest)) (LMHandler, error)
+
+// LMRequest is one prompt the run's LM handler answered or failed
+// (EventLM), with what the handler's budget stood at after it.
+type LMRequest struct {
+	Model           string   `json:"model,omitempty"` // the model asked for; "" for the default
+	Backend         string   `json:"backend"`         // the backend that served it
+	Depth           int      `json:"depth"`
+	PromptBytes     int      `json:"prompt_bytes"`
+	CompletionBytes int      `json:"completion_bytes"`
+	InputTokens     int64    `json:"input_tokens"`
+	OutputTokens    int64    `json:"output_tokens"`
+	LatencyUs       int64    `json:"latency_us"`
+	Error           string   `json:"error,omitempty"`
+	Budget          LMBudget `json:"budget"`
+}
+
+// LMBudget is what a run's LM handler has spent; a zero limit is unlimited.
+type LMBudget struct {
+	Calls       int64 `json:"calls"`
+	CallsLimit  int64 `json:"calls_limit,omitempty"`
+	Tokens      int64 `json:"tokens"`
+	TokensLimit int64 `json:"tokens_limit,omitempty"`
+}
 
 // ProblemLM is a problem's runtime_config.lm: either an inline handler
 // configuration (the JSON object of `tether judge --lm-config FILE`) or a
@@ -118,7 +146,11 @@ func (r *run) startLM(ctx context.Context) error {
 	}
 	r.lm.dir = dir
 	socket := filepath.Join(dir, lmSocketName)
-	h, err := r.opts.LM(ctx, r.problem, socket)
+	var observe func(LMRequest)
+	if r.opts.Observer != nil {
+		observe = func(req LMRequest) { r.emit(&Event{Kind: EventLM, At: time.Now(), Side: dual.Evaluator, LM: &req}) }
+	}
+	h, err := r.opts.LM(ctx, r.problem, socket, observe)
 	if err != nil {
 		return fmt.Errorf("start lm handler: %w", err)
 	}

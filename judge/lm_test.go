@@ -121,7 +121,7 @@ type fakeLM struct {
 	none     bool // the starter returns (nil, nil)
 }
 
-func (f *fakeLM) start(_ context.Context, _ *judge.Problem, socket string) (judge.LMHandler, error) {
+func (f *fakeLM) start(_ context.Context, _ *judge.Problem, socket string, _ func(judge.LMRequest)) (judge.LMHandler, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.socket = socket

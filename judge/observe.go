@@ -35,12 +35,14 @@ const (
 	EventSideExit
 	// EventProgress: Stats after a call completed or timed out.
 	EventProgress
+	// EventLM: the run's LM handler answered or failed a prompt (LM).
+	EventLM
 	// EventVerdict: the run's Result; the last event of every run.
 	EventVerdict
 )
 
 var eventNames = [...]string{"?", "line", "output", "log", "call-opened", "call-closed", "drop", "restart",
-	"side-exit", "progress", "verdict"}
+	"side-exit", "progress", "lm", "verdict"}
 
 func (k EventKind) String() string {
 	if int(k) < len(eventNames) {
@@ -68,6 +70,7 @@ type Event struct {
 	Restarts int          // EventRestart
 	Exit     *ProcessExit // EventSideExit
 	Stats    *dual.Stats  // EventProgress
+	LM       *LMRequest   // EventLM
 	Result   *Result      // EventVerdict
 }
 

@@ -38,6 +38,21 @@ type spend struct {
 	settled  chan struct{} // closed (and replaced) when a call settles; nil until waited on
 }
 
+// BudgetState is what a handler has spent of its Budget; a zero limit is
+// unlimited.
+type BudgetState struct {
+	Calls       int64 `json:"calls"`
+	CallsLimit  int64 `json:"calls_limit,omitempty"`
+	Tokens      int64 `json:"tokens"`
+	TokensLimit int64 `json:"tokens_limit,omitempty"`
+}
+
+func (s *spend) state() BudgetState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return BudgetState{Calls: s.calls, CallsLimit: s.limit.Calls, Tokens: s.tok, TokensLimit: s.limit.Tokens}
+}
+
 // reservation is what one call holds until it settles.
 type reservation struct{ tokens int64 }
 

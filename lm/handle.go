@@ -72,7 +72,7 @@ func (s *Server) answer(ctx context.Context, req *Request, meter *Meter) *Respon
 		return ErrorResponse(err.Error())
 	}
 	if !req.Batched() {
-		c, err := s.completeOne(ctx, name, backend, req.Model, req.Prompt, meter)
+		c, err := s.observed(ctx, name, backend, req, req.Prompt, meter)
 		if err != nil {
 			return ErrorResponse(err.Error())
 		}
@@ -80,7 +80,7 @@ func (s *Server) answer(ctx context.Context, req *Request, meter *Meter) *Respon
 	}
 	out := make([]Completion, len(req.Prompts))
 	s.runBatch(ctx, len(req.Prompts), func(i int) {
-		c, err := s.completeOne(ctx, name, backend, req.Model, req.Prompts[i], meter)
+		c, err := s.observed(ctx, name, backend, req, req.Prompts[i], meter)
 		if err != nil {
 			c = Completion{
 				RootModel: name,

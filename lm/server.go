@@ -19,6 +19,10 @@ type Options struct {
 	MaxInFlight      int           // backend calls in flight across all connections; default 16
 	BatchConcurrency int           // prompts of one batch in flight; default 16
 	Budget           Budget        // zero: unlimited
+	// Observe, if set, is told about each prompt answered or failed after
+	// routing (a trace of the run); it is called from the connections'
+	// goroutines, possibly at once, and must return quickly.
+	Observe func(CompletionRecord)
 	// ConnDone, if set, is called once per connection after it closed with
 	// the usage of its requests; it runs on the connection's goroutine.
 	ConnDone func(remote string, usage UsageSummary)

@@ -29,7 +29,7 @@ func BenchmarkHandlerPerRun(b *testing.B) {
 	socket := filepath.Join(dir, "lm.sock")
 	b.ReportAllocs()
 	for b.Loop() {
-		h, err := starter(context.Background(), nil, socket)
+		h, err := starter(context.Background(), nil, socket, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func BenchmarkHandlerPerRun(b *testing.B) {
 // connection to a handler that is already running.
 func BenchmarkHandlerShared(b *testing.B) {
 	socket := filepath.Join(b.TempDir(), "lm.sock")
-	h, err := lmstart.Starter(lmconfig.Echo(), nil)(context.Background(), nil, socket)
+	h, err := lmstart.Starter(lmconfig.Echo(), nil)(context.Background(), nil, socket, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -26,6 +26,7 @@ import (
 	"slices"
 
 	"github.com/tether-dev/tether/judge"
+	"github.com/tether-dev/tether/lm"
 	"github.com/tether-dev/tether/lm/lmconfig"
 )
 
@@ -75,7 +76,7 @@ func refuseKeys(c *lmconfig.Config) error {
 // judgeConfig (nil: none, problems' configurations only). getenv looks up
 // API keys for judgeConfig's backends (os.Getenv when nil).
 func Starter(judgeConfig *lmconfig.Config, getenv func(string) string) judge.LMStarter {
-	return func(ctx context.Context, p *judge.Problem, socketPath string) (judge.LMHandler, error) {
+	return func(ctx context.Context, p *judge.Problem, socketPath string, observe func(judge.LMRequest)) (judge.LMHandler, error) {
 		cfg := judgeConfig
 		if cfg == nil {
 			var err error
@@ -83,11 +84,29 @@ func Starter(judgeConfig *lmconfig.Config, getenv func(string) string) judge.LMS
 				return nil, err
 			}
 		}
-		run, err := lmconfig.StartRun(ctx, cfg, socketPath, getenv)
+		run, err := lmconfig.StartRun(ctx, cfg, socketPath, getenv, lmObserver(observe))
 		if err != nil {
 			return nil, err
 		}
 		return handler{run}, nil
+	}
+}
+
+// lmObserver converts the handler's records to the judge's LMRequest.
+func lmObserver(observe func(judge.LMRequest)) func(lm.CompletionRecord) {
+	if observe == nil {
+		return nil
+	}
+	return func(c lm.CompletionRecord) {
+		req := judge.LMRequest{Model: c.Model, Backend: c.Backend, Depth: c.Depth, PromptBytes: c.PromptBytes,
+			CompletionBytes: c.CompletionBytes, InputTokens: c.InputTokens, OutputTokens: c.OutputTokens,
+			LatencyUs: c.Latency.Microseconds(),
+			Budget: judge.LMBudget{Calls: c.Budget.Calls, CallsLimit: c.Budget.CallsLimit, Tokens: c.Budget.Tokens,
+				TokensLimit: c.Budget.TokensLimit}}
+		if c.Err != nil {
+			req.Error = c.Err.Error()
+		}
+		observe(req)
 	}
 }
 

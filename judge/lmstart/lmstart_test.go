@@ -111,7 +111,7 @@ func TestStarterPrecedence(t *testing.T) {
 	p := problem(t, `{"backends":{"from-problem":{"type":"echo"}}}`, nil)
 	t.Run("problem's configuration", func(t *testing.T) {
 		socket := filepath.Join(t.TempDir(), "lm.sock")
-		h, err := lmstart.Starter(nil, nil)(context.Background(), p, socket)
+		h, err := lmstart.Starter(nil, nil)(context.Background(), p, socket, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func TestStarterPrecedence(t *testing.T) {
 	t.Run("judge's configuration wins", func(t *testing.T) {
 		cfg := &lmconfig.Config{Backends: map[string]lmconfig.Backend{"from-judge": {Type: "echo"}}, Default: "from-judge"}
 		socket := filepath.Join(t.TempDir(), "lm.sock")
-		h, err := lmstart.Starter(cfg, nil)(context.Background(), p, socket)
+		h, err := lmstart.Starter(cfg, nil)(context.Background(), p, socket, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +146,7 @@ func TestStarterPrecedence(t *testing.T) {
 		}
 	})
 	t.Run("no configuration: no handler", func(t *testing.T) {
-		h, err := lmstart.Starter(nil, nil)(context.Background(), problem(t, "", nil), filepath.Join(t.TempDir(), "lm.sock"))
+		h, err := lmstart.Starter(nil, nil)(context.Background(), problem(t, "", nil), filepath.Join(t.TempDir(), "lm.sock"), nil)
 		if h != nil || err != nil {
 			t.Fatalf("got %v, %v; want nil, nil", h, err)
 		}
@@ -155,7 +155,7 @@ func TestStarterPrecedence(t *testing.T) {
 		cfg := &lmconfig.Config{Backends: map[string]lmconfig.Backend{
 			"gpt": {Type: "openai", BaseURL: "http://127.0.0.1:1", APIKeyEnv: "TETHER_TEST_UNSET_KEY"}}, Default: "gpt"}
 		getenv := func(string) string { return "" }
-		h, err := lmstart.Starter(cfg, getenv)(context.Background(), p, filepath.Join(t.TempDir(), "lm.sock"))
+		h, err := lmstart.Starter(cfg, getenv)(context.Background(), p, filepath.Join(t.TempDir(), "lm.sock"), nil)
 		if h != nil || err == nil {
 			t.Fatalf("got %v, %v; want an error naming the variable", h, err)
 		}

@@ -181,8 +181,11 @@ func (c *Config) Router(getenv func(string) string) (*lm.Router, error) {
 }
 
 // Options are the server options of the file.
-func (c *Config) Options() *lm.Options {
+func (c *Config) Options() *lm.Options { return c.options(nil) }
+
+func (c *Config) options(observe func(lm.CompletionRecord)) *lm.Options {
 	return &lm.Options{
+		Observe:          observe,
 		MaxFrame:         c.MaxFrame,
 		IdleTimeout:      time.Duration(c.IdleTimeout),
 		ReadTimeout:      time.Duration(c.ReadTimeout),

@@ -18,8 +18,9 @@ type Run struct {
 }
 
 // StartRun builds c's backends and serves them on the Unix socket at
-// socketPath until Close. getenv looks up API keys (os.Getenv when nil).
-func StartRun(ctx context.Context, c *Config, socketPath string, getenv func(string) string) (*Run, error) {
+// socketPath until Close. getenv looks up API keys (os.Getenv when nil);
+// observe, if not nil, is lm.Options.Observe.
+func StartRun(ctx context.Context, c *Config, socketPath string, getenv func(string) string, observe func(lm.CompletionRecord)) (*Run, error) {
 	router, err := c.Router(getenv)
 	if err != nil {
 		return nil, err
@@ -28,7 +29,7 @@ func StartRun(ctx context.Context, c *Config, socketPath string, getenv func(str
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Addr: lm.FormatAddr(ln.Addr()), srv: lm.NewServer(router, c.Options()), done: make(chan error, 1)}
+	r := &Run{Addr: lm.FormatAddr(ln.Addr()), srv: lm.NewServer(router, c.options(observe)), done: make(chan error, 1)}
 	go func() { r.done <- r.srv.Serve(ln) }()
 	return r, nil
 }

@@ -17,7 +17,7 @@ func TestStartRunBudgetAndUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(t.TempDir(), "lm.sock")
-	run, err := lmconfig.StartRun(context.Background(), c, sock, nil)
+	run, err := lmconfig.StartRun(context.Background(), c, sock, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

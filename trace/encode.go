@@ -1,0 +1,122 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// maxPayload is the most of one line a trace keeps; a longer line is kept
+// as its head (cut). A frame is at most 1 MiB (the judge's frame cap), so
+// only lines the relay does not forward whole are ever cut.
+const maxPayload = 1 << 20
+
+// bytesHead is how much of a __bytes__ value's base64 a trace keeps: 48
+// bytes of data. Shorter values are kept whole.
+const bytesHead = 64
+
+var bytesKey = []byte(`"__bytes__"`)
+
+// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD,
+// as encoding/json does.
+func appendString(dst, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendFrame appends a frame line as the "frame" member's value, or
+// reports false when it must be kept as text: a frame holding Python's
+// NaN or Infinity (not JSON), or one whose __bytes__ values cannot be
+// summarised.
+func appendFrame(dst, line []byte) ([]byte, bool) {
+	if bytes.Contains(line, []byte("NaN")) || bytes.Contains(line, []byte("Infinity")) {
+		return dst, false
+	}
+	if !bytes.Contains(line, bytesKey) {
+		return append(dst, line...), true
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return dst, false
+	}
+	b, err := json.Marshal(summariseBytes(v))
+	if err != nil {
+		return dst, false
+	}
+	return append(dst, b...), true
+}
+
+// summariseBytes replaces each {"__bytes__": B} whose base64 B is longer
+// than bytesHead by {"__bytes__": {"size": N, "head": B[:bytesHead]}}.
+func summariseBytes(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 1 {
+			if s, ok := x["__bytes__"].(string); ok {
+				if len(s) <= bytesHead {
+					return x
+				}
+				return map[string]any{"__bytes__": map[string]any{"size": base64Size(s), "head": s[:bytesHead]}}
+			}
+		}
+		for k, e := range x {
+			x[k] = summariseBytes(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = summariseBytes(e)
+		}
+	}
+	return v
+}
+
+// base64Size is the number of bytes standard base64 s decodes to.
+func base64Size(s string) int {
+	n := len(s) / 4 * 3
+	for i := len(s) - 1; i >= 0 && s[i] == '='; i-- {
+		n--
+	}
+	return n
+}
+
+func appendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }
