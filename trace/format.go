@@ -95,4 +95,5 @@ type Event struct {
 	Max             int64            `json:"max,omitempty"`        // the cap
 	Unrecorded      map[string]int64 `json:"unrecorded,omitempty"` // events left out, by kind
 	UnrecordedBytes int64            `json:"unrecorded_bytes,omitempty"`
+	JudgeCPUUs      int64            `json:"judge_cpu_us,omitempty"` // the judge process's CPU time while the trace was written
 }

@@ -39,6 +39,7 @@ type Writer struct {
 	capped     bool
 	unrec      map[string]int64
 	unrecBytes int64
+	cpuAtStart int64 // the process's CPU time at NewWriter, µs
 }
 
 // NewWriter writes h and then the run's events to out, keeping the trace
@@ -56,6 +57,7 @@ func NewWriter(out io.Writer, h Header, max int64) *Writer {
 	}
 	w := &Writer{start: h.Started, max: max, out: out, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	w.room = sync.NewCond(&w.mu)
+	w.cpuAtStart = processCPU()
 	w.timer = time.AfterFunc(time.Hour, w.signal)
 	w.timer.Stop()
 	hdr, err := json.Marshal(h)
@@ -169,7 +171,7 @@ func (w *Writer) Close() error {
 		return fmt.Errorf("trace: writer closed twice")
 	}
 	end := Event{T: w.since(time.Now()), Ev: KindEnd, Events: w.events, Bytes: w.written, Capped: w.capped,
-		Unrecorded: w.unrec, UnrecordedBytes: w.unrecBytes}
+		Unrecorded: w.unrec, UnrecordedBytes: w.unrecBytes, JudgeCPUUs: processCPU() - w.cpuAtStart}
 	if w.capped {
 		end.Max = w.max
 	}

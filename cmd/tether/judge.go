@@ -17,9 +17,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tether-dev/tether/dual"
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/sandbox"
+	"github.com/tether-dev/tether/trace"
 )
 
 func init() {
@@ -46,7 +46,8 @@ every verdict; it is non-zero only for bad usage or when the judge itself fails.
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the full result object as JSON")
 	cmd.Flags().StringVar(&submissionID, "submission-id", "", "submission id copied into the result")
-	cmd.Flags().StringVar(&tracePath, "trace", "", "write every frame seen, with direction and time, as JSON lines to `FILE`")
+	cmd.Flags().StringVar(&tracePath, "trace", "", "write the run's trace (every line, call, restart, exit, LM request and the verdict; docs/trace.md) to `FILE`")
+	cmd.Flags().String("trace-max", "64MiB", "the most a --trace file may hold; past it the trace only counts what it leaves out (e.g. 1MiB, 500KiB)")
 	cmd.Flags().String("sandbox", "auto", "isolation of both sides: auto (linux when this machine can, else rootless, else none, with a warning; see tether doctor), linux, rootless, or none")
 	addAllowCommandFlag(cmd)
 	addJudgeLMFlags(cmd)
@@ -84,7 +85,7 @@ func judgeRunner(cmd *cobra.Command) (sandbox.Runner, error) {
 	return runner, nil
 }
 
-func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, id, tracePath string) error {
+func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, id, tracePath string) (retErr error) {
 	problem, err := judge.LoadProblem(problemDir, allowedCommands(cmd))
 	if err != nil {
 		return explainLoadError(err)
@@ -104,12 +105,19 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 		return err
 	}
 	opts := &judge.Options{Runner: runner, SubmissionID: id, LM: lmStarter}
-	var tw *traceWriter
+	var tw judge.Observer
 	if tracePath != "" {
-		if tw, err = newTraceWriter(tracePath); err != nil {
+		max, _ := cmd.Flags().GetString("trace-max")
+		w, closeTrace, err := openTrace(tracePath, max, trace.HeaderFor(problem, sub, id, runner.Kind()))
+		if err != nil {
 			return err
 		}
-		defer tw.Close()
+		defer func() {
+			if cerr := closeTrace(); cerr != nil && retErr == nil {
+				retErr = cerr
+			}
+		}()
+		tw = w
 	}
 	var calls atomic.Int64
 	live := judge.ObserverFunc(func(ev *judge.Event) {
@@ -117,7 +125,7 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 			calls.Store(ev.Stats.Calls)
 		}
 	})
-	opts.Observer = judge.Observers(live, tw.observer())
+	opts.Observer = judge.Observers(live, tw)
 	stopLive := startLiveLine(cmd.ErrOrStderr(), &calls)
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -258,65 +266,4 @@ func startLiveLine(w io.Writer, calls *atomic.Int64) func() {
 		}
 	}()
 	return func() { close(done); wg.Wait() }
-}
-
-// traceWriter writes one JSON line per line either side wrote. The judge
-// tells it one event at a time; the mutex only orders that against Close.
-type traceWriter struct {
-	mu  sync.Mutex
-	f   *os.File
-	enc *json.Encoder
-	err error
-}
-
-func newTraceWriter(path string) (*traceWriter, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("trace file: %w", err)
-	}
-	return &traceWriter{f: f, enc: json.NewEncoder(f)}, nil
-}
-
-type traceLine struct {
-	Time   string          `json:"time"`
-	From   string          `json:"from"`
-	Kind   string          `json:"kind"`
-	Frame  json.RawMessage `json:"frame,omitempty"`
-	Text   string          `json:"text,omitempty"`
-	Length int64           `json:"length"`
-}
-
-// observer is nil for a nil writer (no --trace).
-func (t *traceWriter) observer() judge.Observer {
-	if t == nil {
-		return nil
-	}
-	return t
-}
-
-func (t *traceWriter) WantsLines() bool { return true }
-
-func (t *traceWriter) Observe(ev *judge.Event) {
-	if ev.Kind != judge.EventLine {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.err != nil {
-		return
-	}
-	l := traceLine{Time: ev.At.UTC().Format(time.RFC3339Nano), From: ev.Side.String() + "→judge",
-		Kind: ev.LineKind.String(), Length: ev.Length}
-	if ev.LineKind == dual.Framed && int64(len(ev.Line)) == ev.Length && json.Valid(ev.Line) {
-		l.Frame = append(json.RawMessage(nil), ev.Line...)
-	} else {
-		l.Text = string(ev.Line)
-	}
-	t.err = t.enc.Encode(l)
-}
-
-func (t *traceWriter) Close() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.f.Close()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tether-dev/tether/judge"
+	tracepkg "github.com/tether-dev/tether/trace"
 )
 
 func runJudgeCLI(t *testing.T, args ...string) (string, error) {
@@ -93,9 +95,11 @@ func TestJudgeCommandJSONAndTrace(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	lines, _ := os.ReadFile(trace)
-	var first struct{ From, Kind string }
-	json.Unmarshal([]byte(strings.SplitN(string(lines), "\n", 2)[0]), &first)
-	if strings.Count(string(lines), "\n") < 4 || first.From == "" || first.Kind == "" {
+	h, evs, err := tracepkg.ReadAll(bytes.NewReader(lines))
+	if err != nil || h.SubmissionID != "s9" || h.Sandbox != "none" || len(evs) < 6 {
+		t.Fatalf("%v; trace:\n%s", err, lines)
+	}
+	if last := evs[len(evs)-2]; last.Ev != tracepkg.KindVerdict || last.Result.Status != judge.WrongAnswer {
 		t.Fatalf("trace:\n%s", lines)
 	}
 }

@@ -1,0 +1,258 @@
+package trace
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tether-dev/tether/judge"
+	"github.com/tether-dev/tether/judge/lmstart"
+	"github.com/tether-dev/tether/sandbox"
+)
+
+func requirePython(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		if os.Getenv("TETHER_REQUIRE_INTEROP") == "1" {
+			t.Fatal("python3 not found and TETHER_REQUIRE_INTEROP=1")
+		}
+		t.Skip("python3 not found")
+	}
+}
+
+// traceRun judges solution against the problem in dir (no isolation: the
+// trace is what is tested) and returns the run's trace, read back.
+func traceRun(t *testing.T, dir, solution string, max int64) (*judge.Result, Header, []*Event, string) {
+	t.Helper()
+	p, err := judge.LoadProblem(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := judge.LoadSubmission(solution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	runner := sandbox.NewPlain()
+	w := NewWriter(&buf, HeaderFor(p, sub, "s1", runner.Kind()), max)
+	res, err := judge.Run(context.Background(), p, sub, &judge.Options{Runner: runner, SubmissionID: "s1",
+		Observer: w, LM: lmstart.Starter(nil, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h, evs, err := ReadAll(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatalf("%v in:\n%s", err, buf.String())
+	}
+	return res, h, evs, buf.String()
+}
+
+func count(evs []*Event, pred func(*Event) bool) int {
+	n := 0
+	for _, ev := range evs {
+		if pred(ev) {
+			n++
+		}
+	}
+	return n
+}
+
+// wantComplete checks what every trace of a finished run holds: its header,
+// a call and an answer for every call the result counts, both sides' exits,
+// the verdict matching the result, and the end line last.
+func wantComplete(t *testing.T, res *judge.Result, h Header, evs []*Event) {
+	t.Helper()
+	if h.Trace != Version || h.SubmissionID != "s1" || h.Sandbox != "none" || h.Problem == "" {
+		t.Errorf("header %+v", h)
+	}
+	calls := count(evs, func(e *Event) bool { return e.Ev == KindCall && e.Side == "evaluator" })
+	answers := count(evs, func(e *Event) bool { return e.Ev == KindAnswer && e.Side == "evaluator" && e.Outcome != "refused" })
+	if calls != res.Calls.Count || answers != calls {
+		t.Errorf("%d calls and %d answers in the trace, the result counts %d calls", calls, answers, res.Calls.Count)
+	}
+	if n := count(evs, func(e *Event) bool { return e.Ev == KindExit && e.Side == "evaluator" }); n != 1 {
+		t.Errorf("%d evaluator exits", n)
+	}
+	if n := len(evs); n < 2 || evs[n-2].Ev != KindVerdict || evs[n-1].Ev != KindEnd ||
+		evs[n-2].Result.Status != res.Status || evs[n-2].Result.Score != res.Score {
+		t.Fatalf("last events %+v %+v, result %v %d", evs[n-2], evs[n-1], res.Status, res.Score)
+	}
+	for i := 1; i < len(evs); i++ {
+		if evs[i].T < evs[i-1].T {
+			t.Fatalf("event %d (%s at %d) before event %d (%s at %d)", i, evs[i].Ev, evs[i].T, i-1, evs[i-1].Ev, evs[i-1].T)
+		}
+	}
+}
+
+func TestTracesOfEveryExample(t *testing.T) {
+	requirePython(t)
+	examples, _ := filepath.Glob("../examples/*/problem.json")
+	if len(examples) < 6 {
+		t.Fatalf("found %d examples", len(examples))
+	}
+	for _, pj := range examples {
+		dir := filepath.Dir(pj)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			res, h, evs, _ := traceRun(t, dir, filepath.Join(dir, "solution.py"), 0)
+			if res.Status != judge.Accepted {
+				t.Fatalf("%v %s", res.Status, res.Details)
+			}
+			wantComplete(t, res, h, evs)
+			st := Compute(h, evs)
+			if st.Verdict != "Accepted" || len(st.Functions) == 0 || st.Time.SolutionUs <= 0 || st.WallUs <= 0 {
+				t.Errorf("stats %+v", st)
+			}
+			switch filepath.Base(dir) {
+			case "capability":
+				if n := count(evs, func(e *Event) bool { return e.Ev == KindCall && e.Side == "solution" }); n == 0 {
+					t.Error("no capability call in the trace")
+				}
+				if count(evs, func(e *Event) bool { return e.Ev == KindAnswer && e.Outcome == "timeout" }) == 0 {
+					t.Error("the slow capability's timeout is not in the trace")
+				}
+			case "bytes":
+				if !bytes.Contains(concatFrames(evs), []byte(`"__bytes__"`)) {
+					t.Error("no __bytes__ value in the trace")
+				}
+			case "llm":
+				lm := filterKind(evs, KindLM)
+				if len(lm) != 4 || lm[0].LM.Backend != "echo" || lm[0].LM.PromptBytes == 0 || lm[0].LM.LatencyUs <= 0 ||
+					lm[3].LM.Error == "" || lm[2].LM.Budget.Calls != 3 || lm[2].LM.Budget.CallsLimit != 3 {
+					t.Errorf("lm events: %d, %+v", len(lm), lm)
+				}
+				if st.LM == nil || st.LM.Requests != 4 || st.LM.Errors != 1 {
+					t.Errorf("lm stats %+v", st.LM)
+				}
+			}
+		})
+	}
+}
+
+func concatFrames(evs []*Event) []byte {
+	var b []byte
+	for _, ev := range evs {
+		b = append(b, ev.Frame...)
+	}
+	return b
+}
+
+func filterKind(evs []*Event, kind string) []*Event {
+	var out []*Event
+	for _, ev := range evs {
+		if ev.Ev == kind {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+func writeProblem(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// The solution hangs in its first call: the trace shows the timeout, the
+// other call failed by the restart, the restart, the killed solution's
+// exit and the fresh solution answering.
+func TestTraceOfARestart(t *testing.T) {
+	requirePython(t)
+	dir := writeProblem(t, map[string]string{
+		"problem.json": `{"title":"restart","runtime_config":{"solution":{"call_timeout_ms":20000}}}`,
+		"evaluate.py": `from tether_sdk.evaluator import SolutionRunner, SolutionTimeoutError, result
+r = SolutionRunner()
+try:
+    r.call("hang", timeout_ms=300)
+except SolutionTimeoutError:
+    pass
+result.accept(100, value=r.call("add", 1, 2))
+`,
+		"solution.py": "import time\n\ndef hang():\n    time.sleep(60)\n\ndef add(a, b):\n    return a + b\n",
+	})
+	res, h, evs, _ := traceRun(t, dir, filepath.Join(dir, "solution.py"), 0)
+	if res.Status != judge.Accepted || res.Calls.Restarts != 1 {
+		t.Fatalf("%v %s %+v", res.Status, res.Details, res.Calls)
+	}
+	wantComplete(t, res, h, evs)
+	restarts := filterKind(evs, KindRestart)
+	if len(restarts) != 1 || restarts[0].N != 1 {
+		t.Fatalf("restarts %+v", restarts)
+	}
+	var timeout *Event
+	for _, ev := range evs {
+		if ev.Ev == KindAnswer && ev.Fn == "hang" {
+			timeout = ev
+		}
+	}
+	if timeout == nil || timeout.Outcome != "timeout" || timeout.Us < 300_000 {
+		t.Fatalf("hang's answer %+v", timeout)
+	}
+	exits := filterKind(evs, KindExit)
+	killed := count(exits, func(e *Event) bool { return e.Side == "solution" && e.Exit.KilledByJudge })
+	if killed < 1 || count(exits, func(e *Event) bool { return e.Side == "solution" }) != 2 {
+		t.Errorf("exits %+v", exits)
+	}
+	st := Compute(h, evs)
+	if st.Restarts != 1 || len(st.Slowest) != 2 || st.Functions[1].Fn != "hang" || st.Functions[1].Outcomes["timeout"] != 1 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// A solution flooding its stdout with text: the trace stops at its cap,
+// the verdict and the end line still close it, and the end line counts
+// the lines it left out.
+func TestTraceOfAFlood(t *testing.T) {
+	requirePython(t)
+	dir := writeProblem(t, map[string]string{
+		"problem.json": `{"title":"flood","runtime_config":{"solution":{"call_timeout_ms":20000}}}`,
+		"evaluate.py": `from tether_sdk.evaluator import SolutionRunner, result
+result.accept(100, n=SolutionRunner().call("flood"))
+`,
+		"solution.py": `def flood():
+    for _ in range(20000):
+        print("x" * 200, flush=True)
+    return 1
+`,
+	})
+	const max = 256 << 10
+	res, h, evs, text := traceRun(t, dir, filepath.Join(dir, "solution.py"), max)
+	if res.Status != judge.Accepted {
+		t.Fatalf("%v %s", res.Status, res.Details)
+	}
+	end := evs[len(evs)-1]
+	if !end.Capped || end.Unrecorded["line"] == 0 || end.Unrecorded["drop"] == 0 || end.Max != max || res.Logs.Dropped == 0 {
+		t.Fatalf("end %+v", end)
+	}
+	if head := strings.Index(text, `"ev":"verdict"`); head > max || head < max-8<<10 {
+		t.Fatalf("%d bytes before the verdict for a cap of %d", head, max)
+	}
+	if evs[len(evs)-2].Ev != KindVerdict || h.Problem != "flood" {
+		t.Fatalf("the verdict is not the last event before the end")
+	}
+	if recorded := count(evs, func(e *Event) bool { return e.Ev == KindLine && e.Side == "solution" }); recorded+int(end.Unrecorded["line"]) < 20000 {
+		t.Fatalf("%d lines recorded and %d counted, want the 20,000 the solution wrote", recorded, end.Unrecorded["line"])
+	}
+	if !strings.Contains(string(mustStats(h, evs)), `"capped":true`) {
+		t.Error("stats of a capped trace do not say so")
+	}
+}
+
+func mustStats(h Header, evs []*Event) []byte {
+	b, _ := jsonMarshal(Compute(h, evs))
+	return b
+}
+
+var jsonMarshal = func(v any) ([]byte, error) { return json.Marshal(v) }

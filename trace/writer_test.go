@@ -1,0 +1,189 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tether-dev/tether/dual"
+	"github.com/tether-dev/tether/judge"
+)
+
+var t0 = time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)
+
+func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+
+// everyKind is one event of each kind a trace records, and three it does not.
+func everyKind() []*judge.Event {
+	code := 0
+	return []*judge.Event{
+		{Kind: judge.EventLine, At: at(1), Side: dual.Evaluator, LineKind: dual.Framed,
+			Line: []byte(`{"type":"call","id":"c1","fn":"add","args":[1,2]}`), Length: 49},
+		{Kind: judge.EventCallOpened, At: at(1), Side: dual.Evaluator, ID: []byte("c1"), Name: []byte("add")},
+		{Kind: judge.EventLine, At: at(2), Side: dual.Solution, LineKind: dual.Text, Line: []byte("stray \"text\"\x01\xff"), Length: 15},
+		{Kind: judge.EventDrop, At: at(2), Side: dual.Solution, Reason: dual.DropSolutionText},
+		{Kind: judge.EventCallClosed, At: at(5), Side: dual.Evaluator, ID: []byte("c1"), Name: []byte("add"),
+			Outcome: dual.OutcomeTimeout, Took: 4 * time.Millisecond},
+		{Kind: judge.EventRestart, At: at(6), Side: dual.Solution, Restarts: 1},
+		{Kind: judge.EventSideExit, At: at(6), Side: dual.Solution, Exit: &judge.ProcessExit{Signal: "SIGKILL", KilledByJudge: true}},
+		{Kind: judge.EventLM, At: at(7), Side: dual.Evaluator, LM: &judge.LMRequest{Model: "m", Backend: "echo", Depth: 1,
+			PromptBytes: 10, CompletionBytes: 20, InputTokens: 3, OutputTokens: 4, LatencyUs: 500,
+			Budget: judge.LMBudget{Calls: 1, CallsLimit: 3}}},
+		{Kind: judge.EventLine, At: at(8), Side: dual.Evaluator, LineKind: dual.Marker, Line: []byte("---RESULT---"), Length: 12},
+		{Kind: judge.EventOutput, At: at(8), Text: []byte("ignored")},
+		{Kind: judge.EventProgress, At: at(8), Stats: &dual.Stats{}},
+		{Kind: judge.EventLog, At: at(8), Text: []byte("ignored")},
+		{Kind: judge.EventSideExit, At: at(9), Side: dual.Evaluator, Exit: &judge.ProcessExit{ExitCode: &code}},
+		{Kind: judge.EventVerdict, At: at(10), Result: &judge.Result{Status: judge.Accepted, Score: 10000}},
+	}
+}
+
+func record(t *testing.T, max int64, evs []*judge.Event) (string, Header, []*Event) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := NewWriter(&buf, Header{Problem: "p", SubmissionID: "s", Started: t0,
+		Sides: map[string]Side{"evaluator": {Command: []string{"python3", "evaluate.py"}}}}, max)
+	for _, ev := range evs {
+		w.Observe(ev)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Fatalf("line %d is not JSON: %s", i+1, line)
+		}
+	}
+	h, got, err := ReadAll(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatalf("%v in:\n%s", err, buf.String())
+	}
+	return buf.String(), h, got
+}
+
+func TestEveryEventKindRoundTrips(t *testing.T) {
+	text, h, got := record(t, 0, everyKind())
+	if h.Trace != 1 || h.Problem != "p" || h.SubmissionID != "s" || !h.Started.Equal(t0) ||
+		h.Sides["evaluator"].Command[1] != "evaluate.py" {
+		t.Fatalf("header %+v", h)
+	}
+	var kinds []string
+	for _, ev := range got {
+		kinds = append(kinds, ev.Ev)
+	}
+	want := "line call line drop answer restart exit lm line exit verdict end"
+	if strings.Join(kinds, " ") != want {
+		t.Fatalf("kinds %q, want %q\n%s", strings.Join(kinds, " "), want, text)
+	}
+	call, text1, answer, lm, end := got[0], got[2], got[4], got[7], got[11]
+	if call.T != 1000 || call.Side != "evaluator" || call.Kind != "frame" || call.Len != 49 ||
+		string(call.Frame) != `{"type":"call","id":"c1","fn":"add","args":[1,2]}` {
+		t.Errorf("frame line %+v", call)
+	}
+	if text1.Text == nil || *text1.Text != "stray \"text\"\x01\uFFFD" || text1.Frame != nil {
+		t.Errorf("text line %+v", text1)
+	}
+	if answer.ID != "c1" || answer.Fn != "add" || answer.Outcome != "timeout" || answer.Us != 4000 || answer.T != 5000 {
+		t.Errorf("answer %+v", answer)
+	}
+	if got[3].Reason != "solution-text" || got[5].N != 1 || !got[6].Exit.KilledByJudge || *got[9].Exit.ExitCode != 0 {
+		t.Errorf("drop, restart or exit: %+v %+v %+v %+v", got[3], got[5], got[6], got[9])
+	}
+	if lm.LM == nil || lm.LM.Backend != "echo" || lm.LM.OutputTokens != 4 || lm.LM.Budget.CallsLimit != 3 {
+		t.Errorf("lm %+v", lm.LM)
+	}
+	if got[10].Result.Status != judge.Accepted || got[10].Result.Score != 10000 {
+		t.Errorf("verdict %+v", got[10].Result)
+	}
+	if end.Events != 11 || end.Capped || end.Bytes != int64(len(text)-len(strings.SplitAfter(text, "\n")[12])) {
+		t.Errorf("end %+v", end)
+	}
+}
+
+// A frame's big __bytes__ values are kept as size and head; small ones,
+// and frames that are not plain JSON, are kept as they are.
+func TestBytesAreSummarised(t *testing.T) {
+	big := strings.Repeat("QUJD", 100) // 300 bytes
+	lines := []string{
+		`{"type":"result","id":"r","value":{"__bytes__":"` + big + `"}}`,
+		`{"type":"result","id":"r","value":[{"__bytes__":"QUJD"},{"k":{"__bytes__":"` + big + `=="}}]}`,
+		`{"type":"result","id":"r","value":NaN}`,
+	}
+	var evs []*judge.Event
+	for _, l := range lines {
+		evs = append(evs, &judge.Event{Kind: judge.EventLine, At: at(1), LineKind: dual.Framed, Line: []byte(l), Length: int64(len(l))})
+	}
+	_, _, got := record(t, 0, evs)
+	if want := `{"id":"r","type":"result","value":{"__bytes__":{"head":"` + big[:64] + `","size":300}}}`; string(got[0].Frame) != want {
+		t.Errorf("frame %s\nwant  %s", got[0].Frame, want)
+	}
+	if !strings.Contains(string(got[1].Frame), `{"__bytes__":"QUJD"}`) || !strings.Contains(string(got[1].Frame), `"size":298`) {
+		t.Errorf("frame %s", got[1].Frame)
+	}
+	if got[2].Frame != nil || got[2].Text == nil || *got[2].Text != lines[2] {
+		t.Errorf("NaN frame %+v", got[2])
+	}
+}
+
+// Past the cap nothing but the verdict is recorded; the end line counts
+// what was left out.
+func TestCapStopsRecordingAndSaysSo(t *testing.T) {
+	line := []byte(`{"type":"log","stream":"stdout","data":"` + strings.Repeat("x", 100) + `"}`)
+	var evs []*judge.Event
+	for range 1000 {
+		evs = append(evs, &judge.Event{Kind: judge.EventLine, At: at(1), Side: dual.Solution, LineKind: dual.Framed,
+			Line: line, Length: int64(len(line))})
+	}
+	evs = append(evs, &judge.Event{Kind: judge.EventDrop, At: at(2), Reason: dual.DropLogBudget},
+		&judge.Event{Kind: judge.EventVerdict, At: at(3), Result: &judge.Result{Status: judge.WrongAnswer}})
+	text, _, got := record(t, 10<<10, evs)
+	end := got[len(got)-1]
+	if got[len(got)-2].Ev != KindVerdict || end.Ev != KindEnd || !end.Capped || end.Max != 10<<10 {
+		t.Fatalf("last lines %+v %+v", got[len(got)-2], end)
+	}
+	lines := len(got) - 2 // the lines recorded before the cap
+	if end.Events != int64(lines+1) || end.Unrecorded["line"] != int64(1000-lines) || end.Unrecorded["drop"] != 1 ||
+		end.UnrecordedBytes != int64(1000-lines)*int64(len(line)) {
+		t.Fatalf("end %+v after %d recorded lines", end, lines)
+	}
+	if head := strings.Index(text, `"ev":"verdict"`); head > 10<<10 || head < 9<<10 {
+		t.Fatalf("%d bytes before the verdict for a 10 KiB cap", head)
+	}
+}
+
+func TestReaderRefusesWhatItCannotRead(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", "empty"},
+		{`{"title":"x"}` + "\n", "not a trace file"},
+		{`{"trace":2}` + "\n", "format version 2 is newer"},
+	} {
+		if _, err := NewReader(strings.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.in, err, c.want)
+		}
+	}
+	rd, err := NewReader(strings.NewReader(`{"trace":1}` + "\n" + `{"t":1,"ev":"future-kind","x":1}` + "\n{oops\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev, err := rd.Next(); err != nil || ev.Ev != "future-kind" {
+		t.Fatalf("an unknown kind is returned for the caller to skip: %+v %v", ev, err)
+	}
+	if _, err := rd.Next(); err == nil || !strings.Contains(err.Error(), "line 3") {
+		t.Fatalf("bad line: %v", err)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestWriteErrorIsReported(t *testing.T) {
+	w := NewWriter(failingWriter{}, Header{}, 0)
+	w.Observe(everyKind()[0])
+	if err := w.Close(); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("Close: %v", err)
+	}
+}
