@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/tether-dev/tether/jsonrpc"
 	"github.com/tether-dev/tether/judge"
+	"github.com/tether-dev/tether/trace"
 )
 
 // RunParams are judge.run's params.
@@ -22,6 +24,20 @@ type RunParams struct {
 	Problem      json.RawMessage `json:"problem"`
 	Solution     SolutionParams  `json:"solution"`
 	SubmissionID string          `json:"submission_id,omitempty"`
+	// Trace asks for the run's trace (docs/trace.md) in the result's
+	// "trace" member: its lines as one JSON array, capped at TraceMax.
+	Trace bool `json:"trace,omitempty"`
+}
+
+// TraceMax caps the trace judge.run returns with "trace": true; past it the
+// trace only counts what it leaves out and says so in its end line.
+const TraceMax = 8 << 20
+
+// RunResult is judge.run's result: the judge's result, and its trace when
+// asked for.
+type RunResult struct {
+	*judge.Result
+	Trace json.RawMessage `json:"trace,omitempty"`
 }
 
 // SolutionParams say what to run as the solution: Code or Path. Language
@@ -46,7 +62,7 @@ type CancelResult struct {
 // errCancelledByClient is the cause of a run stopped by judge.cancel.
 var errCancelledByClient = errors.New("judge.cancel")
 
-func (s *Service) judgeRun(ctx context.Context, p RunParams) (*judge.Result, error) {
+func (s *Service) judgeRun(ctx context.Context, p RunParams) (*RunResult, error) {
 	log := s.logger(ctx)
 	problem, cleanup, err := loadProblem(p.Problem, s.opts.AllowedCommands)
 	if err != nil {
@@ -81,9 +97,23 @@ func (s *Service) judgeRun(ctx context.Context, p RunParams) (*judge.Result, err
 		}
 	})
 	start := time.Now()
+	var traceBuf bytes.Buffer
+	var tw *trace.Writer
+	if p.Trace {
+		tw = trace.NewWriter(&traceBuf, trace.HeaderFor(problem, sub, id, s.opts.Runner.Kind()), TraceMax)
+		opts.Observer = judge.Observers(opts.Observer, tw)
+	}
 	opts.Observer = judge.Observers(opts.Observer, progressObserver(pump, start))
 	pump.offer(progressValue{Phase: "started", SubmissionID: id})
 	res, err := judge.Run(runCtx, problem, sub, &opts)
+	var traceJSON json.RawMessage
+	if tw != nil {
+		if cerr := tw.Close(); cerr != nil {
+			log.Warn("judge.run: trace not kept", "err", cerr)
+		} else {
+			traceJSON = linesAsArray(traceBuf.Bytes())
+		}
+	}
 	if err == nil {
 		pump.offer(progressValue{Phase: "finished", Calls: int64(res.Calls.Count), ElapsedMs: time.Since(start).Milliseconds()})
 	}
@@ -99,7 +129,16 @@ func (s *Service) judgeRun(ctx context.Context, p RunParams) (*judge.Result, err
 	}
 	log.Info("judge.run finished", "status", res.Status, "score", res.Score, "calls", res.Calls.Count,
 		"elapsed_ms", time.Since(start).Milliseconds())
-	return res, nil
+	return &RunResult{Result: res, Trace: traceJSON}, nil
+}
+
+// linesAsArray joins JSON lines into one JSON array.
+func linesAsArray(lines []byte) json.RawMessage {
+	lines = bytes.TrimRight(lines, "\n")
+	out := make([]byte, 0, len(lines)+2)
+	out = append(out, '[')
+	out = append(out, bytes.ReplaceAll(lines, []byte("\n"), []byte(","))...)
+	return append(out, ']')
 }
 
 // logRefused logs a judge.run answered with an error before it ran.

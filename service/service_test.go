@@ -23,6 +23,7 @@ import (
 	"github.com/tether-dev/tether/lm"
 	"github.com/tether-dev/tether/lm/lmconfig"
 	"github.com/tether-dev/tether/sandbox"
+	"github.com/tether-dev/tether/trace"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -638,5 +639,40 @@ func TestJudgeRunWithoutARunner(t *testing.T) {
 	err := client.Call(context.Background(), "judge.run", params, nil)
 	if err == nil || !strings.Contains(err.Error(), "Options.Runner") {
 		t.Fatalf("judge.run without a runner: %v, want an error naming Options.Runner", err)
+	}
+}
+
+// "trace": true returns the run's trace as one JSON array: its header, its
+// lines and calls, the verdict and the end line.
+func TestJudgeRunReturnsTheTrace(t *testing.T) {
+	client, _ := connect(t, newService())
+	var res struct {
+		Status string            `json:"status"`
+		Trace  []json.RawMessage `json:"trace"`
+	}
+	params := map[string]any{"problem": bundle("0"), "solution": map[string]any{"code": readySolution}, "trace": true}
+	if err := client.Call(context.Background(), "judge.run", params, &res); err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	for _, l := range res.Trace {
+		text.Write(l)
+		text.WriteByte('\n')
+	}
+	h, evs, err := trace.ReadAll(strings.NewReader(text.String()))
+	if err != nil || res.Status != "Accepted" || h.Problem != "sh" || len(evs) < 4 {
+		t.Fatalf("%v: status %s, trace:\n%s", err, res.Status, text.String())
+	}
+	if evs[len(evs)-2].Ev != trace.KindVerdict || evs[len(evs)-1].Ev != trace.KindEnd ||
+		!strings.Contains(text.String(), `"text":"checking 2"`) {
+		t.Fatalf("trace:\n%s", text.String())
+	}
+	var plain map[string]json.RawMessage
+	if err := client.Call(context.Background(), "judge.run", map[string]any{"problem": bundle("0"),
+		"solution": map[string]any{"code": readySolution}}, &plain); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := plain["trace"]; ok || plain["status"] == nil {
+		t.Fatalf("without \"trace\": true the result has %v", plain)
 	}
 }
