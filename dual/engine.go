@@ -52,7 +52,15 @@ type Engine struct {
 	shutdownSent bool
 
 	scratch []byte // frames the engine writes; reset by every method
+
+	lastKind LineKind // the class of the line the last Line call routed
+	lastLine []byte   // that line, trimmed
 }
+
+// LastLine returns the class and the trimmed bytes of the line the last
+// Line call routed (a trace records them without scanning the line again).
+// The bytes are valid as long as that line.
+func (e *Engine) LastLine() (LineKind, []byte) { return e.lastKind, e.lastLine }
 
 // NewEngine returns an engine for one run. The solution counts as starting:
 // call SolutionStarted when its process is up to arm the ready timeout.
@@ -105,6 +113,7 @@ func (e *Engine) SolutionStarted(now time.Time, out []Action) []Action {
 func (e *Engine) Line(from Side, line []byte, now time.Time, out []Action) []Action {
 	e.scratch = e.scratch[:0]
 	kind, t := Classify(line, &e.f)
+	e.lastKind, e.lastLine = kind, t
 	if from == Evaluator {
 		if e.evaluatorGone {
 			return e.drop(out, Evaluator, DropEvaluatorGone)

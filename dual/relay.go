@@ -349,12 +349,12 @@ func (r *Relay) route(c *conn, line []byte, err error, sends *[]pendingSend) boo
 	if r.conns[c.side] != c {
 		r.acts = r.eng.Drop(c.side, DropOldSolution, r.acts[:0])
 	} else {
-		r.observe(c.side, now, line, tooLong)
 		if tooLong != nil {
 			r.acts = r.eng.LineTooLong(c.side, tooLong.Length, tooLong.Head, now, r.acts[:0])
 		} else {
 			r.acts = r.eng.Line(c.side, line, now, r.acts[:0])
 		}
+		r.observe(c.side, now, line, tooLong)
 	}
 	*sends = r.dispatchLocked(*sends, now)
 	if d, ok := r.eng.NextDeadline(); ok && (!r.armed || d.Before(r.armedAt)) {
@@ -419,7 +419,8 @@ func (r *Relay) endReason(c *conn, err error) string {
 	}
 }
 
-// observe reports a line to the trace and first-output hooks. r.mu held.
+// observe reports a line the engine just routed to the trace and
+// first-output hooks, before its actions are carried out. r.mu held.
 func (r *Relay) observe(from Side, now time.Time, line []byte, tooLong *wire.LineTooLongError) {
 	if from == Evaluator && r.firstOut.IsZero() {
 		r.firstOut = now
@@ -432,8 +433,7 @@ func (r *Relay) observe(from Side, now time.Time, line []byte, tooLong *wire.Lin
 		if tooLong != nil {
 			ev.Line, ev.Length = tooLong.Head, tooLong.Length
 		} else {
-			var f Frame
-			ev.Kind, ev.Line = Classify(line, &f)
+			ev.Kind, ev.Line = r.eng.LastLine()
 		}
 		h(ev)
 	}

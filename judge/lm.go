@@ -148,7 +148,7 @@ func (r *run) startLM(ctx context.Context) error {
 	socket := filepath.Join(dir, lmSocketName)
 	var observe func(LMRequest)
 	if r.opts.Observer != nil {
-		observe = func(req LMRequest) { r.emit(&Event{Kind: EventLM, At: time.Now(), Side: dual.Evaluator, LM: &req}) }
+		observe = func(req LMRequest) { r.emit(Event{Kind: EventLM, At: time.Now(), Side: dual.Evaluator, LM: &req}) }
 	}
 	h, err := r.opts.LM(ctx, r.problem, socket, observe)
 	if err != nil {

@@ -136,13 +136,21 @@ func wantsLines(o Observer) bool {
 	return ok && lo.WantsLines()
 }
 
-// emit tells the run's observer ev, one event at a time; the relay's hooks,
-// the sides' waiters, restarts and the LM handler all come through here.
-func (r *run) emit(ev *Event) {
+// emit tells the run's observer ev (with stats, for EventProgress), one
+// event at a time; the relay's hooks, the sides' waiters, restarts and the
+// LM handler all come through here. The event is passed in the run's own
+// scratch copy, so an event costs no allocation.
+func (r *run) emit(ev Event, stats ...dual.Stats) {
 	r.obsMu.Lock()
 	defer r.obsMu.Unlock()
 	defer recoverTo(r.fail)
-	r.opts.Observer.Observe(ev)
+	r.obsEv = ev
+	if len(stats) > 0 {
+		r.obsStats = stats[0]
+		r.obsEv.Stats = &r.obsStats
+	}
+	r.opts.Observer.Observe(&r.obsEv)
+	r.obsEv = Event{} // keep no reference to the caller's bytes
 }
 
 // observeHooks sets the relay's hooks that feed the observer.
@@ -151,19 +159,19 @@ func (r *run) observeHooks(h *dual.Hooks) {
 		return
 	}
 	h.Warn = func(from dual.Side, reason dual.DropReason) {
-		r.emit(&Event{Kind: EventDrop, At: time.Now(), Side: from, Reason: reason})
+		r.emit(Event{Kind: EventDrop, At: time.Now(), Side: from, Reason: reason})
 	}
-	h.Progress = func(s dual.Stats) { r.emit(&Event{Kind: EventProgress, At: time.Now(), Stats: &s}) }
+	h.Progress = func(s dual.Stats) { r.emit(Event{Kind: EventProgress, At: time.Now()}, s) }
 	h.Call = func(c dual.CallEvent) {
 		ev := Event{Kind: EventCallOpened, At: c.At, Side: c.From, ID: c.ID, Name: c.Name}
 		if c.Closed {
 			ev.Kind, ev.Outcome, ev.Took = EventCallClosed, c.Outcome, c.Took
 		}
-		r.emit(&ev)
+		r.emit(ev)
 	}
 	if wantsLines(r.opts.Observer) {
 		h.Trace = func(t dual.TraceEvent) {
-			r.emit(&Event{Kind: EventLine, At: t.At, Side: t.From, Line: t.Line, Length: t.Length, LineKind: t.Kind})
+			r.emit(Event{Kind: EventLine, At: t.At, Side: t.From, Line: t.Line, Length: t.Length, LineKind: t.Kind})
 		}
 	}
 }
@@ -174,5 +182,5 @@ func (r *run) sideExited(which dual.Side) func(*side) {
 	if r.opts.Observer == nil {
 		return nil
 	}
-	return func(s *side) { r.emit(&Event{Kind: EventSideExit, At: time.Now(), Side: which, Exit: s.exit()}) }
+	return func(s *side) { r.emit(Event{Kind: EventSideExit, At: time.Now(), Side: which, Exit: s.exit()}) }
 }

@@ -67,7 +67,9 @@ type run struct {
 	lmUsage     json.RawMessage // set by stopLM
 	restarts    int             // solutions started after the first
 
-	obsMu sync.Mutex // one Observe call at a time (see emit)
+	obsMu    sync.Mutex // one Observe call at a time (see emit); guards the two below
+	obsEv    Event
+	obsStats dual.Stats
 }
 
 type callCounts struct {
@@ -120,7 +122,7 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 		}
 		res = r.result()
 		if r.opts.Observer != nil {
-			r.emit(&Event{Kind: EventVerdict, At: time.Now(), Result: res})
+			r.emit(Event{Kind: EventVerdict, At: time.Now(), Result: res})
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil && err == nil {
 			err = fmt.Errorf("%w: %w", ErrCancelled, ctxErr)
@@ -202,7 +204,7 @@ func (r *run) relayConfig() dual.RelayConfig {
 					r.mu.Unlock()
 				})
 				if r.opts.Observer != nil {
-					r.emit(&Event{Kind: EventOutput, At: time.Now(), Side: dual.Evaluator, Text: line})
+					r.emit(Event{Kind: EventOutput, At: time.Now(), Side: dual.Evaluator, Text: line})
 				}
 			},
 			Log: func(stream string, data []byte) {
@@ -212,7 +214,7 @@ func (r *run) relayConfig() dual.RelayConfig {
 					r.mu.Unlock()
 				})
 				if r.opts.Observer != nil {
-					r.emit(&Event{Kind: EventLog, At: time.Now(), Side: dual.Solution, Stream: stream, Text: data})
+					r.emit(Event{Kind: EventLog, At: time.Now(), Side: dual.Solution, Stream: stream, Text: data})
 				}
 			},
 			FirstEvaluatorLine: func(at time.Time) { r.guard(func() { r.evaluatorStarted(at) }) },
@@ -302,7 +304,7 @@ func (r *run) restartSolution(ctx context.Context) (dual.Endpoint, error) {
 	n := r.restarts
 	r.mu.Unlock()
 	if r.opts.Observer != nil {
-		r.emit(&Event{Kind: EventRestart, At: time.Now(), Side: dual.Solution, Restarts: n})
+		r.emit(Event{Kind: EventRestart, At: time.Now(), Side: dual.Solution, Restarts: n})
 	}
 	return endpointOf(s), nil
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/dual"
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/sandbox"
 	"github.com/tether-dev/tether/sdk/go/evaluator"
@@ -21,7 +22,8 @@ import (
 // BenchmarkRelayTrace relays calls between a Go evaluator and a Go
 // solution (this test binary) through judge.Run without a trace and with
 // one written to a file, interleaved in one run: the trace's cost on the
-// relay. ns/call is timed inside the evaluator.
+// relay. ns/call is timed inside the evaluator; judge-cpu-ns/call is this
+// process's CPU time (the relay's, and the trace writer's) per call.
 func BenchmarkRelayTrace(b *testing.B) {
 	for _, inflight := range []int{1, 64} {
 		for _, traced := range []bool{false, true} {
@@ -54,6 +56,7 @@ func benchRelay(b *testing.B, inflight int, traced bool) {
 		w = NewWriter(f, HeaderFor(p, sub, "bench", "none"), 0)
 		opts.Observer = w
 	}
+	cpu := processCPU()
 	res, err := judge.Run(context.Background(), p, sub, opts)
 	if w != nil {
 		if err := w.Close(); err != nil {
@@ -69,6 +72,7 @@ func benchRelay(b *testing.B, inflight int, traced bool) {
 	}
 	ns, _ := strconv.ParseInt(strings.TrimSpace(res.Output[i+6:]), 10, 64)
 	b.ReportMetric(float64(ns)/float64(b.N), "ns/call")
+	b.ReportMetric(float64(processCPU()-cpu)*1000/float64(b.N), "judge-cpu-ns/call")
 }
 
 func playSide(which string) int {
@@ -121,4 +125,36 @@ func playSide(which string) int {
 	fmt.Printf("BENCH %d\n", time.Since(start).Nanoseconds())
 	r.Accept(100, nil)
 	return 0
+}
+
+// BenchmarkWriterPerCall is the trace's own cost for one call as the
+// relay sees it (its line, its opening, its answer's line and its
+// closing), written to a file: the CPU it adds to the relay's goroutine
+// plus the file writer's share, without the processes' scheduling noise.
+func BenchmarkWriterPerCall(b *testing.B) {
+	f, err := os.Create(filepath.Join(b.TempDir(), "run.trace"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	w := NewWriter(f, Header{}, 1<<40)
+	call := []byte(`{"type":"call","id":"3f2a9c7e5b1d4e6f8a0b2c4d6e8f0a1b","fn":"add","args":[123,1]}`)
+	res := []byte(`{"type":"result","id":"3f2a9c7e5b1d4e6f8a0b2c4d6e8f0a1b","value":124}`)
+	id, fn := call[21:53], []byte("add")
+	now := time.Now()
+	evs := []judge.Event{
+		{Kind: judge.EventLine, At: now, Side: dual.Evaluator, LineKind: dual.Framed, Line: call, Length: int64(len(call))},
+		{Kind: judge.EventCallOpened, At: now, Side: dual.Evaluator, ID: id, Name: fn},
+		{Kind: judge.EventLine, At: now, Side: dual.Solution, LineKind: dual.Framed, Line: res, Length: int64(len(res))},
+		{Kind: judge.EventCallClosed, At: now, Side: dual.Evaluator, ID: id, Name: fn, Took: time.Millisecond},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range evs {
+			w.Observe(&evs[i])
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
 }
