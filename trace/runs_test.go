@@ -183,6 +183,7 @@ func TestTraceOfARestart(t *testing.T) {
 		"problem.json": `{"title":"restart","runtime_config":{"solution":{"call_timeout_ms":20000}}}`,
 		"evaluate.py": `from tether_sdk.evaluator import SolutionRunner, SolutionTimeoutError, result
 r = SolutionRunner()
+r.call("add", 0, 0)  # the solution is up: hang's 300 ms run in it, not in its start-up
 try:
     r.call("hang", timeout_ms=300)
 except SolutionTimeoutError:
@@ -192,7 +193,7 @@ result.accept(100, value=r.call("add", 1, 2))
 		"solution.py": "import time\n\ndef hang():\n    time.sleep(60)\n\ndef add(a, b):\n    return a + b\n",
 	})
 	res, h, evs, _ := traceRun(t, dir, filepath.Join(dir, "solution.py"), 0)
-	if res.Status != judge.Accepted || res.Calls.Restarts != 1 {
+	if res.Status != judge.Accepted || res.Calls.Restarts != 1 || res.Calls.Count != 3 {
 		t.Fatalf("%v %s %+v", res.Status, res.Details, res.Calls)
 	}
 	wantComplete(t, res, h, evs)
@@ -215,7 +216,7 @@ result.accept(100, value=r.call("add", 1, 2))
 		t.Errorf("exits %+v", exits)
 	}
 	st := Compute(h, evs)
-	if st.Restarts != 1 || len(st.Slowest) != 2 || st.Functions[1].Fn != "hang" || st.Functions[1].Outcomes["timeout"] != 1 {
+	if st.Restarts != 1 || len(st.Slowest) != 3 || st.Functions[1].Fn != "hang" || st.Functions[1].Outcomes["timeout"] != 1 {
 		t.Errorf("stats %+v", st)
 	}
 }
