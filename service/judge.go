@@ -3,9 +3,12 @@ package service
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -70,6 +73,14 @@ func (s *Service) judgeRun(ctx context.Context, p RunParams) (*RunResult, error)
 		return nil, err
 	}
 	defer cleanup()
+	if s.opts.Runner != nil {
+		// The sandbox user must read the folder: a configuration error the
+		// caller can fix, answered before anything runs.
+		if err := judge.CheckProblemAccess(problem, s.opts.Runner); err != nil {
+			logRefused(log, p.SubmissionID, err)
+			return nil, jsonrpc.InvalidParams("problem: %w", err)
+		}
+	}
 	sub, err := loadSolution(p.Solution)
 	if err != nil {
 		logRefused(log, p.SubmissionID, err)
@@ -207,7 +218,7 @@ func loadProblem(raw json.RawMessage, allowed []string) (*judge.Problem, func(),
 	if err := json.Unmarshal(raw, &bundle); err != nil || len(bundle.Files) == 0 {
 		return nil, noop, jsonrpc.InvalidParams(`problem must be a folder path or {"files": {"name": "content"}}`)
 	}
-	tmp, err := os.MkdirTemp("", "tether-problem-")
+	tmp, dir, err := bundleDir()
 	if err != nil {
 		return nil, noop, fmt.Errorf("problem bundle: %w", err)
 	}
@@ -217,22 +228,51 @@ func loadProblem(raw json.RawMessage, allowed []string) (*judge.Problem, func(),
 			cleanup()
 			return nil, noop, jsonrpc.InvalidParams("problem.files[%q]: not a relative path inside the bundle", name)
 		}
-		path := filepath.Join(tmp, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		path := filepath.Join(dir, name)
+		if err := mkdirAllReadable(dir, filepath.Dir(path)); err != nil {
 			cleanup()
 			return nil, noop, fmt.Errorf("problem.files[%q]: %w", name, err)
 		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(content), 0o644); err == nil {
+			err = os.Chmod(path, 0o644) // whatever the umask: the sandbox user reads it
+		}
+		if err != nil {
 			cleanup()
 			return nil, noop, fmt.Errorf("problem.files[%q]: %w", name, err)
 		}
 	}
-	p, err := judge.LoadProblem(tmp, allowed)
+	p, err := judge.LoadProblem(dir, allowed)
 	if err != nil {
 		cleanup()
 		return nil, noop, jsonrpc.InvalidParams("problem bundle: %w", err)
 	}
 	return p, cleanup, nil
+}
+
+// bundleDir makes the folder of an inline problem: the sandbox user (not
+// the judge's) must read it, so it is world-readable, but it sits under a
+// private temporary folder (0711: entered, not listed) with an unguessable
+// name, so that other local users cannot find it.
+func bundleDir() (tmp, dir string, err error) {
+	tmp, err = os.MkdirTemp("", "tether-problem-")
+	if err != nil {
+		return "", "", err
+	}
+	var name [16]byte
+	rand.Read(name[:])
+	dir = filepath.Join(tmp, hex.EncodeToString(name[:]))
+	if err := os.Chmod(tmp, 0o711); err != nil {
+		os.RemoveAll(tmp)
+		return "", "", err
+	}
+	if err := os.Mkdir(dir, 0o755); err == nil {
+		err = os.Chmod(dir, 0o755) // whatever the umask
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		return "", "", err
+	}
+	return tmp, dir, nil
 }
 
 func loadSolution(p SolutionParams) (*judge.Submission, error) {
@@ -249,6 +289,21 @@ func loadSolution(p SolutionParams) (*judge.Submission, error) {
 		return sub, nil
 	}
 	return nil, jsonrpc.InvalidParams(`judge.run needs "solution": {"code": "..."} or {"path": "..."}`)
+}
+
+// mkdirAllReadable makes the folders from root down to path, each 0755
+// whatever the umask.
+func mkdirAllReadable(root, path string) error {
+	if path == root {
+		return nil
+	}
+	if err := mkdirAllReadable(root, filepath.Dir(path)); err != nil {
+		return err
+	}
+	if err := os.Mkdir(path, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return os.Chmod(path, 0o755)
 }
 
 func mustJSON(v any) json.RawMessage {
