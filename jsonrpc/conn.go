@@ -27,10 +27,20 @@ type Options struct {
 	// Logger receives what cannot be answered (bad responses, dropped
 	// notifications, failed writes). nil discards.
 	Logger *slog.Logger
+	// MaxConns caps the connections Serve keeps open (default 1024); past
+	// it a new connection is closed at once.
+	MaxConns int
 	// Context is the parent of every handler's context for values (trace
 	// exporters, loggers) and deadline; cancelling it does not close the
 	// connection. nil means context.Background().
 	Context context.Context
+}
+
+func (o *Options) maxConns() int {
+	if o == nil {
+		return 0
+	}
+	return o.MaxConns
 }
 
 const (

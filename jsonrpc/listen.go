@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"sync"
+
+	"github.com/tether-dev/tether/internal/accept"
 )
 
 // Framing makes a Channel of a byte stream.
@@ -35,6 +37,9 @@ func Serve(ctx context.Context, l net.Listener, framing Framing, opts *Options) 
 		conns  = make(map[*Conn]struct{})
 		shared = newSharedLimit(opts)
 	)
+	// Out of file descriptors, Accept waits and tries again, and past
+	// MaxConns a connection is closed at once: a flood cannot end Serve.
+	l = accept.New(l, opts.maxConns())
 	stop := context.AfterFunc(ctx, func() { l.Close() })
 	defer stop()
 	var acceptErr error

@@ -2,11 +2,11 @@ package lm
 
 import (
 	"context"
-	"errors"
 	"net"
 	"sync"
 	"time"
 
+	"github.com/tether-dev/tether/internal/accept"
 	"github.com/tether-dev/tether/wire"
 )
 
@@ -18,6 +18,7 @@ type Options struct {
 	WriteTimeout     time.Duration // write one response; default 30 s
 	MaxInFlight      int           // backend calls in flight across all connections; default 16
 	BatchConcurrency int           // prompts of one batch in flight; default 16
+	MaxConns         int           // connections open at once; past it a new one is closed; default 1024
 	Budget           Budget        // zero: unlimited
 	// Observe, if set, is told about each prompt answered or failed after
 	// routing (a trace of the run); it is called from the connections'
@@ -95,29 +96,23 @@ func NewServer(router *Router, opts *Options) *Server {
 // Serve accepts connections on ln until Close, then returns ErrServerClosed;
 // any other accept error is returned as is. Serve closes ln.
 func (s *Server) Serve(ln net.Listener) error {
-	if !s.track(ln) {
-		ln.Close()
+	// Out of file descriptors, Accept waits and tries again, and past
+	// MaxConns a connection is closed at once: a flood cannot end the server.
+	guarded := accept.New(ln, s.opts.MaxConns)
+	if !s.track(guarded) {
+		guarded.Close()
 		return ErrServerClosed
 	}
 	defer s.wg.Done()
-	defer s.untrack(ln)
-	var backoff time.Duration
+	defer s.untrack(guarded)
 	for {
-		c, err := ln.Accept()
+		c, err := guarded.Accept()
 		if err != nil {
 			if s.isClosed() {
 				return ErrServerClosed
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				// Out of file descriptors and the like: wait, as net/http does.
-				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
-				time.Sleep(backoff)
-				continue
-			}
 			return err
 		}
-		backoff = 0
 		if !s.addConn(c) {
 			c.Close()
 			return ErrServerClosed

@@ -30,6 +30,7 @@ func lmServeCmd() *cobra.Command {
 		echo                            lmconfig.Backend
 		echoDelay                       time.Duration
 		budget                          lm.Budget
+		maxConns                        int
 	)
 	cmd := &cobra.Command{
 		Use:   "serve --listen ADDR [--backend echo | --config FILE]",
@@ -69,7 +70,9 @@ Backends come from --config FILE (see package lmconfig) or --backend echo.`,
 			if err != nil {
 				return err
 			}
-			srv := lm.NewServer(router, cfg.Options())
+			opts := cfg.Options()
+			opts.MaxConns = maxConns
+			srv := lm.NewServer(router, opts)
 			fmt.Fprintln(cmd.OutOrStdout(), lm.FormatAddr(ln.Addr()))
 			return serveUntil(ctx, func() error { return srv.Serve(ln) }, func() { srv.Close() })
 		},
@@ -82,6 +85,7 @@ Backends come from --config FILE (see package lmconfig) or --backend echo.`,
 	f.StringVar(&echo.FailOn, "echo-fail-on", "", "echo backend: fail prompts containing this text")
 	f.Int64Var(&budget.Calls, "budget-calls", 0, "refuse calls after this many (0: unlimited)")
 	f.Int64Var(&budget.Tokens, "budget-tokens", 0, "refuse calls once this many tokens are spent (0: unlimited)")
+	f.IntVar(&maxConns, "max-conns", 0, "connections open at once; past it a new one is closed (0: 1024)")
 	return cmd
 }
 

@@ -27,6 +27,7 @@ func init() {
 		listen, httpAddr     string
 		framing, lmAddr      string
 		maxConcurrent, queue int
+		maxConns             int
 	)
 	cmd := &cobra.Command{
 		Use:   "serve (--stdio | --listen ADDR | --http ADDR)",
@@ -85,7 +86,8 @@ connect, past them a request is answered -32000 server overloaded.`,
 				svcOpts.LM = client
 			}
 			svc := service.New(svcOpts)
-			rpcOpts := &jsonrpc.Options{Handler: svc.Mux(), MaxConcurrent: maxConcurrent, MaxQueue: queue, Logger: svcOpts.Logger}
+			rpcOpts := &jsonrpc.Options{Handler: svc.Mux(), MaxConcurrent: maxConcurrent, MaxQueue: queue,
+				MaxConns: maxConns, Logger: svcOpts.Logger}
 
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -112,6 +114,7 @@ connect, past them a request is answered -32000 server overloaded.`,
 	f.StringVar(&lmAddr, "lm", "", "answer lm.complete through the LM handler at `ADDR` (HOST:PORT or unix:PATH)")
 	f.IntVar(&maxConcurrent, "max-concurrent", 0, "requests handled at once, across all connections of --listen or --http (0: 64)")
 	f.IntVar(&queue, "max-queue", 0, "requests waiting, across all connections of --listen or --http, before -32000 (0: 256)")
+	f.IntVar(&maxConns, "max-conns", 0, "connections open at once with --listen or --http; past it a new one is closed (0: 1024)")
 	f.String("sandbox", "auto", "isolation of judge runs: auto, linux, or none")
 	addAllowCommandFlag(cmd)
 	addJudgeLMFlags(cmd)
