@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tether-dev/tether/wire"
 )
@@ -30,6 +31,17 @@ type Options struct {
 	// MaxConns caps the connections Serve keeps open (default 1024); past
 	// it a new connection is closed at once.
 	MaxConns int
+	// MaxPendingBytes caps the bytes Serve and an HTTPHandler hold for
+	// messages not yet read whole, across all connections (default
+	// wire.DefaultPoolBytes); past it the slowest sender is closed.
+	MaxPendingBytes int64
+	// IdleTimeout closes a connection of Serve (or an HTTP keep-alive
+	// connection) that sends nothing for this long while none of its
+	// requests runs (default 5 min); ReadTimeout bounds reading one
+	// message once it has begun, an HTTP request's headers and its body
+	// each (default 30 s); WriteTimeout bounds one write of Serve
+	// (default 30 s).
+	IdleTimeout, ReadTimeout, WriteTimeout time.Duration
 	// Context is the parent of every handler's context for values (trace
 	// exporters, loggers) and deadline; cancelling it does not close the
 	// connection. nil means context.Background().

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/tether-dev/tether/internal/accept"
+	"github.com/tether-dev/tether/wire"
 )
 
 // Framing makes a Channel of a byte stream.
@@ -36,7 +37,12 @@ func Serve(ctx context.Context, l net.Listener, framing Framing, opts *Options) 
 		mu     sync.Mutex
 		conns  = make(map[*Conn]struct{})
 		shared = newSharedLimit(opts)
+		o      Options
 	)
+	if opts != nil {
+		o = *opts
+	}
+	pool := wire.NewPool(o.MaxPendingBytes)
 	// Out of file descriptors, Accept waits and tries again, and past
 	// MaxConns a connection is closed at once: a flood cannot end Serve.
 	l = accept.New(l, opts.maxConns())
@@ -51,12 +57,23 @@ func Serve(ctx context.Context, l net.Listener, framing Framing, opts *Options) 
 			}
 			break
 		}
-		c := newConn(framing(nc, nc), opts, nil, shared)
+		g := &guardedConn{Conn: nc, idle: durationOr(o.IdleTimeout, defaultIdleTimeout),
+			read: durationOr(o.ReadTimeout, defaultReadTimeout), write: durationOr(o.WriteTimeout, defaultWriteTimeout)}
+		ch := framing(g, g)
+		var hold *wire.Hold
+		if hc, ok := ch.(heldChannel); ok {
+			hold = pool.Hold(func() { nc.Close() })
+			hc.setHold(hold)
+			g.partial = hc.partial
+		}
+		c := newConn(ch, opts, nil, shared)
+		g.conn.Store(c)
 		mu.Lock()
 		conns[c] = struct{}{}
 		mu.Unlock()
 		wg.Go(func() {
 			<-c.Done()
+			hold.Close()
 			mu.Lock()
 			delete(conns, c)
 			mu.Unlock()

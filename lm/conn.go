@@ -22,6 +22,9 @@ func (s *Server) serveConn(c net.Conn) {
 	}()
 	dr := &deadlineReader{conn: c, idle: s.opts.IdleTimeout, read: s.opts.ReadTimeout}
 	fr := wire.NewFrameReader(dr, s.opts.MaxFrame)
+	hold := s.pending.Hold(func() { c.Close() })
+	defer hold.Close()
+	fr.SetHold(hold)
 	fw := wire.NewFrameWriter(c, s.opts.MaxFrame)
 	for {
 		dr.await()

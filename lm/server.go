@@ -19,7 +19,11 @@ type Options struct {
 	MaxInFlight      int           // backend calls in flight across all connections; default 16
 	BatchConcurrency int           // prompts of one batch in flight; default 16
 	MaxConns         int           // connections open at once; past it a new one is closed; default 1024
-	Budget           Budget        // zero: unlimited
+	// MaxPendingBytes caps the bytes held for requests not yet read whole,
+	// across all connections; past it the slowest sender is closed.
+	// Default wire.DefaultPoolBytes.
+	MaxPendingBytes int64
+	Budget          Budget // zero: unlimited
 	// Observe, if set, is told about each prompt answered or failed after
 	// routing (a trace of the run); it is called from the connections'
 	// goroutines, possibly at once, and must return quickly.
@@ -66,6 +70,7 @@ type Server struct {
 	spend    spend
 	meter    Meter         // handler-wide usage
 	inFlight chan struct{} // handler-wide backend call slots
+	pending  *wire.Pool    // bytes of requests being read
 
 	ctx    context.Context // cancelled by Close: stops backend calls
 	cancel context.CancelFunc
@@ -86,6 +91,7 @@ func NewServer(router *Router, opts *Options) *Server {
 		opts:      o,
 		spend:     spend{limit: o.Budget},
 		inFlight:  make(chan struct{}, o.MaxInFlight),
+		pending:   wire.NewPool(o.MaxPendingBytes),
 		ctx:       ctx,
 		cancel:    cancel,
 		listeners: make(map[net.Listener]struct{}),

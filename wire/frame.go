@@ -35,7 +35,25 @@ type FrameReader struct {
 	// oversize is the error of the frame ReadFrame refused for its length,
 	// whose body SkipOversize may still skip; nil once skipped or failed.
 	oversize *FrameTooLargeError
+	hold     *Hold // nil, or the pool share cap(buf) is charged to
+	partial  bool  // a frame has begun and is not whole yet
 }
+
+// SetHold charges the reader's buffer to h (see Pool): a buffer that must
+// grow asks h first, and one over keepReadBuffer is given back after its
+// frame.
+func (fr *FrameReader) SetHold(h *Hold) {
+	fr.hold = h
+	fr.hold.grow(int64(cap(fr.buf)))
+}
+
+// Partial reports whether a frame has begun and is not whole yet: what the
+// reader waits for is the rest of a message, not the next one.
+func (fr *FrameReader) Partial() bool { return fr.partial }
+
+// keepReadBuffer is the largest buffer kept from one frame to the next when
+// a Hold is set; larger ones go back to the pool after their frame.
+const keepReadBuffer = 64 << 10
 
 // readBuffer is the read-ahead for small frames; bufio hands larger reads
 // straight to the underlying reader, so big payloads are not copied twice.
@@ -64,31 +82,79 @@ func (fr *FrameReader) ReadFrame() ([]byte, error) {
 	if fr.err != nil {
 		return nil, fr.err
 	}
-	if n, err := io.ReadFull(fr.rd, fr.header[:]); err != nil {
-		if err == io.ErrUnexpectedEOF {
-			err = fmt.Errorf("wire: frame header cut after %d of %d bytes: %w", n, headerLen, err)
+	if fr.hold != nil && cap(fr.buf) > keepReadBuffer {
+		fr.hold.release(int64(cap(fr.buf)))
+		fr.buf = nil
+	}
+	fr.partial = false
+	if _, err := io.ReadFull(fr.rd, fr.header[:1]); err != nil {
+		fr.err = err
+		return nil, err
+	}
+	fr.partial = true
+	if n, err := io.ReadFull(fr.rd, fr.header[1:]); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			err = fmt.Errorf("wire: frame header cut after %d of %d bytes: %w", n+1, headerLen, io.ErrUnexpectedEOF)
 		}
 		fr.err = err
 		return nil, err
 	}
-	size := binary.BigEndian.Uint32(fr.header[:])
+	size := int(binary.BigEndian.Uint32(fr.header[:]))
 	if uint64(size) > uint64(fr.max) {
 		fr.oversize = &FrameTooLargeError{Length: uint64(size), Max: fr.max}
 		fr.err = fr.oversize
 		return nil, fr.err
 	}
-	if cap(fr.buf) < int(size) {
-		fr.buf = make([]byte, size)
-	}
-	body := fr.buf[:size]
-	if n, err := io.ReadFull(fr.rd, body); err != nil {
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			err = fmt.Errorf("wire: frame body cut after %d of %d bytes: %w", n, size, io.ErrUnexpectedEOF)
-		}
+	body, err := fr.readBody(size)
+	if err != nil {
 		fr.err = err
+		if fr.hold != nil {
+			fr.hold.release(int64(cap(fr.buf)))
+			fr.buf = nil
+		}
 		return nil, err
 	}
+	fr.partial = false
 	return body, nil
+}
+
+// readBody reads size bytes into the reader's buffer. The buffer grows as
+// bytes arrive (doubling from 64 KiB), each step charged to the Hold first,
+// so a declared length costs nothing until its bytes are sent.
+func (fr *FrameReader) readBody(size int) ([]byte, error) {
+	if cap(fr.buf) >= size {
+		body := fr.buf[:size]
+		if n, err := io.ReadFull(fr.rd, body); err != nil {
+			return nil, bodyErr(err, n, size)
+		}
+		return body, nil
+	}
+	body := fr.buf[:0]
+	for len(body) < size {
+		if len(body) == cap(body) {
+			grown := min(size, max(2*cap(body), keepReadBuffer))
+			if err := fr.hold.grow(int64(grown - cap(body))); err != nil {
+				return nil, err
+			}
+			next := make([]byte, len(body), grown)
+			copy(next, body)
+			body = next
+			fr.buf = body
+		}
+		n, err := io.ReadAtLeast(fr.rd, body[len(body):cap(body)], 1)
+		body = body[:len(body)+n]
+		if err != nil {
+			return nil, bodyErr(err, len(body), size)
+		}
+	}
+	return body, nil
+}
+
+func bodyErr(err error, n, size int) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return fmt.Errorf("wire: frame body cut after %d of %d bytes: %w", n, size, io.ErrUnexpectedEOF)
+	}
+	return err
 }
 
 // errNoOversizeFrame is SkipOversize's error when ReadFrame did not just

@@ -35,6 +35,32 @@ type LineReader struct {
 	scanned int // buf[start:scanned] is known to hold no '\n'
 	err     error
 	skip    *LineTooLongError // an oversize line being skipped across ErrWouldBlock returns
+	hold    *Hold             // nil, or the pool share len(buf) is charged to
+}
+
+// SetHold charges the reader's buffer to h (see Pool): the buffer asks h
+// before it grows, and one grown past 64 KiB for a long line shrinks back
+// once that line is read.
+func (lr *LineReader) SetHold(h *Hold) {
+	lr.hold = h
+	lr.hold.grow(int64(len(lr.buf)))
+}
+
+// Partial reports whether part of a line has been read: what the reader
+// waits for is the rest of a message, not the next one.
+func (lr *LineReader) Partial() bool { return lr.end > lr.start || lr.skip != nil }
+
+// shrink gives back a buffer grown for a long line once the bytes left in
+// it fit the initial size; only with a Hold, so plain readers keep theirs.
+func (lr *LineReader) shrink() {
+	if lr.hold == nil || len(lr.buf) <= initialBuffer || lr.end-lr.start > initialBuffer {
+		return
+	}
+	small := make([]byte, initialBuffer)
+	n := copy(small, lr.buf[lr.start:lr.end])
+	lr.hold.release(int64(len(lr.buf) - len(small)))
+	lr.scanned -= lr.start
+	lr.buf, lr.start, lr.end = small, 0, n
 }
 
 // initialBuffer is the first buffer size; the buffer doubles up to max+1 as
@@ -74,6 +100,7 @@ func (lr *LineReader) ReadLine() ([]byte, error) {
 	if lr.skip != nil {
 		return nil, lr.skipRest()
 	}
+	lr.shrink()
 	for {
 		if i := bytes.IndexByte(lr.buf[lr.scanned:lr.end], '\n'); i >= 0 {
 			nl := lr.scanned + i
@@ -93,7 +120,7 @@ func (lr *LineReader) ReadLine() ([]byte, error) {
 			return nil, ErrWouldBlock
 		}
 		if lr.err != nil {
-			if lr.end > lr.start {
+			if lr.end > lr.start && lr.err != ErrEvicted {
 				line := lr.buf[lr.start:lr.end]
 				lr.start, lr.scanned = lr.end, lr.end
 				return dropCR(line), nil
@@ -119,6 +146,10 @@ func (lr *LineReader) fill() {
 		}
 		if size >= lr.max {
 			size = lr.max + 1 // room for the whole cap and one byte to see past it
+		}
+		if err := lr.hold.grow(int64(size - len(lr.buf))); err != nil {
+			lr.err = err
+			return
 		}
 		grown := make([]byte, size)
 		copy(grown, lr.buf[lr.start:lr.end])

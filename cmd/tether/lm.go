@@ -72,6 +72,7 @@ Backends come from --config FILE (see package lmconfig) or --backend echo.`,
 			}
 			opts := cfg.Options()
 			opts.MaxConns = maxConns
+			limitServerMemory()
 			srv := lm.NewServer(router, opts)
 			fmt.Fprintln(cmd.OutOrStdout(), lm.FormatAddr(ln.Addr()))
 			return serveUntil(ctx, func() error { return srv.Serve(ln) }, func() { srv.Close() })

@@ -95,6 +95,7 @@ connect, past them a request is answered -32000 server overloaded.`,
 			case stdio:
 				return serveStdio(ctx, cmd, rpcOpts)
 			case listen != "":
+				limitServerMemory()
 				ln, err := lm.Listen(ctx, listen)
 				if err != nil {
 					return err
@@ -102,6 +103,7 @@ connect, past them a request is answered -32000 server overloaded.`,
 				fmt.Fprintln(cmd.OutOrStdout(), lm.FormatAddr(ln.Addr()))
 				return jsonrpc.Serve(ctx, ln, frame, rpcOpts)
 			default:
+				limitServerMemory()
 				return serveHTTP(ctx, cmd, httpAddr, rpcOpts)
 			}
 		},

@@ -1,0 +1,114 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tether-dev/tether/jsonrpc"
+	"github.com/tether-dev/tether/lm"
+)
+
+// peakRSS is the peak resident set (VmHWM) of process pid, in bytes.
+func peakRSS(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM in /proc/PID/status")
+	return 0
+}
+
+// sendBigFrames opens n connections to addr and sends on each a frame
+// declaring size bytes, then all of them; a connection the server closes
+// stops early. It returns when every sender has finished.
+func sendBigFrames(t *testing.T, addr string, n, size int) {
+	t.Helper()
+	chunk := make([]byte, 1<<20)
+	for i := range chunk {
+		chunk[i] = 'x'
+	}
+	var wg sync.WaitGroup
+	for range n {
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			defer nc.Close()
+			nc.SetDeadline(time.Now().Add(2 * time.Minute))
+			if _, err := nc.Write(binary.BigEndian.AppendUint32(nil, uint32(size))); err != nil {
+				return
+			}
+			for sent := 0; sent < size; sent += len(chunk) {
+				if _, err := nc.Write(chunk[:min(len(chunk), size-sent)]); err != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// 30 connections each sending a 64 MiB frame leave the server under 512 MiB
+// and answering (issue 17, item 5: ~2 GB in `lm serve` and in
+// `serve --framing length`, as each declared length was allocated at once
+// and the bytes held were not capped).
+func TestServersBoundMemoryOfBigFrames(t *testing.T) {
+	bin := sbxTetherBinary(t)
+	const conns, size, limit = 30, 64 << 20, 512 << 20
+	t.Run("lm-serve", func(t *testing.T) {
+		cmd, addr := startLimited(t, bin, 4096, "lm", "serve", "--listen", "127.0.0.1:0")
+		sendBigFrames(t, addr, conns, size)
+		rss := peakRSS(t, cmd.Process.Pid)
+		t.Logf("tether lm serve: peak RSS %d MiB after %d frames of %d MiB", rss>>20, conns, size>>20)
+		if rss > limit {
+			t.Errorf("peak RSS %d MiB, want under %d MiB", rss>>20, limit>>20)
+		}
+		cl, _ := lm.NewClient(addr, &lm.ClientOptions{Timeout: 30 * time.Second})
+		defer cl.Close()
+		if c, err := cl.Query(context.Background(), "still there", ""); err != nil || c.Response != "still there" {
+			t.Fatalf("after the flood: %+v, %v", c, err)
+		}
+	})
+	t.Run("serve-length", func(t *testing.T) {
+		cmd, addr := startLimited(t, bin, 4096, "serve", "--sandbox", "none", "--listen", "127.0.0.1:0", "--framing", "length")
+		sendBigFrames(t, addr, conns, size)
+		rss := peakRSS(t, cmd.Process.Pid)
+		t.Logf("tether serve --framing length: peak RSS %d MiB after %d frames of %d MiB", rss>>20, conns, size>>20)
+		if rss > limit {
+			t.Errorf("peak RSS %d MiB, want under %d MiB", rss>>20, limit>>20)
+		}
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		client := jsonrpc.NewConn(jsonrpc.LengthPrefixed(nc, nc, 0), nil)
+		defer client.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		var v struct{ Version string }
+		if err := client.Call(ctx, "tether.version", nil, &v); err != nil || v.Version == "" {
+			t.Fatalf("after the flood: %+v, %v", v, err)
+		}
+	})
+}
