@@ -28,6 +28,17 @@ type Options struct {
 	// Logger receives what cannot be answered (bad responses, dropped
 	// notifications, failed writes). nil discards.
 	Logger *slog.Logger
+	// Token, when not empty, is the credential a client must present: on
+	// a connection of Serve, by calling rpc.authenticate {"token": Token}
+	// before anything else (other requests are answered -32004, and a
+	// wrong token closes the connection); over HTTP, as "Authorization:
+	// Bearer Token" on every POST (else 401).
+	Token string
+	// AllowedHosts, when not nil, are the only Host names an HTTPHandler
+	// answers (421 otherwise): on a loopback address, the names of
+	// loopback, so a web page cannot reach the server by rebinding its
+	// own name to 127.0.0.1.
+	AllowedHosts []string
 	// MaxConns caps the connections Serve keeps open (default 1024); past
 	// it a new connection is closed at once.
 	MaxConns int
@@ -91,6 +102,8 @@ type Conn struct {
 	shared      *sharedLimit // nil, or the bounds this Conn shares with others
 	workerWG    sync.WaitGroup
 
+	token   []byte            // nil, or the token rpc.authenticate must give
+	authed  bool              // rpc.authenticate succeeded; reader only
 	methods map[string]string // interned method names; reader only
 	scratch []envelope        // reader only
 
@@ -110,13 +123,15 @@ type Conn struct {
 
 // NewConn starts a peer on ch and returns at once; the Conn owns ch and
 // closes it when it stops.
-func NewConn(ch Channel, opts *Options) *Conn { return newConn(ch, opts, nil, nil) }
+func NewConn(ch Channel, opts *Options) *Conn { return newConn(ch, opts, nil, nil, nil) }
 
 // newConn starts a Conn; a non-nil callErr makes every outgoing call fail
 // with it (a transport with no way to carry requests to the peer). A non-nil
 // shared bounds the requests running and queued across every Conn given it,
 // on top of the Conn's own bounds.
-func newConn(ch Channel, opts *Options, callErr error, shared *sharedLimit) *Conn {
+//
+// A non-nil token must be given by rpc.authenticate before any request.
+func newConn(ch Channel, opts *Options, callErr error, shared *sharedLimit, token []byte) *Conn {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -133,6 +148,9 @@ func newConn(ch Channel, opts *Options, callErr error, shared *sharedLimit) *Con
 		done:       make(chan struct{}),
 		callErr:    callErr,
 		shared:     shared,
+	}
+	if len(token) > 0 {
+		c.token = token
 	}
 	if c.handler == nil {
 		c.handler = NewMux()
@@ -163,6 +181,10 @@ type sharedLimit struct {
 	outstanding atomic.Int32  // requests running or queued, across the Conns
 	max         int32         // MaxConcurrent + MaxQueue
 	slots       chan struct{} // a token per handler running (MaxConcurrent)
+	// pool, when not nil, also holds the bytes of every request admitted
+	// until it is answered, so the requests queued and running cannot
+	// take more memory than the readers may (nil: unbounded).
+	pool *wire.Pool
 }
 
 func newSharedLimit(opts *Options) *sharedLimit {
@@ -176,9 +198,9 @@ func newSharedLimit(opts *Options) *sharedLimit {
 	return &sharedLimit{max: int32(running + queue), slots: make(chan struct{}, running)}
 }
 
-// admit counts one more request running or queued, or says it is over a
-// bound (and counts nothing).
-func (c *Conn) admit() bool {
+// admit counts one more request running or queued, holding size bytes
+// until it is answered, or says it is over a bound (and counts nothing).
+func (c *Conn) admit(size int64) bool {
 	if c.outstanding.Add(1) > c.maxOutstand {
 		c.outstanding.Add(-1)
 		return false
@@ -188,14 +210,20 @@ func (c *Conn) admit() bool {
 		c.outstanding.Add(-1)
 		return false
 	}
+	if s := c.shared; s != nil && !s.pool.Take(size) {
+		s.outstanding.Add(-1)
+		c.outstanding.Add(-1)
+		return false
+	}
 	return true
 }
 
 // release counts a request admitted by admit as finished.
-func (c *Conn) release() {
+func (c *Conn) release(size int64) {
 	c.outstanding.Add(-1)
 	if c.shared != nil {
 		c.shared.outstanding.Add(-1)
+		c.shared.pool.Give(size)
 	}
 }
 

@@ -73,6 +73,14 @@ func (c *Conn) handleEnvelope(env *envelope, b *batchCollector) {
 		c.answerError(b, nil, ErrInvalidRequest)
 		return
 	}
+	if c.token != nil && (method == MethodAuthenticate || !c.authed) {
+		if method == MethodAuthenticate {
+			c.authenticate(env, b)
+		} else if env.hasID {
+			c.answerError(b, env.id, unauthorized("call "+MethodAuthenticate+` {"token": ...} first, with the token from the server's --token-file`))
+		}
+		return
+	}
 	if env.isNotification() && method == "$/cancelRequest" {
 		c.cancelRequest(env.params)
 		return
@@ -135,7 +143,7 @@ func (c *Conn) dispatch(env *envelope, method string, b *batchCollector) {
 			return
 		}
 	}
-	if !c.admit() {
+	if !c.admit(int64(cap(in.buf))) {
 		if env.hasID {
 			c.forget(in)
 			in.answer(nil, ErrOverloaded)
@@ -176,7 +184,7 @@ func (c *Conn) worker() {
 	defer c.workerWG.Done()
 	for in := range c.work {
 		c.run(in)
-		c.release()
+		c.release(int64(cap(in.buf)))
 		c.idle.Add(1)
 	}
 }

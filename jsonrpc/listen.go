@@ -43,6 +43,7 @@ func Serve(ctx context.Context, l net.Listener, framing Framing, opts *Options) 
 		o = *opts
 	}
 	pool := wire.NewPool(o.MaxPendingBytes)
+	shared.pool = pool
 	// Out of file descriptors, Accept waits and tries again, and past
 	// MaxConns a connection is closed at once: a flood cannot end Serve.
 	l = accept.New(l, opts.maxConns())
@@ -66,7 +67,7 @@ func Serve(ctx context.Context, l net.Listener, framing Framing, opts *Options) 
 			hc.setHold(hold)
 			g.partial = hc.partial
 		}
-		c := newConn(ch, opts, nil, shared)
+		c := newConn(ch, opts, nil, shared, []byte(o.Token))
 		g.conn.Store(c)
 		mu.Lock()
 		conns[c] = struct{}{}

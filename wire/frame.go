@@ -44,7 +44,7 @@ type FrameReader struct {
 // frame.
 func (fr *FrameReader) SetHold(h *Hold) {
 	fr.hold = h
-	fr.hold.grow(int64(cap(fr.buf)))
+	fr.hold.Grow(int64(cap(fr.buf)))
 }
 
 // Partial reports whether a frame has begun and is not whole yet: what the
@@ -83,7 +83,7 @@ func (fr *FrameReader) ReadFrame() ([]byte, error) {
 		return nil, fr.err
 	}
 	if fr.hold != nil && cap(fr.buf) > keepReadBuffer {
-		fr.hold.release(int64(cap(fr.buf)))
+		fr.hold.Release(int64(cap(fr.buf)))
 		fr.buf = nil
 	}
 	fr.partial = false
@@ -109,7 +109,7 @@ func (fr *FrameReader) ReadFrame() ([]byte, error) {
 	if err != nil {
 		fr.err = err
 		if fr.hold != nil {
-			fr.hold.release(int64(cap(fr.buf)))
+			fr.hold.Release(int64(cap(fr.buf)))
 			fr.buf = nil
 		}
 		return nil, err
@@ -133,7 +133,7 @@ func (fr *FrameReader) readBody(size int) ([]byte, error) {
 	for len(body) < size {
 		if len(body) == cap(body) {
 			grown := min(size, max(2*cap(body), keepReadBuffer))
-			if err := fr.hold.grow(int64(grown - cap(body))); err != nil {
+			if err := fr.hold.Grow(int64(grown - cap(body))); err != nil {
 				return nil, err
 			}
 			next := make([]byte, len(body), grown)

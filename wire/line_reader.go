@@ -43,7 +43,7 @@ type LineReader struct {
 // once that line is read.
 func (lr *LineReader) SetHold(h *Hold) {
 	lr.hold = h
-	lr.hold.grow(int64(len(lr.buf)))
+	lr.hold.Grow(int64(len(lr.buf)))
 }
 
 // Partial reports whether part of a line has been read: what the reader
@@ -58,7 +58,7 @@ func (lr *LineReader) shrink() {
 	}
 	small := make([]byte, initialBuffer)
 	n := copy(small, lr.buf[lr.start:lr.end])
-	lr.hold.release(int64(len(lr.buf) - len(small)))
+	lr.hold.Release(int64(len(lr.buf) - len(small)))
 	lr.scanned -= lr.start
 	lr.buf, lr.start, lr.end = small, 0, n
 }
@@ -147,7 +147,7 @@ func (lr *LineReader) fill() {
 		if size >= lr.max {
 			size = lr.max + 1 // room for the whole cap and one byte to see past it
 		}
-		if err := lr.hold.grow(int64(size - len(lr.buf))); err != nil {
+		if err := lr.hold.Grow(int64(size - len(lr.buf))); err != nil {
 			lr.err = err
 			return
 		}

@@ -45,6 +45,31 @@ func (p *Pool) Used() int64 {
 	return p.used
 }
 
+// Take reserves n bytes for a message read whole and being handled, if
+// they fit now; it never evicts anyone. Give them back with Give.
+func (p *Pool) Take(n int64) bool {
+	if p == nil || n <= 0 {
+		return true
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.used+n > p.max {
+		return false
+	}
+	p.used += n
+	return true
+}
+
+// Give returns n bytes reserved by Take.
+func (p *Pool) Give(n int64) {
+	if p == nil || n <= 0 {
+		return
+	}
+	p.mu.Lock()
+	p.used -= n
+	p.mu.Unlock()
+}
+
 // Hold is one connection's share of a Pool. A nil *Hold holds nothing and
 // refuses nothing.
 type Hold struct {
@@ -53,6 +78,18 @@ type Hold struct {
 	held    int64     // under pool.mu
 	since   time.Time // when held last grew from zero; under pool.mu
 	evicted bool      // under pool.mu
+	settled bool      // its message is read whole: held, but not evictable; under pool.mu
+}
+
+// Settle says the message is read whole and is being handled: its bytes
+// stay counted until Close, but it is no longer a slow sender to evict.
+func (h *Hold) Settle() {
+	if h == nil {
+		return
+	}
+	h.pool.mu.Lock()
+	h.settled = true
+	h.pool.mu.Unlock()
 }
 
 // Hold returns a new share of the pool; evict closes its connection. Call
@@ -64,8 +101,8 @@ func (p *Pool) Hold(evict func()) *Hold {
 	return &Hold{pool: p, evict: evict}
 }
 
-// grow asks for n more bytes.
-func (h *Hold) grow(n int64) error {
+// Grow asks for n more bytes; ErrEvicted when they cannot be had.
+func (h *Hold) Grow(n int64) error {
 	if h == nil || n <= 0 {
 		return nil
 	}
@@ -106,7 +143,7 @@ func (h *Hold) grow(n int64) error {
 func (p *Pool) slowest(asking *Hold, now time.Time) *Hold {
 	victim, lowest := asking, rate(asking, now)
 	for o := range p.holds {
-		if o == asking || o.held == 0 {
+		if o == asking || o.held == 0 || o.settled {
 			continue
 		}
 		if r := rate(o, now); r < lowest {
@@ -131,8 +168,8 @@ func (p *Pool) drop(h *Hold) {
 	delete(p.holds, h)
 }
 
-// release gives n bytes back.
-func (h *Hold) release(n int64) {
+// Release gives n bytes back.
+func (h *Hold) Release(n int64) {
 	if h == nil || n <= 0 {
 		return
 	}

@@ -45,26 +45,26 @@ func TestPoolEvictsTheSlowest(t *testing.T) {
 	pool := NewPool(300 << 10)
 	evicted := 0
 	slow := pool.Hold(func() { evicted++ })
-	if err := slow.grow(200 << 10); err != nil {
+	if err := slow.Grow(200 << 10); err != nil {
 		t.Fatal(err)
 	}
 	slow.since = slow.since.Add(-10e9) // began 10 s ago: slower than any new message
 	fast := pool.Hold(func() { t.Error("the faster connection was evicted") })
-	if err := fast.grow(200 << 10); err != nil {
+	if err := fast.Grow(200 << 10); err != nil {
 		t.Fatalf("growing the faster hold: %v", err)
 	}
 	if evicted != 1 || pool.Used() != 200<<10 {
 		t.Fatalf("evicted %d, used %d; want the slow one gone", evicted, pool.Used())
 	}
-	if err := slow.grow(1); !errors.Is(err, ErrEvicted) {
+	if err := slow.Grow(1); !errors.Is(err, ErrEvicted) {
 		t.Errorf("an evicted hold grew: %v", err)
 	}
-	fast.release(200 << 10)
+	fast.Release(200 << 10)
 	fast.Close()
 	if pool.Used() != 0 {
 		t.Errorf("used %d after everything was given back", pool.Used())
 	}
-	if err := pool.Hold(nil).grow(400 << 10); !errors.Is(err, ErrEvicted) {
+	if err := pool.Hold(nil).Grow(400 << 10); !errors.Is(err, ErrEvicted) {
 		t.Errorf("a hold over the whole pool: %v", err)
 	}
 }
