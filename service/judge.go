@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/tether-dev/tether/jsonrpc"
@@ -67,12 +66,16 @@ var errCancelledByClient = errors.New("judge.cancel")
 
 func (s *Service) judgeRun(ctx context.Context, p RunParams) (*RunResult, error) {
 	log := s.logger(ctx)
-	problem, cleanup, err := loadProblem(p.Problem, s.opts.AllowedCommands)
+	problem, cleanup, err := s.loadProblem(p.Problem)
 	if err != nil {
 		logRefused(log, p.SubmissionID, err)
 		return nil, err
 	}
 	defer cleanup()
+	if err := s.checkProblemPolicy(problem); err != nil {
+		logRefused(log, p.SubmissionID, err)
+		return nil, err
+	}
 	if s.opts.Runner != nil {
 		// The sandbox user must read the folder: a configuration error the
 		// caller can fix, answered before anything runs.
@@ -81,7 +84,7 @@ func (s *Service) judgeRun(ctx context.Context, p RunParams) (*RunResult, error)
 			return nil, jsonrpc.InvalidParams("problem: %w", err)
 		}
 	}
-	sub, err := loadSolution(p.Solution)
+	sub, err := s.loadSolution(p.Solution)
 	if err != nil {
 		logRefused(log, p.SubmissionID, err)
 		return nil, err
@@ -91,12 +94,13 @@ func (s *Service) judgeRun(ctx context.Context, p RunParams) (*RunResult, error)
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	id, err := s.claim(p.SubmissionID, cancel)
+	owner := jsonrpc.Principal(ctx)
+	id, err := s.claim(owner, p.SubmissionID, cancel)
 	if err != nil {
 		logRefused(log, p.SubmissionID, err)
 		return nil, err
 	}
-	defer s.release(id)
+	defer s.release(owner, id)
 	log = log.With("submission_id", id)
 	log.Info("judge.run started", "problem", problem.Title)
 
@@ -166,7 +170,7 @@ func (s *Service) judgeCancel(ctx context.Context, p CancelParams) (CancelResult
 		return CancelResult{}, jsonrpc.InvalidParams(`judge.cancel needs {"submission_id": "..."}`)
 	}
 	s.mu.Lock()
-	cancel, ok := s.runs[p.SubmissionID]
+	cancel, ok := s.runs[runKey{jsonrpc.Principal(ctx), p.SubmissionID}]
 	s.mu.Unlock()
 	if ok {
 		cancel(errCancelledByClient)
@@ -175,37 +179,52 @@ func (s *Service) judgeCancel(ctx context.Context, p CancelParams) (CancelResult
 	return CancelResult{Cancelled: ok}, nil
 }
 
-// claim records a run under its submission id, generating one if empty.
-func (s *Service) claim(id string, cancel context.CancelCauseFunc) (string, error) {
+// claim records owner's run under its submission id, generating an
+// unguessable one if empty.
+func (s *Service) claim(owner any, id string, cancel context.CancelCauseFunc) (string, error) {
+	if id == "" {
+		var b [16]byte
+		rand.Read(b[:])
+		id = "run-" + hex.EncodeToString(b[:])
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if id == "" {
-		s.seq++
-		id = "run-" + strconv.FormatUint(s.seq, 10)
-	}
-	if _, busy := s.runs[id]; busy {
+	key := runKey{owner, id}
+	if _, busy := s.runs[key]; busy {
 		return "", jsonrpc.InvalidParams("submission_id %q is already running", id)
 	}
-	s.runs[id] = cancel
+	s.runs[key] = cancel
 	return id, nil
 }
 
-func (s *Service) release(id string) {
+func (s *Service) release(owner any, id string) {
 	s.mu.Lock()
-	delete(s.runs, id)
+	delete(s.runs, runKey{owner, id})
 	s.mu.Unlock()
 }
 
-// loadProblem reads a problem from a path or writes an inline bundle to a
-// temporary folder that cleanup removes; allowed is the evaluator-command
-// allow-list (nil: the judge's default).
-func loadProblem(raw json.RawMessage, allowed []string) (*judge.Problem, func(), error) {
+// loadProblem reads a problem from a path (under ProblemsRoot when one is
+// set or needed) or writes an inline bundle to a temporary folder that
+// cleanup removes.
+func (s *Service) loadProblem(raw json.RawMessage) (*judge.Problem, func(), error) {
+	allowed := s.opts.AllowedCommands
 	noop := func() {}
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, noop, jsonrpc.InvalidParams(`judge.run needs "problem": a folder path or {"files": {...}}`)
 	}
 	var dir string
 	if json.Unmarshal(raw, &dir) == nil {
+		if s.opts.ProblemsRoot != "" || s.opts.PathsNeedRoot {
+			real, err := resolveUnder(s.opts.ProblemsRoot, dir, "problem", "--problems-root")
+			if err != nil {
+				return nil, noop, err
+			}
+			// problem.json is read by the judge itself: not through a link out.
+			if _, err := readUnder(s.opts.ProblemsRoot, filepath.Join(real, "problem.json"), "problem"); err != nil {
+				return nil, noop, err
+			}
+			dir = real
+		}
 		p, err := judge.LoadProblem(dir, allowed)
 		if err != nil {
 			return nil, noop, jsonrpc.InvalidParams("problem: %w", err)
@@ -275,12 +294,22 @@ func bundleDir() (tmp, dir string, err error) {
 	return tmp, dir, nil
 }
 
-func loadSolution(p SolutionParams) (*judge.Submission, error) {
+func (s *Service) loadSolution(p SolutionParams) (*judge.Submission, error) {
 	switch {
 	case p.Code != nil && p.Path != "":
 		return nil, jsonrpc.InvalidParams(`solution: give "code" or "path", not both`)
 	case p.Code != nil:
 		return &judge.Submission{Path: judge.SolutionFileName, Code: []byte(*p.Code)}, nil
+	case p.Path != "" && (s.opts.SubmissionsRoot != "" || s.opts.PathsNeedRoot):
+		real, err := resolveUnder(s.opts.SubmissionsRoot, p.Path, "solution.path", "--submissions-root")
+		if err != nil {
+			return nil, err
+		}
+		code, err := readUnder(s.opts.SubmissionsRoot, real, "solution.path")
+		if err != nil {
+			return nil, err
+		}
+		return &judge.Submission{Path: real, Code: code}, nil
 	case p.Path != "":
 		sub, err := judge.LoadSubmission(p.Path)
 		if err != nil {

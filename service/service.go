@@ -34,6 +34,18 @@ type Options struct {
 	// judge.DefaultAllowedCommands. A problem whose command is not on it is
 	// refused with -32602 before anything runs.
 	AllowedCommands []string
+	// ProblemsRoot and SubmissionsRoot, when set, are the only folders
+	// whose files judge.run reads for a problem path and a solution.path
+	// (relative paths are taken from them; links leading out are
+	// refused). Without one, such paths are refused when PathsNeedRoot is
+	// set (a server other clients reach) and read as given otherwise (the
+	// caller's own process, --stdio).
+	ProblemsRoot, SubmissionsRoot string
+	PathsNeedRoot                 bool
+	// AllowNetwork lets a problem's evaluator have the network
+	// (runtime_config.evaluator.network.enabled); without it such a
+	// problem is refused with -32602.
+	AllowNetwork bool
 	// LM answers lm.complete; nil answers it with CodeNoLM.
 	LM LMClient
 	// Logger gets a line when a run starts, ends or is refused or
@@ -56,13 +68,19 @@ type Service struct {
 	log  *slog.Logger
 
 	mu   sync.Mutex // protects runs
-	runs map[string]context.CancelCauseFunc
-	seq  uint64 // for generated submission ids; under mu
+	runs map[runKey]context.CancelCauseFunc
+}
+
+// runKey is a run as its owner knows it: a run belongs to the client that
+// started it (jsonrpc.Principal), and only that client can cancel it.
+type runKey struct {
+	owner any
+	id    string
 }
 
 // New returns a Service.
 func New(opts *Options) *Service {
-	s := &Service{runs: make(map[string]context.CancelCauseFunc)}
+	s := &Service{runs: make(map[runKey]context.CancelCauseFunc)}
 	if opts != nil {
 		s.opts = *opts
 	}
