@@ -26,7 +26,8 @@ func ParseAddr(addr string) (network, address string, err error) {
 }
 
 // Listen listens on addr. For a Unix socket a stale socket file left by a
-// dead handler is removed first; a live one or any other file is an error.
+// dead handler is removed first (a live one or any other file is an
+// error), and the new socket is made 0600.
 func Listen(ctx context.Context, addr string) (net.Listener, error) {
 	network, address, err := ParseAddr(addr)
 	if err != nil {
@@ -48,6 +49,14 @@ func Listen(ctx context.Context, addr string) (net.Listener, error) {
 	ln, err := lc.Listen(ctx, network, address)
 	if err != nil {
 		return nil, fmt.Errorf("lm: listen: %w", err)
+	}
+	if network == "unix" {
+		// Only this user (the socket's owner) may connect; whoever else
+		// should, is given access by the caller (chmod, or a shared folder).
+		if err := os.Chmod(address, 0o600); err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("lm: listen %s: %w", address, err)
+		}
 	}
 	return ln, nil
 }

@@ -7,14 +7,15 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tether-dev/tether/internal/accept"
 	"github.com/tether-dev/tether/jsonrpc"
 	"github.com/tether-dev/tether/judge/lmstart"
 	"github.com/tether-dev/tether/lm"
@@ -28,6 +29,10 @@ func init() {
 		framing, lmAddr      string
 		maxConcurrent, queue int
 		maxConns             int
+		tokenFile            string
+		problemsRoot         string
+		submissionsRoot      string
+		allowNetwork         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve (--stdio | --listen ADDR | --http ADDR)",
@@ -42,7 +47,16 @@ cancellable with judge.cancel or $/cancelRequest), judge.cancel, lm.complete
 
 With --listen and --http the first line of stdout is the bound address.
 --max-concurrent and --max-queue bound the whole server: however many clients
-connect, past them a request is answered -32000 server overloaded.`,
+connect, past them a request is answered -32000 server overloaded.
+
+Other local users can reach --listen HOST:PORT and --http, so clients need
+the token in --token-file (made with mode 0600 when missing; without the flag
+a fresh file is made and its path printed on stderr): over --listen, the
+first call is rpc.authenticate {"token": T}; over HTTP, every POST carries
+"Authorization: Bearer T". A unix:PATH socket is made 0600 instead. Except
+with --stdio, problem and solution paths are read only under --problems-root
+and --submissions-root, and an evaluator gets the network only with
+--allow-network.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			modes := 0
@@ -85,9 +99,21 @@ connect, past them a request is answered -32000 server overloaded.`,
 				defer client.Close()
 				svcOpts.LM = client
 			}
+			svcOpts.ProblemsRoot, svcOpts.SubmissionsRoot = problemsRoot, submissionsRoot
+			svcOpts.PathsNeedRoot, svcOpts.AllowNetwork = !stdio, allowNetwork
 			svc := service.New(svcOpts)
 			rpcOpts := &jsonrpc.Options{Handler: svc.Mux(), MaxConcurrent: maxConcurrent, MaxQueue: queue,
 				MaxConns: maxConns, Logger: svcOpts.Logger}
+			if httpAddr != "" || listen != "" && !strings.HasPrefix(listen, "unix:") {
+				token, file, cleanup, err := serverToken(tokenFile)
+				if err != nil {
+					return fmt.Errorf("serve: %w", err)
+				}
+				defer cleanup()
+				rpcOpts.Token = token
+				fmt.Fprintf(cmd.ErrOrStderr(), "tether serve: clients need the token in %s "+
+					"(rpc.authenticate {\"token\": ...} first, or over HTTP \"Authorization: Bearer ...\")\n", file)
+			}
 
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -117,6 +143,10 @@ connect, past them a request is answered -32000 server overloaded.`,
 	f.IntVar(&maxConcurrent, "max-concurrent", 0, "requests handled at once, across all connections of --listen or --http (0: 64)")
 	f.IntVar(&queue, "max-queue", 0, "requests waiting, across all connections of --listen or --http, before -32000 (0: 256)")
 	f.IntVar(&maxConns, "max-conns", 0, "connections open at once with --listen or --http; past it a new one is closed (0: 1024)")
+	f.StringVar(&tokenFile, "token-file", "", "with --listen HOST:PORT or --http: the clients' token, read from `FILE` or made there (mode 0600)")
+	f.StringVar(&problemsRoot, "problems-root", "", "with --listen or --http: read problem folders given as paths only under `DIR`")
+	f.StringVar(&submissionsRoot, "submissions-root", "", "with --listen or --http: read solution.path only under `DIR`")
+	f.BoolVar(&allowNetwork, "allow-network", false, "let evaluators have the network when their problem asks (runtime_config.evaluator.network)")
 	f.String("sandbox", "auto", "isolation of judge runs: auto, linux, or none")
 	addAllowCommandFlag(cmd)
 	addJudgeLMFlags(cmd)
@@ -165,11 +195,19 @@ func pollableStdin(in io.Reader) io.Reader {
 }
 
 func serveHTTP(ctx context.Context, cmd *cobra.Command, addr string, opts *jsonrpc.Options) error {
-	ln, err := net.Listen("tcp", addr)
+	raw, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(cmd.OutOrStdout(), ln.Addr().String())
-	srv := &http.Server{Handler: jsonrpc.NewHTTPHandler(opts, 0), BaseContext: func(net.Listener) context.Context { return ctx }}
+	fmt.Fprintln(cmd.OutOrStdout(), raw.Addr().String())
+	if host, _, err := net.SplitHostPort(raw.Addr().String()); err == nil {
+		if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+			// A web page whose name is rebound to 127.0.0.1 sends its own name.
+			opts.AllowedHosts = []string{"localhost", "127.0.0.1", "::1"}
+		}
+	}
+	ln := accept.New(raw, opts.MaxConns)
+	srv := jsonrpc.NewHTTPServer(jsonrpc.NewHTTPHandler(opts, 0), opts)
+	srv.BaseContext = func(net.Listener) context.Context { return ctx }
 	return serveUntil(ctx, func() error { return srv.Serve(ln) }, func() { srv.Close() })
 }

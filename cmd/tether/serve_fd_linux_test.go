@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +43,18 @@ func startLimited(t *testing.T, bin string, nofile int, args ...string) (*exec.C
 		t.Fatalf("%v printed no address: %v", args, err)
 	}
 	return cmd, strings.TrimSpace(line)
+}
+
+// authenticate gives a server the token it wrote to tokenFile.
+func authenticate(t *testing.T, ctx context.Context, c *jsonrpc.Conn, tokenFile string) {
+	t.Helper()
+	token, err := os.ReadFile(tokenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jsonrpc.Authenticate(ctx, c, strings.TrimSpace(string(token))); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // openFDs counts the open files of process pid.
@@ -96,7 +109,8 @@ func TestServersSurviveRunningOutOfDescriptors(t *testing.T) {
 		}
 	})
 	t.Run("serve-listen", func(t *testing.T) {
-		cmd, addr := startLimited(t, bin, nofile, "serve", "--sandbox", "none", "--listen", "127.0.0.1:0")
+		tokenFile := filepath.Join(t.TempDir(), "token")
+		cmd, addr := startLimited(t, bin, nofile, "serve", "--sandbox", "none", "--token-file", tokenFile, "--listen", "127.0.0.1:0")
 		open := flood(t, cmd, addr, conns, nofile)
 		for _, c := range open {
 			c.Close()
@@ -109,6 +123,7 @@ func TestServersSurviveRunningOutOfDescriptors(t *testing.T) {
 		defer client.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
+		authenticate(t, ctx, client, tokenFile)
 		var v struct{ Version string }
 		if err := client.Call(ctx, "tether.version", nil, &v); err != nil || v.Version == "" {
 			t.Fatalf("after the flood: %+v, %v", v, err)

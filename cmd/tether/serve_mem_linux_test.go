@@ -7,7 +7,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -91,7 +93,8 @@ func TestServersBoundMemoryOfBigFrames(t *testing.T) {
 		}
 	})
 	t.Run("serve-length", func(t *testing.T) {
-		cmd, addr := startLimited(t, bin, 4096, "serve", "--sandbox", "none", "--listen", "127.0.0.1:0", "--framing", "length")
+		tokenFile := filepath.Join(t.TempDir(), "token")
+		cmd, addr := startLimited(t, bin, 4096, "serve", "--sandbox", "none", "--token-file", tokenFile, "--listen", "127.0.0.1:0", "--framing", "length")
 		sendBigFrames(t, addr, conns, size)
 		rss := peakRSS(t, cmd.Process.Pid)
 		t.Logf("tether serve --framing length: peak RSS %d MiB after %d frames of %d MiB", rss>>20, conns, size>>20)
@@ -106,9 +109,71 @@ func TestServersBoundMemoryOfBigFrames(t *testing.T) {
 		defer client.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
+		authenticate(t, ctx, client, tokenFile)
 		var v struct{ Version string }
 		if err := client.Call(ctx, "tether.version", nil, &v); err != nil || v.Version == "" {
 			t.Fatalf("after the flood: %+v, %v", v, err)
 		}
 	})
+}
+
+// 150 clients each sending all but the last byte of a 4 MiB body leave
+// `tether serve --http` under 512 MiB and answering (issue 17, item 5: 865
+// MB, as each body was read whole before the concurrency limit applied,
+// with no timeout).
+func TestServeHTTPBoundsMemoryOfSlowBodies(t *testing.T) {
+	bin := sbxTetherBinary(t)
+	const clients, size, limit = 150, 4 << 20, 512 << 20
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	cmd, addr := startLimited(t, bin, 4096, "serve", "--sandbox", "none", "--token-file", tokenFile, "--http", "127.0.0.1:0")
+	token, err := os.ReadFile(tokenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := "Bearer " + strings.TrimSpace(string(token))
+	body := make([]byte, size-1)
+	for i := range body {
+		body[i] = ' '
+	}
+	var wg sync.WaitGroup
+	var conns []net.Conn
+	for range clients {
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, nc)
+		wg.Go(func() {
+			nc.SetDeadline(time.Now().Add(2 * time.Minute))
+			head := fmt.Sprintf("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", auth, size)
+			if _, err := nc.Write([]byte(head)); err != nil {
+				return
+			}
+			nc.Write(body) // all but the last byte; the server may cut it off
+		})
+	}
+	wg.Wait()
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	rss := peakRSS(t, cmd.Process.Pid)
+	t.Logf("tether serve --http: peak RSS %d MiB with %d bodies of %d MiB held open", rss>>20, clients, size>>20)
+	if rss > limit {
+		t.Errorf("peak RSS %d MiB, want under %d MiB", rss>>20, limit>>20)
+	}
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader(`{"jsonrpc":"2.0","method":"tether.version","id":1}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", auth)
+	client := &http.Client{Transport: &http.Transport{}, Timeout: 30 * time.Second}
+	defer client.CloseIdleConnections()
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("after the slow bodies: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("after the slow bodies: HTTP %d", resp.StatusCode)
+	}
 }

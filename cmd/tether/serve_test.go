@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -116,9 +117,12 @@ func TestServeJudgeRunWithProblemLM(t *testing.T) {
 }
 
 // startServe runs `tether serve` in-process with flags until the test ends
-// and returns the address it prints as its first line of stdout.
-func startServe(t *testing.T, flags ...string) string {
+// and returns the address it prints as its first line of stdout, and the
+// token its clients need (from a --token-file it makes in a temp folder).
+func startServe(t *testing.T, flags ...string) (string, string) {
 	t.Helper()
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	flags = append(flags, "--token-file", tokenFile)
 	serve, _, err := rootCmd.Find([]string{"serve"})
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +159,8 @@ func startServe(t *testing.T, flags ...string) string {
 		t.Fatalf("serve %v printed no address: %v", flags, err)
 	}
 	go io.Copy(io.Discard, r)
-	return strings.TrimSpace(line)
+	token, _ := os.ReadFile(tokenFile) // none for a unix: socket
+	return strings.TrimSpace(line), strings.TrimSpace(string(token))
 }
 
 // `tether serve --listen` answers on a Unix socket (newline-delimited) and
@@ -171,7 +176,7 @@ func TestServeListen(t *testing.T) {
 				dial = filepath.Join(t.TempDir(), "rpc.sock")
 				listen, network = "unix:"+dial, "unix"
 			}
-			addr := startServe(t, "--listen", listen, "--framing", tc.framing)
+			addr, token := startServe(t, "--listen", listen, "--framing", tc.framing)
 			if network == "unix" && addr != listen {
 				t.Errorf("printed %q, want %s", addr, listen)
 			}
@@ -190,6 +195,13 @@ func TestServeListen(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
+			if network == "tcp" {
+				if err := jsonrpc.Authenticate(ctx, client, token); err != nil {
+					t.Fatal(err)
+				}
+			} else if token != "" {
+				t.Errorf("a token file was made for a unix socket")
+			}
 			if err := client.Call(ctx, "tether.version", nil, &v); err != nil || v.Version == "" || v.Protocols["jsonrpc"] != "2.0" {
 				t.Errorf("tether.version = %+v, %v", v, err)
 			}
@@ -201,13 +213,19 @@ func TestServeListen(t *testing.T) {
 // request gets its response, a body that is not application/json 415, and
 // a batch of notifications only 204 with no body.
 func TestServeHTTP(t *testing.T) {
-	addr := startServe(t, "--http", "127.0.0.1:0")
+	addr, token := startServe(t, "--http", "127.0.0.1:0")
 	url := "http://" + addr + "/"
 	client := &http.Client{Transport: &http.Transport{}, Timeout: 30 * time.Second}
 	defer client.CloseIdleConnections()
 	post := func(contentType, body string) (int, string) {
 		t.Helper()
-		resp, err := client.Post(url, contentType, strings.NewReader(body))
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", contentType)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
