@@ -28,7 +28,17 @@ func LengthFraming(maxFrame int) Framing {
 // on each, until ctx is done or Accept fails. opts.MaxConcurrent and
 // opts.MaxQueue bound the requests of all the connections together (as
 // NewHTTPHandler does for its POSTs): past them a request is answered
-// -32000 server overloaded, however many clients connect. Before returning
+// -32000 server overloaded, however many clients connect.
+//
+// Serve is built to face clients it does not trust: out of file
+// descriptors it waits and accepts again; past opts.MaxConns it closes a
+// new connection at once; a connection idle past opts.IdleTimeout (with
+// nothing running), a message not whole within opts.ReadTimeout and a
+// write not done within opts.WriteTimeout end their connection; the bytes
+// of messages being read and of requests not yet answered are capped by
+// opts.MaxPendingBytes across all connections (past it the slowest sender
+// is closed, or a request is answered -32000); with opts.Token a
+// connection must call rpc.authenticate first. Before returning
 // Serve closes l and every connection and waits for them; it returns nil
 // when ctx ended it, else the Accept error.
 func Serve(ctx context.Context, l net.Listener, framing Framing, opts *Options) error {

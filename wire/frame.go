@@ -115,6 +115,7 @@ func (fr *FrameReader) ReadFrame() ([]byte, error) {
 		return nil, err
 	}
 	fr.partial = false
+	fr.hold.Settle()
 	return body, nil
 }
 

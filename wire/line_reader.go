@@ -109,6 +109,7 @@ func (lr *LineReader) ReadLine() ([]byte, error) {
 			}
 			line := lr.buf[lr.start:nl]
 			lr.start, lr.scanned = nl+1, nl+1
+			lr.hold.Settle()
 			return dropCR(line), nil
 		}
 		lr.scanned = lr.end

@@ -82,7 +82,8 @@ type Hold struct {
 }
 
 // Settle says the message is read whole and is being handled: its bytes
-// stay counted until Close, but it is no longer a slow sender to evict.
+// stay counted until Close or Release, but it is no longer a slow sender
+// to evict, until it grows for its next message.
 func (h *Hold) Settle() {
 	if h == nil {
 		return
@@ -123,8 +124,8 @@ func (h *Hold) Grow(n int64) error {
 			p.drop(v)
 			victims = append(victims, v)
 		}
-		if h.held == 0 {
-			h.since = now
+		if h.held == 0 || h.settled {
+			h.since, h.settled = now, false // a new message begins
 		}
 		h.held += n
 		p.used += n
