@@ -47,6 +47,7 @@ every verdict; it is non-zero only for bad usage or when the judge itself fails.
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the full result object as JSON")
 	cmd.Flags().StringVar(&submissionID, "submission-id", "", "submission id copied into the result")
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write the run's trace (every line, call, restart, exit, LM request and the verdict; docs/trace.md) to `FILE`")
+	cmd.Flags().String("trace-html", "", "write the run as one self-contained HTML page (timeline, calls, statistics; as tether trace view makes) to `FILE`")
 	cmd.Flags().String("trace-max", "64MiB", "the most a --trace file may hold; past it the trace only counts what it leaves out (e.g. 1MiB, 500KiB)")
 	cmd.Flags().String("sandbox", "auto", "isolation of both sides: auto (linux when this machine can, else rootless, else none, with a warning; see tether doctor), linux, rootless, or none")
 	addAllowCommandFlag(cmd)
@@ -106,14 +107,26 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 	}
 	opts := &judge.Options{Runner: runner, SubmissionID: id, LM: lmStarter}
 	var tw judge.Observer
+	htmlPath, _ := cmd.Flags().GetString("trace-html")
+	if htmlPath != "" && tracePath == "" { // the page is made from a trace: keep one for the run only
+		f, err := os.CreateTemp("", "tether-trace-*.jsonl")
+		if err != nil {
+			return fmt.Errorf("--trace-html: a temporary trace: %w", err)
+		}
+		f.Close()
+		tracePath = f.Name()
+		defer os.Remove(tracePath)
+	}
+	finishTrace := func() error { return nil }
 	if tracePath != "" {
 		max, _ := cmd.Flags().GetString("trace-max")
 		w, closeTrace, err := openTrace(tracePath, max, trace.HeaderFor(problem, sub, id, runner.Kind()))
 		if err != nil {
 			return err
 		}
+		finishTrace = sync.OnceValue(closeTrace)
 		defer func() {
-			if cerr := closeTrace(); cerr != nil && retErr == nil {
+			if cerr := finishTrace(); cerr != nil && retErr == nil {
 				retErr = cerr
 			}
 		}()
@@ -134,6 +147,14 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 	stopLive()
 	if err != nil {
 		return err
+	}
+	if htmlPath != "" {
+		if err := finishTrace(); err != nil {
+			return err
+		}
+		if err := writeTraceHTML(tracePath, htmlPath); err != nil {
+			return fmt.Errorf("--trace-html: %w", err)
+		}
 	}
 	out := cmd.OutOrStdout()
 	if asJSON {

@@ -19,8 +19,10 @@ func runTraceCLI(t *testing.T, args ...string) (string, error) {
 	rootCmd.SetErr(&out)
 	rootCmd.SetArgs(append([]string{"trace"}, args...))
 	defer func() { rootCmd.SetOut(nil); rootCmd.SetErr(nil); rootCmd.SetArgs(nil) }()
-	cmd, _, _ := rootCmd.Find([]string{"trace", "stats"})
-	defer resetFlags(cmd)
+	for _, sub := range []string{"stats", "view"} {
+		cmd, _, _ := rootCmd.Find([]string{"trace", sub})
+		defer resetFlags(cmd)
+	}
 	err := rootCmd.Execute()
 	return out.String(), err
 }
