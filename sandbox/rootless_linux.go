@@ -192,6 +192,7 @@ func (r *Rootless) start(spec Spec) (_ *rootlessProcess, err error) {
 		return nil, err
 	}
 	p.statusBuf = bufio.NewReader(p.status)
+	p.readyRead = make(chan struct{})
 	defer statusW.Close()
 	attr := &syscall.ProcAttr{
 		Env:   []string{rootlessInitEnv + "=1"},
@@ -209,7 +210,9 @@ func (r *Rootless) start(spec Spec) (_ *rootlessProcess, err error) {
 	configR.Close()
 	statusW.Close()
 	// The init handles Kill from its first line on (see rootlessReady).
-	if line, err := p.statusBuf.ReadString('\n'); line != rootlessReady {
+	line, err := p.statusBuf.ReadString('\n')
+	close(p.readyRead) // run may read the rest
+	if line != rootlessReady {
 		p.forceKill()
 		<-p.exited
 		return nil, fmt.Errorf("the sandbox's init did not start (%q, %v); its stderr says why", line, err)
@@ -234,6 +237,7 @@ type rootlessProcess struct {
 	childStdin, childStdout, childStderr *os.File
 	status                               *os.File // the init's report
 	statusBuf                            *bufio.Reader
+	readyRead                            chan struct{} // closed once start has read the init's first line
 
 	pid     int
 	started time.Time
@@ -311,6 +315,7 @@ func (p *rootlessProcess) run(exe string, attr *syscall.ProcAttr, cpus *unix.CPU
 	}
 	wall := time.Since(p.started)
 	var st rootlessStatus
+	<-p.readyRead
 	data, _ := io.ReadAll(io.LimitReader(p.statusBuf, 1<<16))
 	switch {
 	case err != nil:
