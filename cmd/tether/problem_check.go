@@ -21,6 +21,7 @@ import (
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/sandbox"
 	"github.com/tether-dev/tether/schemas"
+	"github.com/tether-dev/tether/worker"
 )
 
 // verdictFolders are the folders of submissions/ and the verdict each
@@ -210,6 +211,7 @@ func validateProblem(dir string, allowed []string, rep *checkReport) *judge.Prob
 	for _, arg := range p.Runtime.Evaluator.Command[1:] {
 		// A word that names a file of the folder (evaluate.py, lib/run.js)
 		// must be there; the loader checks only the default command's.
+		arg = strings.TrimPrefix(arg, worker.Workspace+"/") // where tether worker shows the folder
 		if strings.HasPrefix(arg, "-") || filepath.IsAbs(arg) || filepath.Ext(arg) == "" || !filepath.IsLocal(arg) {
 			continue
 		}
