@@ -50,6 +50,7 @@ func main() {
 	}
 	tmp, err := os.MkdirTemp("", "tether-fleet-bench-")
 	check(err)
+	cleanups = append(cleanups, func() { os.RemoveAll(tmp) })
 	defer os.RemoveAll(tmp)
 	var pkg bytes.Buffer
 	_, err = supportpkg.Pack(*problem, &pkg)
@@ -57,6 +58,7 @@ func main() {
 	pkgURL := supportpkg.Base64URL(pkg.Bytes())
 
 	redisAddr, stopRedis := startRedis(tmp)
+	cleanups = append(cleanups, stopRedis)
 	defer stopRedis()
 	rc := redis.NewClient(&redis.Options{Addr: redisAddr})
 	defer rc.Close()
@@ -207,6 +209,7 @@ func startWorker(tmp, name string, args ...string) *workerProc {
 	stderr, err := w.cmd.StderrPipe()
 	check(err)
 	check(w.cmd.Start())
+	cleanups = append(cleanups, func() { w.cmd.Process.Kill() })
 	ready := make(chan struct{})
 	var once sync.Once
 	go func() {
@@ -296,7 +299,14 @@ func check(err error) {
 	}
 }
 
+// cleanups stop what the run started (workers, redis-server, the temp
+// dir), newest first, also when it fails.
+var cleanups []func()
+
 func fail(msg string) {
 	fmt.Fprintln(os.Stderr, "fleet:", msg)
+	for i := len(cleanups) - 1; i >= 0; i-- {
+		cleanups[i]()
+	}
 	os.Exit(1)
 }
