@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+
+	"github.com/tether-dev/tether/internal/jsonwords"
 )
 
 // paramsError turns encoding/json's error for params into one in the
@@ -17,41 +19,13 @@ func paramsError(err error) error {
 		if field == "" {
 			field = "params"
 		}
-		return fmt.Errorf("%s: want %s, got %s", field, jsonKind(typeErr.Type), typeErr.Value)
+		return fmt.Errorf("%s: %s", field, jsonwords.WantGot(typeErr))
 	}
 	var syntaxErr *json.SyntaxError
 	if errors.As(err, &syntaxErr) {
 		return fmt.Errorf("params: not valid JSON at byte %d", syntaxErr.Offset)
 	}
 	return err
-}
-
-// jsonKind names the JSON a Go type is decoded from.
-func jsonKind(t reflect.Type) string {
-	if t == nil {
-		return "a value"
-	}
-	if t == rawMessageType {
-		return "any JSON value"
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.Pointer:
-		return jsonKind(t.Elem())
-	}
-	return "a value"
 }
 
 var rawMessageType = reflect.TypeFor[json.RawMessage]()

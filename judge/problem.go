@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/google/shlex"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
+
+	"github.com/google/shlex"
+	"github.com/tether-dev/tether/internal/jsonwords"
 )
 
 // Defaults of runtime_config (docs/problem.md).
@@ -146,7 +147,7 @@ func ParseProblem(dir, source string, raw []byte, allowed []string) (*Problem, e
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) && typeErr.Field != "" {
 			return nil, &ProblemError{Path: path, Field: typeErr.Field,
-				Err: fmt.Errorf("%w: want %s, got %s", ErrBadProblemJSON, jsonKind(typeErr.Type), typeErr.Value)}
+				Err: fmt.Errorf("%w: %s", ErrBadProblemJSON, jsonwords.WantGot(typeErr))}
 		}
 		return nil, &ProblemError{Path: path, Err: fmt.Errorf("%w: %v", ErrBadProblemJSON, err)}
 	}
@@ -282,26 +283,4 @@ func LoadSubmission(path string) (*Submission, error) {
 		return nil, &ProblemError{Path: path, Err: fmt.Errorf("%w: is a directory", ErrSolutionFile)}
 	}
 	return &Submission{Path: path, Code: code}, nil
-}
-
-// jsonKind names the JSON a Go type of problemFile is read from.
-func jsonKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.Pointer:
-		return jsonKind(t.Elem())
-	}
-	return t.String()
 }
