@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -359,6 +360,9 @@ func TestUnixSocket(t *testing.T) {
 	defer func() { srv.Close(); <-done }()
 	if _, err := lm.Listen(context.Background(), "unix:"+path); err == nil {
 		t.Error("second Listen on a live socket succeeded")
+	}
+	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("socket %v, %v; want mode 0600 (only its owner may spend the LM budget)", info.Mode(), err)
 	}
 	cl, _ := lm.NewClient("unix:"+path, nil)
 	c, err := cl.Query(context.Background(), "over unix", "")
