@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -37,12 +36,6 @@ const (
 
 // uidLockDir holds the claim files; root's, and writable by root only.
 const uidLockDir = "/run/tether-sandbox-uids"
-
-// uidNext spreads the claims of one judge over the range, so that a claim
-// rarely finds its first candidate taken.
-var uidNext atomic.Uint32
-
-func init() { uidNext.Store(uint32(os.Getpid()) * 257 % sandboxUIDCount) }
 
 // uidLease is one claimed uid; release frees it.
 type uidLease struct {
@@ -74,10 +67,11 @@ func checkUIDLockDir() error {
 	return nil
 }
 
-// claimUID takes a free uid of the range.
+// claimUID takes the first free uid of the range: a claim tries as many
+// as run at once, and uidLockDir holds no more files than that.
 func claimUID() (*uidLease, error) {
-	for range sandboxUIDCount {
-		uid := sandboxUIDBase + int(uidNext.Add(1)%sandboxUIDCount)
+	for i := range sandboxUIDCount {
+		uid := sandboxUIDBase + i
 		f, err := os.OpenFile(filepath.Join(uidLockDir, strconv.Itoa(uid)), os.O_RDWR|os.O_CREATE|syscall.O_CLOEXEC, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("sandbox uids: %w", err)
