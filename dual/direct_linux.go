@@ -34,6 +34,26 @@ func directWriter(w io.Writer) func([]byte) int {
 	}
 }
 
+// pipeSize is the capacity of w's pipe (F_GETPIPE_SZ), 0 when w is not a
+// file descriptor or not a pipe.
+func pipeSize(w io.Writer) int64 {
+	sc, ok := w.(syscall.Conn)
+	if !ok {
+		return 0
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	var size int
+	rc.Control(func(fd uintptr) {
+		if n, err := unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0); err == nil {
+			size = n
+		}
+	})
+	return int64(size)
+}
+
 // nonBlockingFD returns v's raw file descriptor when v is a file in
 // non-blocking mode (an *os.File pipe from os.Pipe), else nil.
 func nonBlockingFD(v any) syscall.RawConn {

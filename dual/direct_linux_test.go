@@ -44,7 +44,7 @@ func TestDirectWriterOnlyForNonBlockingPipes(t *testing.T) {
 
 func TestPutDirectQueuesOnlyTheRestInOrder(t *testing.T) {
 	q := newWriteQueue(1 << 20)
-	if !q.putDirect([]byte("hello\n"), func(b []byte) int { return 2 }, true) {
+	if !q.putDirect([]byte("hello\n"), func(b []byte) int { return 2 }, true, false) {
 		t.Fatal("putDirect on an open queue failed")
 	}
 	batch, _ := q.popBatch(nil)
@@ -53,7 +53,7 @@ func TestPutDirectQueuesOnlyTheRestInOrder(t *testing.T) {
 	}
 	// The writer holds that batch (busy): a direct write now would overtake it.
 	called := false
-	q.putDirect([]byte("next\n"), func(b []byte) int { called = true; return len(b) }, true)
+	q.putDirect([]byte("next\n"), func(b []byte) int { called = true; return len(b) }, true, false)
 	if called {
 		t.Fatal("direct write while the writer holds an unwritten batch")
 	}
@@ -62,7 +62,7 @@ func TestPutDirectQueuesOnlyTheRestInOrder(t *testing.T) {
 		t.Fatalf("queued %q", batch)
 	}
 	q.close()
-	if q.putDirect([]byte("x\n"), func(b []byte) int { return len(b) }, true) {
+	if q.putDirect([]byte("x\n"), func(b []byte) int { return len(b) }, true, false) {
 		t.Fatal("putDirect on a closed queue reported success")
 	}
 }

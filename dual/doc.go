@@ -99,7 +99,13 @@
 // order on every path.
 // Frames the engine writes itself (timeouts, rejections) never wait for
 // queue room, so a stuck peer never stalls a deadline; a write blocked for
-// WriteStall (3 s) or failing makes that side gone. The Run goroutine owns
+// WriteStall (3 s) or failing makes that side gone, except an evaluator
+// held up by the solution: one that owes it a capability, or may not yet
+// have read a frame the solution sent it unasked (Action.Unasked: a
+// capability, a log, a shutdown; the queue tracks the byte positions, and
+// the pipe's capacity says what may sit unread in it). That stall is the
+// solution's doing: the evaluator is waited for, not ended, and its time
+// limit (the caller's) bounds the wait. The Run goroutine owns
 // the single timer for the earliest deadline and the restart hook. Memory is
 // bounded by twice the line cap per side (its buffer, and the frames
 // collected from one read of it) plus QueueBytes per side and one batch in

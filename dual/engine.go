@@ -231,7 +231,7 @@ func (e *Engine) solutionFrame(line []byte, now time.Time, out []Action) []Actio
 		// The evaluator needs to hear it once, and nothing the solution
 		// added to it.
 		e.shutdownSent = true
-		return append(out, Action{Kind: Send, To: Evaluator, Frame: shutdownFrame})
+		return append(out, Action{Kind: Send, To: Evaluator, Frame: shutdownFrame, Unasked: true})
 	}
 	return e.drop(out, Solution, DropType)
 }
@@ -345,7 +345,7 @@ func (e *Engine) capability(line []byte, now time.Time, out []Action) []Action {
 	i := e.t.insert(toEvaluator, id, e.f.ID, now.Add(timeout))
 	e.stats.Capabilities++
 	out = e.opened(out, i, e.f.Name, now)
-	return append(out, Action{Kind: Send, To: Evaluator, Frame: line})
+	return append(out, Action{Kind: Send, To: Evaluator, Frame: line, Unasked: true})
 }
 
 // response routes a result or error frame f from side from. line is nil
@@ -496,7 +496,7 @@ func (e *Engine) log(line []byte, out []Action) []Action {
 	e.scratch = append(e.scratch, f.Data...)
 	e.scratch = append(e.scratch, '}')
 	return append(out,
-		Action{Kind: Send, To: Evaluator, Frame: e.scratch[start:]},
+		Action{Kind: Send, To: Evaluator, Frame: e.scratch[start:], Unasked: true},
 		Action{Kind: Log, From: Solution, Stream: stream, Text: unquote(f.Data)})
 }
 

@@ -432,3 +432,27 @@ func TestEngineSteadyStateAllocatesNothing(t *testing.T) {
 		t.Fatalf("%v allocs per call+result", allocs)
 	}
 }
+
+// Frames the solution sends the evaluator on its own are marked Unasked
+// (the relay does not count the evaluator's stall on them as its end);
+// answers to the evaluator's calls and the engine's own frames are not.
+func TestUnaskedSends(t *testing.T) {
+	h := liveHarness(t, Config{})
+	for _, tc := range []struct {
+		from Side
+		line string
+		want bool
+	}{
+		{Solution, `{"type":"capability","id":"c","name":"n","args":[]}`, true},
+		{Solution, `{"type":"log","stream":"stdout","data":"x"}`, true},
+		{Solution, `{"type":"shutdown"}`, true},
+		{Evaluator, callA, false},
+		{Solution, resultA, false},
+		{Evaluator, `{"type":"result","id":"c","value":1}`, false},
+	} {
+		acts := h.e.Line(tc.from, []byte(tc.line), h.now, nil)
+		if len(acts) == 0 || acts[0].Kind != Send || acts[0].Unasked != tc.want {
+			t.Errorf("%s: %s, unasked %v, want a send with unasked %v", tc.line, describe(acts), len(acts) > 0 && acts[0].Unasked, tc.want)
+		}
+	}
+}

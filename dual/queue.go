@@ -16,6 +16,11 @@ type writeQueue struct {
 	direct bool   // a putter is writing to the pipe itself (see putDirect); the writer waits
 	busy   bool   // the writer holds a popped batch it may not have written yet
 	onRoom func() // called, without the lock, when a pop brings the queue back under its limit
+
+	// Positions in the stream of bytes for the side's stdin: in counts the
+	// bytes accepted, out those written into the pipe, unaskedEnd where the
+	// last buffer holding an unasked frame (Action.Unasked) ended.
+	in, out, unaskedEnd int64
 }
 
 func newWriteQueue(limit int) *writeQueue {
@@ -28,7 +33,7 @@ func newWriteQueue(limit int) *writeQueue {
 // bytes or more (back-pressure for forwarded frames); without, it never
 // waits (the engine's own small frames, and deadlines must not stall).
 // It reports false if the queue is closed; buf is then dropped.
-func (q *writeQueue) put(buf []byte, wait bool) bool {
+func (q *writeQueue) put(buf []byte, wait, unasked bool) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for wait && !q.closed && q.bytes > 0 && q.bytes+len(buf) > q.limit {
@@ -37,10 +42,35 @@ func (q *writeQueue) put(buf []byte, wait bool) bool {
 	if q.closed {
 		return false
 	}
+	q.accepted(len(buf), unasked)
 	q.items = append(q.items, buf)
 	q.bytes += len(buf)
 	q.cond.Broadcast()
 	return true
+}
+
+// accepted moves the in position past n bytes just accepted. q.mu held.
+func (q *writeQueue) accepted(n int, unasked bool) {
+	q.in += int64(n)
+	if unasked {
+		q.unaskedEnd = q.in
+	}
+}
+
+// wrote records n bytes the writer goroutine wrote into the pipe.
+func (q *writeQueue) wrote(n int) {
+	q.mu.Lock()
+	q.out += int64(n)
+	q.mu.Unlock()
+}
+
+// unaskedUnread reports whether an unasked frame may still be unread by
+// the side: not yet written, or among the last slack bytes written (what
+// the pipe can hold).
+func (q *writeQueue) unaskedUnread(slack int64) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.unaskedEnd > 0 && q.unaskedEnd > q.out-slack
 }
 
 // hasRoom reports whether the queue is under its limit (or closed, when
@@ -62,11 +92,11 @@ func (q *writeQueue) hasRoom() bool {
 //
 // It writes directly only when the queue is empty and the writer holds no
 // batch (busy), so a direct write never overtakes a line put before it.
-func (q *writeQueue) putDirect(buf []byte, try func([]byte) int, wait bool) bool {
+func (q *writeQueue) putDirect(buf []byte, try func([]byte) int, wait, unasked bool) bool {
 	q.mu.Lock()
 	if q.closed || q.direct || q.head != len(q.items) || q.busy {
 		q.mu.Unlock()
-		return q.put(buf, wait)
+		return q.put(buf, wait, unasked)
 	}
 	q.direct = true
 	q.mu.Unlock()
@@ -77,6 +107,8 @@ func (q *writeQueue) putDirect(buf []byte, try func([]byte) int, wait bool) bool
 	if q.closed {
 		return false
 	}
+	q.accepted(len(buf), unasked)
+	q.out += int64(n)
 	if n == len(buf) {
 		putLine(buf)
 		// Wake the writer only for lines put while try ran: waking it for

@@ -55,14 +55,16 @@ type conn struct {
 	q         *writeQueue
 	src       *polledSource    // ep.Stdout as the poller reads it; nil when a reader goroutine reads it
 	direct    func([]byte) int // non-blocking write to ep.Stdin, nil if it has none
+	pipeSize  int64            // bytes ep.Stdin's pipe holds unread; 0 when it is no pipe
 	gone      bool             // guarded by Relay.mu
 	busySince atomic.Int64     // writer: 1 + ns since Relay.base when the current write began, 0 when idle
 }
 
 // pendingSend is a forwarded line the reader puts after dropping the lock.
 type pendingSend struct {
-	c   *conn
-	buf []byte
+	c       *conn
+	buf     []byte
+	unasked bool // holds an unasked frame (Action.Unasked)
 }
 
 // NewRelay prepares a run between the evaluator's and the first solution's
@@ -203,6 +205,7 @@ func (r *Relay) start(c *conn) {
 	c.q = newWriteQueue(r.cfg.QueueBytes)
 	c.q.onRoom = r.wakePoller
 	c.direct = directWriter(c.ep.Stdin)
+	c.pipeSize = pipeSize(c.ep.Stdin)
 	r.wg.Add(1)
 	go r.write(c)
 	if f, ok := c.ep.Stdout.(*os.File); ok && nonBlockingFD(f) != nil {
@@ -372,9 +375,9 @@ func (r *Relay) putSends(sends *[]pendingSend, wait bool) {
 	for i, s := range *sends {
 		var ok bool
 		if s.c.direct != nil {
-			ok = s.c.q.putDirect(s.buf, s.c.direct, wait)
+			ok = s.c.q.putDirect(s.buf, s.c.direct, wait, s.unasked)
 		} else {
-			ok = s.c.q.put(s.buf, wait)
+			ok = s.c.q.put(s.buf, wait, s.unasked)
 		}
 		if !ok {
 			putLine(s.buf)
@@ -445,10 +448,17 @@ func (r *Relay) observe(from Side, now time.Time, line []byte, tooLong *wire.Lin
 // call and one wake-up rather than one per frame.
 func (r *Relay) write(c *conn) {
 	defer r.wg.Done()
-	stall := time.AfterFunc(time.Hour, func() {
-		if since := c.busySince.Load(); since != 0 && time.Since(r.base)-time.Duration(since-1) >= r.cfg.WriteStall {
-			r.sideGone(c, fmt.Sprintf("stdin write blocked for %v", r.cfg.WriteStall))
+	var stall *time.Timer
+	stall = time.AfterFunc(time.Hour, func() {
+		since := c.busySince.Load()
+		if since == 0 || time.Since(r.base)-time.Duration(since-1) < r.cfg.WriteStall {
+			return
 		}
+		if r.stallCausedBySolution(c) {
+			stall.Reset(r.cfg.WriteStall) // held up, not gone: look again later
+			return
+		}
+		r.sideGone(c, fmt.Sprintf("stdin write blocked for %v", r.cfg.WriteStall))
 	})
 	stall.Stop()
 	defer stall.Stop()
@@ -470,9 +480,10 @@ func (r *Relay) write(c *conn) {
 		}
 		c.busySince.Store(int64(time.Since(r.base)) + 1)
 		stall.Reset(r.cfg.WriteStall)
-		_, err := c.ep.Stdin.Write(out)
+		n, err := c.ep.Stdin.Write(out)
 		stall.Stop()
 		c.busySince.Store(0)
+		c.q.wrote(n)
 		for i, b := range batch {
 			putLine(b)
 			batch[i] = nil
@@ -482,6 +493,23 @@ func (r *Relay) write(c *conn) {
 			return
 		}
 	}
+}
+
+// stallCausedBySolution reports whether c's stalled stdin is the
+// solution's doing: c is the evaluator and it owes the solution a
+// capability, or a frame the solution sent unasked (a capability, a log,
+// a shutdown) may still be unread in its pipe or queue. The evaluator is
+// then held up, not gone: back-pressure reaches the solution (its frames
+// wait in its own pipe), deadlines keep firing, and the evaluator's time
+// limit, which the caller keeps, ends a run that never moves again.
+func (r *Relay) stallCausedBySolution(c *conn) bool {
+	if c.side != Evaluator {
+		return false
+	}
+	r.mu.Lock()
+	_, owed := r.eng.InFlight()
+	r.mu.Unlock()
+	return owed > 0 || c.q.unaskedUnread(c.pipeSize)
 }
 
 // sideGone marks c gone (once, and only while it is the side's current
@@ -508,17 +536,18 @@ func (r *Relay) sideGone(c *conn, reason string) {
 // appendSend adds frame and its newline to the last pending buffer for c
 // (keeping c's order), or starts a new one when there is none or it has
 // reached maxBatch.
-func appendSend(sends []pendingSend, c *conn, frame []byte) []pendingSend {
+func appendSend(sends []pendingSend, c *conn, frame []byte, unasked bool) []pendingSend {
 	for i := len(sends) - 1; i >= 0; i-- {
 		if s := &sends[i]; s.c == c {
 			if len(s.buf)+len(frame) < maxBatch {
 				s.buf = append(append(s.buf, frame...), '\n')
+				s.unasked = s.unasked || unasked
 				return sends
 			}
 			break
 		}
 	}
-	return append(sends, pendingSend{c, getLine(frame)})
+	return append(sends, pendingSend{c, getLine(frame), unasked})
 }
 
 // dispatchLocked carries out r.acts, produced at now. Sends are copied;
@@ -535,8 +564,8 @@ func (r *Relay) dispatchLocked(sends []pendingSend, now time.Time) []pendingSend
 				continue
 			}
 			if sends != nil {
-				sends = appendSend(sends, c, a.Frame)
-			} else if buf := getLine(a.Frame); !c.q.put(buf, false) {
+				sends = appendSend(sends, c, a.Frame, a.Unasked)
+			} else if buf := getLine(a.Frame); !c.q.put(buf, false, a.Unasked) {
 				putLine(buf)
 			}
 		case Output:

@@ -172,27 +172,81 @@ func TestRelaySolutionNeverReadsStdin(t *testing.T) {
 	})
 }
 
-// An evaluator that never reads: deadlines toward the solution keep firing
-// and its own stdin stall ends the run.
+// An evaluator that never reads what it asked for (the result of its
+// call): its own stdin stall ends the run.
 func TestRelayEvaluatorNeverReadsStdin(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		evEP, ev := newFake()
+		solEP, sol := newFake()
+		r := NewRelay(evEP, solEP, RelayConfig{})
+		wait := runRelay(context.Background(), r)
+		solDone := background(func() error { return echoSolution(sol) })
+		ev.send(`{"type":"call","id":"1","fn":"f","args":[]}`) // its result blocks the relay's write to the evaluator
+		sum, err := wait()
+		if err != nil || !strings.Contains(sum.EvaluatorGone, "blocked") {
+			t.Fatalf("run: %v %+v", err, sum)
+		}
+		ev.stdout.Close()
+		solDone()
+	})
+}
+
+// Issue 17, defect 2: an evaluator held up by what the solution sent it
+// unasked (capabilities, logs) is not gone after WriteStall: the stall is
+// the solution's doing. Deadlines toward the solution keep firing, and when
+// the evaluator reads again the run goes on to its result. Before, the
+// evaluator was declared gone after 3 s and the run ended without a result
+// (SystemError).
+func TestRelayEvaluatorHeldUpBySolutionIsNotGone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		evEP, ev := newFake()
 		solEP, sol := newFake()
 		r := NewRelay(evEP, solEP, RelayConfig{Engine: Config{CallTimeout: 500 * time.Millisecond}})
 		wait := runRelay(context.Background(), r)
 		sol.send(ready)
-		sol.send(`{"type":"capability","id":"c","name":"n","args":[]}`) // blocks the relay's write to the evaluator
+		sol.send(`{"type":"log","stream":"stdout","data":"hi"}`) // blocks the relay's write to the evaluator
+		sol.send(`{"type":"capability","id":"c","name":"n","args":[]}`)
 		got, _ := sol.recv()
 		if want := errFrame("c", "CallTimeout", "call timeout"); got != want {
 			t.Fatalf("solution got %q", got)
 		}
+		time.Sleep(10 * DefaultWriteStall) // the evaluator is busy elsewhere for a while (a fake clock)
+		for _, want := range []string{`{"type":"log","stream":"stdout","data":"hi"}`, `{"type":"capability","id":"c","name":"n","args":[]}`} {
+			if got, err := ev.recv(); got != want {
+				t.Fatalf("evaluator got %q (%v), want %s", got, err, want)
+			}
+		}
+		ev.send("---RESULT---")
+		ev.send(`{"status":"WrongAnswer","score":0}`)
 		sum, err := wait()
-		if err != nil || !strings.Contains(sum.EvaluatorGone, "blocked") {
+		if err != nil || sum.EvaluatorGone != "" || string(sum.Result) != `{"status":"WrongAnswer","score":0}` {
 			t.Fatalf("run: %v %+v", err, sum)
 		}
 		ev.stdout.Close()
 		sol.stdout.Close()
 	})
+}
+
+// The queue knows whether an unasked frame may still be unread: not yet
+// written, or within the pipe's capacity of the bytes written.
+func TestQueueUnaskedUnread(t *testing.T) {
+	q := newWriteQueue(1 << 20)
+	if q.unaskedUnread(64) {
+		t.Fatal("nothing put, yet unasked bytes unread")
+	}
+	q.put(make([]byte, 10), false, true)
+	q.put(make([]byte, 100), false, false)
+	for _, tc := range []struct {
+		wrote int
+		slack int64
+		want  bool
+	}{{0, 0, true}, {5, 0, true}, {10, 0, false}, {50, 64, true}, {74, 64, false}} {
+		q.out = 0
+		q.wrote(tc.wrote)
+		if got := q.unaskedUnread(tc.slack); got != tc.want {
+			t.Errorf("after writing %d with a %d-byte pipe: unread %v, want %v", tc.wrote, tc.slack, got, tc.want)
+		}
+	}
 }
 
 func TestRelayHugeLineAndGarbage(t *testing.T) {

@@ -164,6 +164,11 @@ type Action struct {
 	Err     error      // Fatal
 	ID      []byte     // CallOpened, CallClosed
 	Took    time.Duration
+	// Unasked (Send to the evaluator): a frame the solution sent on its
+	// own (capability, log, shutdown), not an answer the evaluator waits
+	// for. An evaluator slow to read those is held up by the solution, so
+	// its stalled stdin is not its end (see the package doc's Relay).
+	Unasked bool
 }
 
 // Outcome is how a call or capability ended (CallClosed).
