@@ -5,6 +5,7 @@ package judge
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io/fs"
 	"net"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/dual"
 	"github.com/tether-dev/tether/sandbox"
 )
 
@@ -166,7 +168,20 @@ func TestHostileSolutions(t *testing.T) {
 		}},
 		{"stdout_flood.py", TimeLimitExceeded, heapBounded}, // junk lines dropped; the call times out
 		{"long_line.py", Accepted, heapBounded},             // the 100 MiB line is skipped, the result after it arrives
-		{"forged_frames.py", Accepted, nil},                 // call, cap_reg, unknown and duplicate results dropped
+		// Whole log frames count against the budget: most are dropped, the
+		// result stays small, and the streams are from the fixed set.
+		{"log_flood.py", Accepted, func(t *testing.T, res *Result) {
+			heapBounded(t, res)
+			if b, _ := json.Marshal(res); len(b) > 2<<20 || res.Logs.Dropped < 100000-dual.DefaultMaxLogFramesPerRun {
+				t.Errorf("result %d bytes, %d log frames kept, %d dropped", len(b), len(res.Logs.Kept), res.Logs.Dropped)
+			}
+			for _, l := range res.Logs.Kept {
+				if l.Stream != "stdout" {
+					t.Fatalf("kept a log with stream %.40q", l.Stream)
+				}
+			}
+		}},
+		{"forged_frames.py", Accepted, nil}, // call, cap_reg, unknown and duplicate results dropped
 		{"non_utf8.py", Accepted, nil},
 		{"close_stdout.py", RuntimeError, nil}, // the side is gone: the call fails at once
 		{"suicide.py", RuntimeError, nil},
