@@ -1,8 +1,10 @@
 // Package sandbox starts one program with limits and isolation, wires its
 // standard streams to pipes, and measures what it used.
 //
-// Two runners implement Runner: "none" (plain processes in their own process
-// group, no isolation) and "linux" (namespaces, cgroups, rlimits, seccomp).
+// Three runners implement Runner: "none" (plain processes in their own
+// process group, no isolation), "linux" (namespaces, cgroups, rlimits,
+// seccomp; needs root) and "rootless" (user namespaces, rlimits, seccomp; no
+// root, no cgroups). docs/sandbox.md says what each isolates.
 // The judge builds one Spec per side and does not care which runner runs it:
 // paths in a Spec are host paths, and the linux runner makes each Bind visible
 // at the same path inside the sandbox, so a Spec means the same in both.
@@ -18,7 +20,8 @@ import (
 
 // Runner starts sandboxed processes. Implementations are safe for concurrent use.
 type Runner interface {
-	// Kind names the isolation: "none" or "linux". It is reported in results.
+	// Kind names the isolation: "none", "rootless" or "linux". It is
+	// reported in results.
 	Kind() string
 	// Start starts spec's program. The context bounds only the start-up; use
 	// Process.Kill to stop a running process. On error nothing is left behind.
