@@ -92,3 +92,31 @@ func resolve(file, cited string) string {
 	}
 	return path.Join(path.Dir(file), cited)
 }
+
+// docPath matches a cited page of docs/; mdLink a Markdown link to a page.
+var (
+	docPath = regexp.MustCompile(`\bdocs/[\w./-]+\.md\b`)
+	mdLink  = regexp.MustCompile(`\]\(([\w./-]+\.md)(?:#[\w-]*)?\)`)
+)
+
+// TestCitedDocsExist: every docs/ page that code, docs or scripts cite,
+// and every page a Markdown link points to, is in the repository.
+func TestCitedDocsExist(t *testing.T) {
+	repoFiles(t, func(rel string, data []byte) {
+		for i, line := range strings.Split(string(data), "\n") {
+			cited := docPath.FindAllString(line, -1)
+			if strings.HasSuffix(rel, ".md") {
+				for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+					if !strings.Contains(m[1], "://") {
+						cited = append(cited, path.Join(path.Dir(rel), m[1]))
+					}
+				}
+			}
+			for _, c := range cited {
+				if _, err := os.Stat(filepath.Join(repoRoot, filepath.FromSlash(c))); err != nil {
+					t.Errorf("%s:%d: cites %s, which is not in the repository", rel, i+1, c)
+				}
+			}
+		}
+	})
+}
