@@ -10,8 +10,13 @@ import (
 )
 
 // serveConn answers requests on c in sequence until the peer closes, a
-// frame is bad, a timeout expires or the server closes.
-func (s *Server) serveConn(c net.Conn) {
+// frame is bad, a timeout expires or the server closes. A guarded
+// connection is first checked for its peer's uid.
+func (s *Server) serveConn(c net.Conn, guard bool) {
+	if guard && !s.admit(c) {
+		s.removeConn(c)
+		return
+	}
 	var meter Meter // this connection's usage
 	defer func() {
 		c.Close()

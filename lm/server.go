@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tether-dev/tether/internal/accept"
@@ -24,6 +25,10 @@ type Options struct {
 	// Default wire.DefaultPoolBytes.
 	MaxPendingBytes int64
 	Budget          Budget // zero: unlimited
+	// InsecureNoAuth serves TCP listeners without checking who connects:
+	// a non-loopback address, or a system where a peer's uid cannot be
+	// found, is otherwise refused by Serve (see CheckPeers).
+	InsecureNoAuth bool
 	// Observe, if set, is told about each prompt answered or failed after
 	// routing (a trace of the run); it is called from the connections'
 	// goroutines, possibly at once, and must return quickly.
@@ -71,6 +76,7 @@ type Server struct {
 	meter    Meter         // handler-wide usage
 	inFlight chan struct{} // handler-wide backend call slots
 	pending  *wire.Pool    // bytes of requests being read
+	refused  atomic.Int64  // connections whose peer was not let in
 
 	ctx    context.Context // cancelled by Close: stops backend calls
 	cancel context.CancelFunc
@@ -101,7 +107,16 @@ func NewServer(router *Router, opts *Options) *Server {
 
 // Serve accepts connections on ln until Close, then returns ErrServerClosed;
 // any other accept error is returned as is. Serve closes ln.
+//
+// On a loopback TCP listener only connections from the server's own uid
+// or root are served; a TCP listener where that cannot be checked is
+// refused at once unless Options.InsecureNoAuth (see CheckPeers).
 func (s *Server) Serve(ln net.Listener) error {
+	guard, err := s.guarded(ln)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	// Out of file descriptors, Accept waits and tries again, and past
 	// MaxConns a connection is closed at once: a flood cannot end the server.
 	guarded := accept.New(ln, s.opts.MaxConns)
@@ -123,7 +138,7 @@ func (s *Server) Serve(ln net.Listener) error {
 			c.Close()
 			return ErrServerClosed
 		}
-		go s.serveConn(c)
+		go s.serveConn(c, guard)
 	}
 }
 

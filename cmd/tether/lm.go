@@ -31,13 +31,21 @@ func lmServeCmd() *cobra.Command {
 		echoDelay                       time.Duration
 		budget                          lm.Budget
 		maxConns                        int
+		insecureNoAuth                  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve --listen ADDR [--backend echo | --config FILE]",
 		Short: "Run an LM handler; prints the bound address as the first line of stdout",
 		Long: `Run an LM handler on ADDR, HOST:PORT (port 0 picks one) or unix:PATH, until
 interrupted. The first line of stdout is the bound address, in the same form.
-Backends come from --config FILE (see package lmconfig) or --backend echo.`,
+Backends come from --config FILE (see package lmconfig) or --backend echo.
+
+Who may connect (rlm's wire carries no credential): on unix:PATH, the socket
+is created 0600, so only this user (and root); on a loopback HOST:PORT, only
+connections from processes of this user or root, found from /proc/net/tcp;
+others are closed at once and logged. A non-loopback address, or a system
+without /proc, is refused unless --insecure-no-auth is given, which lets
+anyone who can reach the port spend the LM budget.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var cfg *lmconfig.Config
@@ -70,8 +78,15 @@ Backends come from --config FILE (see package lmconfig) or --backend echo.`,
 			if err != nil {
 				return err
 			}
+			if !insecureNoAuth {
+				if err := lm.CheckPeers(ln.Addr()); err != nil {
+					ln.Close()
+					return err
+				}
+			}
 			opts := cfg.Options()
 			opts.MaxConns = maxConns
+			opts.InsecureNoAuth = insecureNoAuth
 			limitServerMemory()
 			srv := lm.NewServer(router, opts)
 			fmt.Fprintln(cmd.OutOrStdout(), lm.FormatAddr(ln.Addr()))
@@ -87,6 +102,8 @@ Backends come from --config FILE (see package lmconfig) or --backend echo.`,
 	f.Int64Var(&budget.Calls, "budget-calls", 0, "refuse calls after this many (0: unlimited)")
 	f.Int64Var(&budget.Tokens, "budget-tokens", 0, "refuse calls once this many tokens are spent (0: unlimited)")
 	f.IntVar(&maxConns, "max-conns", 0, "connections open at once; past it a new one is closed (0: 1024)")
+	f.BoolVar(&insecureNoAuth, "insecure-no-auth", false,
+		"serve TCP without checking who connects (a non-loopback address, or no /proc): anyone who reaches the port spends the budget")
 	return cmd
 }
 

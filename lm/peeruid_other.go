@@ -1,0 +1,14 @@
+//go:build !linux
+
+package lm
+
+import (
+	"errors"
+	"net/netip"
+)
+
+var errNoPeerLookup = errors.New("this system has no /proc/net/tcp, so the uid of a peer cannot be found")
+
+func peerLookupErr() error { return errNoPeerLookup }
+
+func peerUID(server, peer netip.AddrPort) (uint32, error) { return 0, errNoPeerLookup }
