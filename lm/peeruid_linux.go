@@ -55,6 +55,8 @@ func peerUID(server, peer netip.AddrPort) (uint32, error) {
 func findSocketUID(r io.Reader, local, remote netip.AddrPort) (uid uint32, found bool, err error) {
 	local = netip.AddrPortFrom(local.Addr().Unmap(), local.Port())
 	remote = netip.AddrPortFrom(remote.Addr().Unmap(), remote.Port())
+	// Most lines are other sockets: compare the local port's text first.
+	port := fmt.Sprintf(":%04X", local.Port())
 	sc := bufio.NewScanner(r)
 	first := true
 	for sc.Scan() {
@@ -64,7 +66,7 @@ func findSocketUID(r io.Reader, local, remote netip.AddrPort) (uid uint32, found
 		}
 		// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ...
 		f := strings.Fields(sc.Text())
-		if len(f) < 10 {
+		if len(f) < 10 || !strings.HasSuffix(f[1], port) {
 			continue
 		}
 		l, err1 := parseProcAddr(f[1])

@@ -49,7 +49,7 @@ func TestFindSocketUID(t *testing.T) {
 		}
 	}
 	bad := procTCPSample + "   4: 0100007G:1F90 0100007F:A3B4 01 00000000:00000000 00:00000000 00000000 0 0 1 1\n"
-	if _, _, err := findSocketUID(strings.NewReader(bad), ap("127.0.0.1:1"), ap("127.0.0.1:2")); err == nil {
+	if _, _, err := findSocketUID(strings.NewReader(bad), ap("127.0.0.1:8080"), ap("127.0.0.1:2")); err == nil {
 		t.Error("a line with a bad address: no error")
 	}
 }
