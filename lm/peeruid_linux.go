@@ -9,13 +9,17 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 )
 
-// The kernel's socket tables: one line per socket of this network
-// namespace, with the owner's uid, as identd reads them.
-var procNetTCP = []string{"/proc/net/tcp", "/proc/net/tcp6"}
+// The kernel's socket tables: one line per socket of the network namespace,
+// with the owner's uid, as identd reads them. They are read through
+// thread-self with the thread locked: /proc/net is the namespace of the
+// process's main thread, which may be in a sandbox's namespace after a
+// locked start thread ended on it (see package sandbox).
+var procNetTCP = []string{"/proc/thread-self/net/tcp", "/proc/thread-self/net/tcp6"}
 
 // peerLookupErr says why peers' uids cannot be found here, nil if they can.
 func peerLookupErr() error {
@@ -30,19 +34,27 @@ func peerLookupErr() error {
 // peerUID is the uid owning the socket at the other end of a loopback TCP
 // connection: the socket whose local address is peer and whose remote
 // address is server.
+//
+// The kernel prints the table a page per read and finds its place again
+// by counting sockets, so sockets opened or closed meanwhile can make a
+// reading skip a line; a peer not found is looked for again a few times.
 func peerUID(server, peer netip.AddrPort) (uint32, error) {
-	for _, p := range procNetTCP {
-		f, err := os.Open(p)
-		if err != nil {
-			return 0, fmt.Errorf("cannot read %s: %w", p, err)
-		}
-		uid, found, err := findSocketUID(f, peer, server)
-		f.Close()
-		if err != nil {
-			return 0, fmt.Errorf("%s: %w", p, err)
-		}
-		if found {
-			return uid, nil
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for range 4 {
+		for _, p := range procNetTCP {
+			f, err := os.Open(p)
+			if err != nil {
+				return 0, fmt.Errorf("cannot read %s: %w", p, err)
+			}
+			uid, found, err := findSocketUID(f, peer, server)
+			f.Close()
+			if err != nil {
+				return 0, fmt.Errorf("%s: %w", p, err)
+			}
+			if found {
+				return uid, nil
+			}
 		}
 	}
 	return 0, errors.New("no socket owner found for the peer's address (it may have closed already)")
