@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // recorder keeps every event as a line of text; lines says whether it
@@ -92,7 +93,10 @@ func (r *recorder) count(prefix string) int {
 
 func TestObserverSeesTheRun(t *testing.T) {
 	rec := &recorder{}
-	res := judgeCase{eval: "add", sol: "basic", opts: Options{Observer: rec}}.run(t)
+	// A long StopGrace: the evaluator exits by itself after its result,
+	// however busy the machine (with the default 500 ms a loaded CI could
+	// see the judge kill it).
+	res := judgeCase{eval: "add", sol: "basic", opts: Options{Observer: rec, StopGrace: time.Minute}}.run(t)
 	wantStatus(t, res, Accepted)
 	rec.has(t, "call-opened evaluator", " add\n", "call-closed evaluator", " add result", "output case 1 ok",
 		"progress calls=1", "side-exit evaluator exit 0", "side-exit solution")
