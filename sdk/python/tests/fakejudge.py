@@ -99,7 +99,9 @@ class Peer:
         self.proc.stdin.close()
 
     def wait(self, timeout=TIMEOUT):
-        return self.proc.wait(timeout)
+        status = self.proc.wait(timeout)
+        self._err_reader.join(timeout)  # stderr is whole once its reader saw EOF
+        return status
 
     def close(self):
         if self.proc.poll() is None:
