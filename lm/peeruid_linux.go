@@ -41,6 +41,13 @@ func peerLookupErr() error {
 func peerUID(server, peer netip.AddrPort) (uint32, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	// The kernel's exact lookup first; the tables only where it is missing.
+	switch uid, found, err := diagSocketUID(peer, server); {
+	case err == nil && found:
+		return uid, nil
+	case err == nil:
+		return 0, errors.New("no socket owner found for the peer's address (it may have closed already)")
+	}
 	for range 4 {
 		for _, p := range procNetTCP {
 			f, err := os.Open(p)
