@@ -221,11 +221,8 @@ func (r *Linux) Kind() string { return "linux" }
 // Start implements Runner. The context is checked before the start; the
 // start itself takes a few milliseconds and is not interruptible.
 func (r *Linux) Start(ctx context.Context, spec Spec) (Process, error) {
-	if len(spec.Args) == 0 {
-		return nil, errors.New("sandbox: spec has no Args")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("sandbox: start %s: %w", spec.Args[0], err)
+	if err := checkStart(ctx, spec); err != nil {
+		return nil, err
 	}
 	p, err := r.start(spec)
 	if err != nil {

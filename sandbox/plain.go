@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -44,11 +43,8 @@ func (plainRunner) Close() error { return nil }
 // rlimits. On any error the work dir is removed and a started child is
 // killed and reaped.
 func (plainRunner) Start(ctx context.Context, spec Spec) (Process, error) {
-	if len(spec.Args) == 0 {
-		return nil, errors.New("sandbox: spec has no Args")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("sandbox: start %s: %w", spec.Args[0], err)
+	if err := checkStart(ctx, spec); err != nil {
+		return nil, err
 	}
 	spec = hostPaths(spec)
 	p := &plainProcess{}

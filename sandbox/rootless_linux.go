@@ -116,11 +116,8 @@ func (r *Rootless) Close() error { return nil }
 
 // Start implements Runner.
 func (r *Rootless) Start(ctx context.Context, spec Spec) (Process, error) {
-	if len(spec.Args) == 0 {
-		return nil, errors.New("sandbox: spec has no Args")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("sandbox: start %s: %w", spec.Args[0], err)
+	if err := checkStart(ctx, spec); err != nil {
+		return nil, err
 	}
 	p, err := r.start(spec)
 	if err != nil {

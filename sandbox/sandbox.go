@@ -12,6 +12,8 @@ package sandbox
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -199,4 +201,16 @@ func setsVar(env []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// checkStart is what every runner's Start checks first: a program to run,
+// and a context that has not ended.
+func checkStart(ctx context.Context, spec Spec) error {
+	if len(spec.Args) == 0 {
+		return errors.New("sandbox: spec has no Args")
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("sandbox: start %s: %w", spec.Args[0], err)
+	}
+	return nil
 }
