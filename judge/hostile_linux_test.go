@@ -78,6 +78,40 @@ func leftovers(t *testing.T) []string {
 	return found
 }
 
+// hostilePythonPath is a dir for the solutions' PYTHONPATH: the SDK and
+// testdata/hostile/lib, what the hostile scripts share. It is the test's
+// own temp dir, not the judge's (leftovers would count that), readable by
+// the sandbox's uid.
+func hostilePythonPath(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "tether-hostile-python-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := writePythonSDK(dir); err != nil { // makes dir world-readable too
+		t.Fatal(err)
+	}
+	libs, err := filepath.Glob("testdata/hostile/lib/*.py")
+	if err != nil || len(libs) == 0 {
+		t.Fatalf("no testdata/hostile/lib/*.py (%v)", err)
+	}
+	for _, lib := range libs {
+		src, err := os.ReadFile(lib)
+		if err != nil {
+			t.Fatal(err)
+		}
+		target := filepath.Join(dir, filepath.Base(lib))
+		if err := os.WriteFile(target, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(target, 0o644); err != nil { // whatever the umask
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 // heapAfterGC is the judge's live heap: a flood the judge read must not
 // stay in it.
 func heapAfterGC() uint64 {
@@ -93,10 +127,6 @@ func heapAfterGC() uint64 {
 func TestHostileSolutions(t *testing.T) {
 	runner := hostileRunner(t)
 	problem, err := LoadProblem("testdata/hostile/problem", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sdk, err := filepath.Abs("../sdk/python")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +146,7 @@ func TestHostileSolutions(t *testing.T) {
 	}()
 	opts := &Options{
 		Runner:     runner,
-		PythonPath: sdk,
+		PythonPath: hostilePythonPath(t),
 		Env: []string{
 			"TETHER_TEST_SECRET=" + filepath.Join(problem.Dir, "secret.txt"),
 			"TETHER_TEST_PORT=" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port),
