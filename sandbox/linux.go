@@ -221,14 +221,7 @@ func (r *Linux) Kind() string { return "linux" }
 // Start implements Runner. The context is checked before the start; the
 // start itself takes a few milliseconds and is not interruptible.
 func (r *Linux) Start(ctx context.Context, spec Spec) (Process, error) {
-	if err := checkStart(ctx, spec); err != nil {
-		return nil, err
-	}
-	p, err := r.start(spec)
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: start %s: %w", spec.Args[0], err)
-	}
-	return p, nil
+	return startChecked(ctx, spec, r.start)
 }
 
 func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
@@ -257,22 +250,9 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 			return nil, err
 		}
 	}
-	if err := placeFiles(p.dir.workDir, spec.Files); err != nil {
-		return nil, err
-	}
-	roots := &visibleRoots{readOnly: r.system}
-	if roots.binds, err = checkBinds(spec.Binds); err != nil {
-		return nil, err
-	}
-	execPath, err := resolveExecutable(spec.Args[0], spec.Env, r.python, roots)
+	plan, err := planStart(spec, p.dir.workDir, r.system, r.python, r.workDirBytes)
 	if err != nil {
 		return nil, err
-	}
-	dir := p.dir.workDir
-	if spec.Dir != "" {
-		if dir = filepath.Clean(spec.Dir); !roots.covers(dir) {
-			return nil, fmt.Errorf("dir %q is not visible inside the sandbox (not under a system path or a Bind)", spec.Dir)
-		}
 	}
 	uid := r.uid
 	if r.pooledUIDs {
@@ -281,11 +261,7 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 		}
 		uid = p.uid.uid
 	}
-	tmpfsBytes := r.workDirBytes
-	if spec.Limits.Memory > 0 {
-		tmpfsBytes = spec.Limits.Memory
-	}
-	mounts, err := buildMounts(p.dir, roots, tmpfsBytes, uid, r.gid)
+	mounts, err := buildMounts(p.dir, plan.roots, plan.tmpfsBytes, uid, r.gid)
 	if err != nil {
 		return nil, err
 	}
@@ -303,10 +279,10 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 		Seccomp:    r.seccomp,
 	}
 	program := &forkexec.Runner{
-		Args:       append([]string{execPath}, spec.Args[1:]...),
+		Args:       append([]string{plan.execPath}, spec.Args[1:]...),
 		Env:        withWorkDirVars(spec.Env, p.dir.workDir),
 		Files:      []uintptr{p.childStdin.Fd(), p.childStdout.Fd(), p.childStderr.Fd()},
-		WorkDir:    dir,
+		WorkDir:    plan.dir,
 		RLimits:    rlimits(spec.Limits),
 		Seccomp:    r.seccomp,
 		CloneFlags: unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS,

@@ -106,6 +106,42 @@ func resolveExecutable(name string, env []string, py *hostPython, roots *visible
 	return "", fmt.Errorf("%q not found in PATH %q inside the sandbox: %w", name, pathList, exec.ErrNotFound)
 }
 
+// startPlan is what a namespace runner (linux, rootless) works out from a
+// Spec before it starts anything: what the program sees, the path it is
+// executed from, the dir it starts in, and the size of its work dir.
+type startPlan struct {
+	roots      *visibleRoots
+	execPath   string
+	dir        string
+	tmpfsBytes int64
+}
+
+// planStart places spec's Files in workDir and makes its plan; system are
+// the runner's read-only paths, workDirBytes its work dir's size unless
+// the Spec has a memory limit (the tmpfs is memory).
+func planStart(spec Spec, workDir string, system []string, py *hostPython, workDirBytes int64) (*startPlan, error) {
+	if err := placeFiles(workDir, spec.Files); err != nil {
+		return nil, err
+	}
+	plan := &startPlan{roots: &visibleRoots{readOnly: system}, dir: workDir, tmpfsBytes: workDirBytes}
+	var err error
+	if plan.roots.binds, err = checkBinds(spec.Binds); err != nil {
+		return nil, err
+	}
+	if plan.execPath, err = resolveExecutable(spec.Args[0], spec.Env, py, plan.roots); err != nil {
+		return nil, err
+	}
+	if spec.Dir != "" {
+		if plan.dir = filepath.Clean(spec.Dir); !plan.roots.covers(plan.dir) {
+			return nil, fmt.Errorf("dir %q is not visible inside the sandbox (not under a system path or a Bind)", spec.Dir)
+		}
+	}
+	if spec.Limits.Memory > 0 {
+		plan.tmpfsBytes = spec.Limits.Memory
+	}
+	return plan, nil
+}
+
 // layout is where one sandbox's directories are on the host.
 type layout struct {
 	base    string // <tempRoot>/tether-sbx-<tag>: removed by Close

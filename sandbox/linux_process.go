@@ -5,7 +5,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"sync"
@@ -29,11 +28,7 @@ type linuxProcess struct {
 	main *os.Process // the program, PID 2 inside
 	pid  int
 
-	// Parent ends of the pipes, owned by the caller until Close.
-	stdin          *os.File
-	stdout, stderr *os.File
-	// Child ends, closed in the parent right after the start.
-	childStdin, childStdout, childStderr *os.File
+	stdPipes
 
 	started time.Time // set when the program's execve has begun
 	// cpuBase is the cgroup's CPU time when Start returned: the setup of
@@ -55,28 +50,6 @@ type linuxProcess struct {
 	onClose   func() // if not nil, called at the end of Close
 }
 
-func (p *linuxProcess) makePipes() error {
-	var err error
-	if p.childStdin, p.stdin, err = os.Pipe(); err != nil {
-		return fmt.Errorf("stdin pipe: %w", err)
-	}
-	if p.stdout, p.childStdout, err = os.Pipe(); err != nil {
-		return fmt.Errorf("stdout pipe: %w", err)
-	}
-	if p.stderr, p.childStderr, err = os.Pipe(); err != nil {
-		return fmt.Errorf("stderr pipe: %w", err)
-	}
-	return nil
-}
-
-func (p *linuxProcess) closeChildEnds() {
-	for _, f := range []*os.File{p.childStdin, p.childStdout, p.childStderr} {
-		if f != nil {
-			f.Close()
-		}
-	}
-}
-
 // cleanupFailedStart undoes a start that did not complete.
 func (p *linuxProcess) cleanupFailedStart() {
 	for _, proc := range []*os.Process{p.main, p.init} {
@@ -86,11 +59,7 @@ func (p *linuxProcess) cleanupFailedStart() {
 		}
 	}
 	p.closeChildEnds()
-	for _, f := range []*os.File{p.stdin, p.stdout, p.stderr} {
-		if f != nil {
-			f.Close()
-		}
-	}
+	p.closeParentEnds()
 	if p.cg != nil {
 		p.cg.destroy()
 	}
@@ -100,10 +69,7 @@ func (p *linuxProcess) cleanupFailedStart() {
 	p.uid.release()
 }
 
-func (p *linuxProcess) Stdin() io.WriteCloser { return p.stdin }
-func (p *linuxProcess) Stdout() io.Reader     { return p.stdout }
-func (p *linuxProcess) Stderr() io.Reader     { return p.stderr }
-func (p *linuxProcess) Pid() int              { return p.pid }
+func (p *linuxProcess) Pid() int { return p.pid }
 
 // Kill stops every process of the sandbox: killing PID 1 of a namespace
 // makes the kernel kill all the others. Idempotent.
@@ -203,9 +169,7 @@ func (p *linuxProcess) Close() error {
 			errs = append(errs, err)
 		}
 		<-p.exited
-		for _, f := range []*os.File{p.stdin, p.stdout, p.stderr} {
-			f.Close()
-		}
+		p.closeParentEnds()
 		if err := p.cg.destroy(); err != nil {
 			errs = append(errs, err)
 		}

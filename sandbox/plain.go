@@ -47,7 +47,7 @@ func (plainRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 		return nil, err
 	}
 	spec = hostPaths(spec)
-	p := &plainProcess{}
+	p := &plainProcess{exited: make(chan struct{})}
 	ok := false
 	defer func() {
 		if !ok {
@@ -85,7 +85,7 @@ func (plainRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 		env = withWorkDirVars(env, p.workDir)
 	}
 	if err := p.makePipes(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sandbox: start %s: %w", spec.Args[0], err)
 	}
 	cmd := &exec.Cmd{
 		Path:   path,

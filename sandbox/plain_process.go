@@ -3,7 +3,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -19,11 +18,7 @@ type plainProcess struct {
 	started time.Time
 	workDir string // private work dir, removed by Close; "" when none
 
-	// Parent ends of the pipes, owned by the caller until Close.
-	stdin          *os.File
-	stdout, stderr *os.File
-	// Child ends, closed in the parent right after the start.
-	childStdin, childStdout, childStderr *os.File
+	stdPipes
 
 	waitOnce sync.Once
 	usage    Usage
@@ -34,29 +29,6 @@ type plainProcess struct {
 	closeErr  error
 }
 
-func (p *plainProcess) makePipes() error {
-	p.exited = make(chan struct{})
-	var err error
-	if p.childStdin, p.stdin, err = os.Pipe(); err != nil {
-		return fmt.Errorf("sandbox: stdin pipe: %w", err)
-	}
-	if p.stdout, p.childStdout, err = os.Pipe(); err != nil {
-		return fmt.Errorf("sandbox: stdout pipe: %w", err)
-	}
-	if p.stderr, p.childStderr, err = os.Pipe(); err != nil {
-		return fmt.Errorf("sandbox: stderr pipe: %w", err)
-	}
-	return nil
-}
-
-func (p *plainProcess) closeChildEnds() {
-	for _, f := range []*os.File{p.childStdin, p.childStdout, p.childStderr} {
-		if f != nil {
-			f.Close()
-		}
-	}
-}
-
 // cleanupFailedStart undoes a Start that did not complete.
 func (p *plainProcess) cleanupFailedStart() {
 	if p.cmd != nil && p.cmd.Process != nil {
@@ -64,20 +36,13 @@ func (p *plainProcess) cleanupFailedStart() {
 		p.cmd.Wait()
 	}
 	p.closeChildEnds()
-	for _, f := range []*os.File{p.stdin, p.stdout, p.stderr} {
-		if f != nil {
-			f.Close()
-		}
-	}
+	p.closeParentEnds()
 	if p.workDir != "" {
 		os.RemoveAll(p.workDir)
 	}
 }
 
-func (p *plainProcess) Stdin() io.WriteCloser { return p.stdin }
-func (p *plainProcess) Stdout() io.Reader     { return p.stdout }
-func (p *plainProcess) Stderr() io.Reader     { return p.stderr }
-func (p *plainProcess) Pid() int              { return p.cmd.Process.Pid }
+func (p *plainProcess) Pid() int { return p.cmd.Process.Pid }
 
 // Kill sends SIGKILL to the whole process group, so grandchildren die too.
 func (p *plainProcess) Kill() error {
@@ -140,10 +105,8 @@ func (p *plainProcess) Close() error {
 		p.Kill()
 		p.waitOnce.Do(p.reap)
 		var errs []error
-		for _, f := range []*os.File{p.stdin, p.stdout, p.stderr} {
-			if err := f.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
-				errs = append(errs, err)
-			}
+		if err := p.closeParentEnds(); err != nil {
+			errs = append(errs, err)
 		}
 		if p.workDir != "" {
 			if err := os.RemoveAll(p.workDir); err != nil {

@@ -116,14 +116,7 @@ func (r *Rootless) Close() error { return nil }
 
 // Start implements Runner.
 func (r *Rootless) Start(ctx context.Context, spec Spec) (Process, error) {
-	if err := checkStart(ctx, spec); err != nil {
-		return nil, err
-	}
-	p, err := r.start(spec)
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: start %s: %w", spec.Args[0], err)
-	}
-	return p, nil
+	return startChecked(ctx, spec, r.start)
 }
 
 func (r *Rootless) start(spec Spec) (_ *rootlessProcess, err error) {
@@ -149,31 +142,14 @@ func (r *Rootless) start(spec Spec) (_ *rootlessProcess, err error) {
 			return nil, err
 		}
 	}
-	if err := placeFiles(workDir, spec.Files); err != nil {
-		return nil, err
-	}
-	roots := &visibleRoots{readOnly: r.system}
-	if roots.binds, err = checkBinds(spec.Binds); err != nil {
-		return nil, err
-	}
-	execPath, err := resolveExecutable(spec.Args[0], spec.Env, r.python, roots)
+	plan, err := planStart(spec, workDir, r.system, r.python, r.workDirBytes)
 	if err != nil {
 		return nil, err
 	}
-	dir := workDir
-	if spec.Dir != "" {
-		if dir = filepath.Clean(spec.Dir); !roots.covers(dir) {
-			return nil, fmt.Errorf("dir %q is not visible inside the sandbox (not under a system path or a Bind)", spec.Dir)
-		}
-	}
-	tmpfsBytes := r.workDirBytes
-	if spec.Limits.Memory > 0 {
-		tmpfsBytes = spec.Limits.Memory
-	}
 	cfg := rootlessConfig{
-		Args: append([]string{execPath}, spec.Args[1:]...), Env: withWorkDirVars(spec.Env, workDir),
-		Dir: dir, Root: root, WorkDir: workDir, ReadOnly: roots.readOnly, Binds: roots.binds,
-		TmpfsBytes: tmpfsBytes, Limits: spec.Limits, Scope: r.scope,
+		Args: append([]string{plan.execPath}, spec.Args[1:]...), Env: withWorkDirVars(spec.Env, workDir),
+		Dir: plan.dir, Root: root, WorkDir: workDir, ReadOnly: plan.roots.readOnly, Binds: plan.roots.binds,
+		TmpfsBytes: plan.tmpfsBytes, Limits: spec.Limits, Scope: r.scope,
 	}
 	if err := p.makePipes(); err != nil {
 		return nil, err
@@ -229,12 +205,10 @@ type rootlessProcess struct {
 	limits Limits
 	dir    string // host dir: work (staged Files) and root (the mount point)
 
-	stdin                                *os.File
-	stdout, stderr                       *os.File
-	childStdin, childStdout, childStderr *os.File
-	status                               *os.File // the init's report
-	statusBuf                            *bufio.Reader
-	readyRead                            chan struct{} // closed once start has read the init's first line
+	stdPipes
+	status    *os.File // the init's report
+	statusBuf *bufio.Reader
+	readyRead chan struct{} // closed once start has read the init's first line
 
 	pid     int
 	started time.Time
@@ -247,37 +221,12 @@ type rootlessProcess struct {
 	closeErr  error
 }
 
-func (p *rootlessProcess) makePipes() error {
-	var err error
-	if p.childStdin, p.stdin, err = os.Pipe(); err != nil {
-		return fmt.Errorf("stdin pipe: %w", err)
-	}
-	if p.stdout, p.childStdout, err = os.Pipe(); err != nil {
-		return fmt.Errorf("stdout pipe: %w", err)
-	}
-	if p.stderr, p.childStderr, err = os.Pipe(); err != nil {
-		return fmt.Errorf("stderr pipe: %w", err)
-	}
-	return nil
-}
-
-func (p *rootlessProcess) closeChildEnds() {
-	for _, f := range []*os.File{p.childStdin, p.childStdout, p.childStderr} {
-		if f != nil {
-			f.Close()
-		}
-	}
-}
-
 // cleanup undoes a start that did not complete (run has not started or
 // has reported its failure).
 func (p *rootlessProcess) cleanup() {
 	p.closeChildEnds()
-	for _, f := range []*os.File{p.stdin, p.stdout, p.stderr, p.status} {
-		if f != nil {
-			f.Close()
-		}
-	}
+	p.closeParentEnds()
+	closeFiles(p.status)
 	if p.dir != "" {
 		os.RemoveAll(p.dir)
 	}
@@ -355,10 +304,7 @@ func startOnThreadCPUs(cpus *unix.CPUSet, start func() error) error {
 	return start()
 }
 
-func (p *rootlessProcess) Stdin() io.WriteCloser { return p.stdin }
-func (p *rootlessProcess) Stdout() io.Reader     { return p.stdout }
-func (p *rootlessProcess) Stderr() io.Reader     { return p.stderr }
-func (p *rootlessProcess) Pid() int              { return p.pid }
+func (p *rootlessProcess) Pid() int { return p.pid }
 
 // Kill implements Process: the init kills every other process of the
 // sandbox at once, then reports how the program ended and ends itself.
@@ -393,9 +339,8 @@ func (p *rootlessProcess) Close() error {
 	p.closeOnce.Do(func() {
 		err := p.Kill()
 		<-p.exited
-		for _, f := range []*os.File{p.stdin, p.stdout, p.stderr, p.status} {
-			f.Close()
-		}
+		p.closeParentEnds()
+		p.status.Close()
 		if rerr := os.RemoveAll(p.dir); rerr != nil {
 			err = errors.Join(err, fmt.Errorf("sandbox: remove %s: %w", p.dir, rerr))
 		}

@@ -214,3 +214,16 @@ func checkStart(ctx context.Context, spec Spec) error {
 	}
 	return nil
 }
+
+// startChecked is Start for a runner whose start cannot be interrupted:
+// checkStart, then start, whose error is said to be the program's.
+func startChecked[P Process](ctx context.Context, spec Spec, start func(Spec) (P, error)) (Process, error) {
+	if err := checkStart(ctx, spec); err != nil {
+		return nil, err
+	}
+	p, err := start(spec)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: start %s: %w", spec.Args[0], err)
+	}
+	return p, nil
+}
