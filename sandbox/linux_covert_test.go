@@ -170,10 +170,7 @@ func TestLinuxConcurrentSandboxesCannotSignal(t *testing.T) {
 // with EAFNOSUPPORT: vsock is not scoped by network namespaces on every
 // kernel, and the others are no judged program's business.
 func TestLinuxSocketFamilies(t *testing.T) {
-	r := requireLinuxRunner(t)
-	if r.seccomp == nil {
-		t.Skip("kernel without seccomp")
-	}
+	r := requireSeccomp(t)
 	// The last two pass AF_INET and AF_NETLINK with the high half of the
 	// register set, which the kernel ignores (int) and the filter must not.
 	res := run(t, r, Spec{Args: pyArgs(fmt.Sprintf(`
@@ -190,19 +187,14 @@ for family, kind, proto in [(1, 1, 0), (2, 1, 0), (10, 2, 0), (16, 3, 0), (16, 3
 `, unix.SYS_SOCKET))}, "")
 	const ea = unix.EAFNOSUPPORT
 	want := fmt.Sprintf("1 0 ok\n2 0 ok\n10 0 ok\n16 0 ok\n16 2 %[1]d\n16 4 %[1]d\n40 0 %[1]d\n17 0 %[1]d\n38 0 %[1]d\n%[2]d 0 %[1]d\n16 %[3]d %[1]d\n", ea, (1<<32)|40, (1<<32)|2)
-	if res.stdout != want {
-		t.Fatalf("stdout %q, want %q (stderr %q)", res.stdout, want, res.stderr)
-	}
+	res.wantStdout(t, want)
 }
 
 // fcntl's lock commands succeed without locking whatever the high half of
 // the command's register holds (the kernel reads 32 bits), and F_NOTIFY
 // fails as on a kernel without dnotify.
 func TestLinuxFcntlLocksAreNoOps(t *testing.T) {
-	r := requireLinuxRunner(t)
-	if r.seccomp == nil {
-		t.Skip("kernel without seccomp")
-	}
+	r := requireSeccomp(t)
 	res := run(t, r, Spec{Args: pyArgs(fmt.Sprintf(`
 import ctypes, fcntl, os, struct
 libc = ctypes.CDLL(None, use_errno=True)
@@ -216,9 +208,7 @@ with open("/proc/locks") if os.path.exists("/proc/locks") else open(os.devnull) 
     print("locks", len(f.read()))
 `, unix.SYS_FCNTL))}, "")
 	want := fmt.Sprintf("6 0 0\n7 0 0\n37 0 0\n38 0 0\n%d 0 0\n1026 -1 %d\nlocks 0\n", (1<<32)|6, unix.EINVAL)
-	if res.stdout != want {
-		t.Fatalf("stdout %q, want %q (stderr %q)", res.stdout, want, res.stderr)
-	}
+	res.wantStdout(t, want)
 }
 
 // A sandbox's uid is claimed while it runs (another claim, from any judge,

@@ -53,7 +53,7 @@ type runResult struct {
 
 // run starts spec, feeds stdin, collects both outputs, waits, closes, and
 // checks that the sandbox left nothing behind.
-func run(t *testing.T, r *Linux, spec Spec, stdin string) runResult {
+func run(t *testing.T, r Runner, spec Spec, stdin string) runResult {
 	t.Helper()
 	p, err := r.Start(context.Background(), spec)
 	if err != nil {
@@ -80,13 +80,22 @@ func run(t *testing.T, r *Linux, spec Spec, stdin string) runResult {
 	return res
 }
 
-// assertNothingLeft checks that the sandbox's directory and cgroups are
-// gone. A cgroup directory can only be removed once no process is in it, so
-// this also proves that no process of the sandbox survived.
+// assertNothingLeft checks that the sandbox's directory and, for the linux
+// runner, its cgroups are gone. A cgroup directory can only be removed once
+// no process is in it, so this also proves that no process of the sandbox
+// survived.
 func assertNothingLeft(t *testing.T, proc Process) {
 	t.Helper()
-	p := proc.(*linuxProcess)
-	for _, d := range append([]string{p.dir.base}, p.cg.dirs...) {
+	var dirs []string
+	switch p := proc.(type) {
+	case *linuxProcess:
+		dirs = append([]string{p.dir.base}, p.cg.dirs...)
+	case *rootlessProcess:
+		dirs = []string{p.dir}
+	default:
+		t.Fatalf("assertNothingLeft: a %T", proc)
+	}
+	for _, d := range dirs {
 		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("left behind: %s (stat: %v)", d, err)
 		}
@@ -94,6 +103,26 @@ func assertNothingLeft(t *testing.T, proc Process) {
 }
 
 func pyArgs(code string) []string { return []string{"python3", "-c", code} }
+
+// requireSeccomp is requireLinuxRunner for a test of the seccomp filter,
+// skipped on a kernel without seccomp.
+func requireSeccomp(t *testing.T) *Linux {
+	t.Helper()
+	r := requireLinuxRunner(t)
+	if r.seccomp == nil {
+		t.Skip("kernel without seccomp")
+	}
+	return r
+}
+
+// wantStdout fails the test unless the program wrote want (its stderr
+// says why not).
+func (res runResult) wantStdout(t *testing.T, want string) {
+	t.Helper()
+	if res.stdout != want {
+		t.Fatalf("stdout %q, want %q (stderr %q)", res.stdout, want, res.stderr)
+	}
+}
 
 func TestLinuxIdentityAndPrivileges(t *testing.T) {
 	r := requireLinuxRunner(t)
@@ -356,18 +385,13 @@ except OSError as e:
     print("files", e.errno)
 `), Files: []File{{Name: "main.py", Data: []byte("#\n")}}, Limits: Limits{FileSize: 1 << 20, OpenFiles: 20}}, "")
 	want := fmt.Sprintf("big %d\nfiles %d\n", syscall.EFBIG, syscall.EMFILE)
-	if res.stdout != want {
-		t.Fatalf("stdout %q, want %q (stderr %q)", res.stdout, want, res.stderr)
-	}
+	res.wantStdout(t, want)
 }
 
 // The seccomp deny-list: a user namespace (which uid 65534 could make
 // otherwise) and mount are refused with EPERM.
 func TestLinuxSeccompDenyList(t *testing.T) {
-	r := requireLinuxRunner(t)
-	if r.seccomp == nil {
-		t.Skip("kernel without seccomp")
-	}
+	r := requireSeccomp(t)
 	res := run(t, r, Spec{Args: pyArgs(`
 import ctypes
 libc = ctypes.CDLL(None, use_errno=True)
@@ -375,9 +399,7 @@ print(libc.unshare(0x10000000), ctypes.get_errno())  # CLONE_NEWUSER
 print(libc.mount(b"none", b".", b"tmpfs", 0, None), ctypes.get_errno())
 `)}, "")
 	want := fmt.Sprintf("-1 %d\n-1 %d\n", syscall.EPERM, syscall.EPERM)
-	if res.stdout != want {
-		t.Fatalf("stdout %q, want %q (stderr %q)", res.stdout, want, res.stderr)
-	}
+	res.wantStdout(t, want)
 }
 
 // clone with a CLONE_NEW* flag fails with EPERM: without the filter's rule
@@ -385,10 +407,7 @@ print(libc.mount(b"none", b".", b"tmpfs", 0, None), ctypes.get_errno())
 // user namespace (unshare, refused above, is not the only way there). A
 // clone without such a flag still makes a child.
 func TestLinuxSeccompCloneNewNamespaces(t *testing.T) {
-	r := requireLinuxRunner(t)
-	if r.seccomp == nil {
-		t.Skip("kernel without seccomp")
-	}
+	r := requireSeccomp(t)
 	flags := []uint64{unix.CLONE_NEWUSER, unix.CLONE_NEWNS, unix.CLONE_NEWPID, unix.CLONE_NEWNET,
 		unix.CLONE_NEWUTS, unix.CLONE_NEWIPC, unix.CLONE_NEWCGROUP, unix.CLONE_NEWUSER | unix.CLONE_NEWNET, 0}
 	code := fmt.Sprintf(`
@@ -412,18 +431,13 @@ for flag in %s:
 		fmt.Fprintf(&want, "%#x errno %d\n", f, syscall.EPERM)
 	}
 	want.WriteString("0x0 child\n")
-	if res.stdout != want.String() {
-		t.Fatalf("stdout %q, want %q (stderr %q)", res.stdout, want.String(), res.stderr)
-	}
+	res.wantStdout(t, want.String())
 }
 
 // clone3 fails with ENOSYS whatever its flags (they sit behind a pointer the
 // filter cannot read), so that libc and Go fall back to clone.
 func TestLinuxSeccompClone3(t *testing.T) {
-	r := requireLinuxRunner(t)
-	if r.seccomp == nil {
-		t.Skip("kernel without seccomp")
-	}
+	r := requireSeccomp(t)
 	code := fmt.Sprintf(`
 import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)
@@ -442,9 +456,7 @@ for flags in [%d, 0]:
 `, unix.CLONE_NEWUSER, unix.SYS_CLONE3)
 	res := run(t, r, Spec{Args: pyArgs(code)}, "")
 	want := fmt.Sprintf("%#x errno %d\n0x0 errno %d\n", unix.CLONE_NEWUSER, syscall.ENOSYS, syscall.ENOSYS)
-	if res.stdout != want {
-		t.Fatalf("stdout %q, want %q (stderr %q)", res.stdout, want, res.stderr)
-	}
+	res.wantStdout(t, want)
 }
 
 // A system call through another ABI (here the i386 one, int 0x80, which
@@ -455,10 +467,7 @@ func TestLinuxSeccompForeignABI(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skip("the test's machine code is amd64")
 	}
-	r := requireLinuxRunner(t)
-	if r.seccomp == nil {
-		t.Skip("kernel without seccomp")
-	}
+	r := requireSeccomp(t)
 	// push rbx; mov eax, 310 (i386 unshare); mov ebx, CLONE_NEWUSER; int 0x80; pop rbx; ret
 	res := run(t, r, Spec{Args: pyArgs(`
 import ctypes, mmap
@@ -497,9 +506,7 @@ pid = os.posix_spawn(sys.executable, [sys.executable, "-c", "raise SystemExit(3)
 print("posix_spawn", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
 `)}, "")
 	want := "threads [0, 1, 2, 3]\nfork 7\nsubprocess hi 0\nposix_spawn 3\n"
-	if res.stdout != want {
-		t.Fatalf("stdout %q, want %q (stderr %q)", res.stdout, want, res.stderr)
-	}
+	res.wantStdout(t, want)
 }
 
 // pyList formats flags as a Python list literal.

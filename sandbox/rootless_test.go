@@ -3,12 +3,10 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -31,41 +29,12 @@ func requireRootless(t *testing.T) *Rootless {
 	return r
 }
 
-func runRootless(t *testing.T, r Runner, spec Spec, stdin string) runResult {
-	t.Helper()
-	p, err := r.Start(context.Background(), spec)
-	if err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	var res runResult
-	var wg sync.WaitGroup
-	var out, errOut bytes.Buffer
-	wg.Add(2)
-	go func() { defer wg.Done(); io.Copy(&out, p.Stdout()) }()
-	go func() { defer wg.Done(); io.Copy(&errOut, p.Stderr()) }()
-	io.WriteString(p.Stdin(), stdin)
-	p.Stdin().Close()
-	res.usage, err = p.Wait()
-	if err != nil {
-		t.Fatalf("Wait: %v", err)
-	}
-	wg.Wait()
-	res.stdout, res.stderr = out.String(), errOut.String()
-	if err := p.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	if _, err := os.Stat(p.(*rootlessProcess).dir); !os.IsNotExist(err) {
-		t.Errorf("left behind: %s", p.(*rootlessProcess).dir)
-	}
-	return res
-}
-
 // The program is PID 2 of its own namespaces, sees only the system paths
 // and its work dir, cannot write outside it, has no network and no
 // capability, and runs under the same seccomp filter.
 func TestRootlessIsolation(t *testing.T) {
 	r := requireRootless(t)
-	res := runRootless(t, r, Spec{Args: pyArgs(`
+	res := run(t, r, Spec{Args: pyArgs(`
 import ctypes, fcntl, os, socket, sys
 libc = ctypes.CDLL(None, use_errno=True)
 import stat
@@ -109,7 +78,7 @@ except OSError as e:
 // time and peak memory.
 func TestRootlessUsage(t *testing.T) {
 	r := requireRootless(t)
-	res := runRootless(t, r, Spec{Args: pyArgs(`
+	res := run(t, r, Spec{Args: pyArgs(`
 import os, sys
 b = bytearray(64 << 20)
 for i in range(0, len(b), 4096): b[i] = 1
@@ -121,7 +90,7 @@ os.kill(os.getpid(), 9)
 	if res.usage.MemoryPeak < 64<<20 {
 		t.Errorf("peak memory %d, want at least 64 MiB", res.usage.MemoryPeak)
 	}
-	res = runRootless(t, r, Spec{Args: pyArgs("import sys; sys.exit(3)")}, "")
+	res = run(t, r, Spec{Args: pyArgs("import sys; sys.exit(3)")}, "")
 	if res.usage.ExitCode != 3 || res.usage.CPU <= 0 {
 		t.Errorf("exit 3: %+v", res.usage)
 	}
@@ -135,7 +104,7 @@ func TestRootlessLimits(t *testing.T) {
 		// with root's, which RLIMIT_NPROC does not limit.
 		t.Skip("the process limit of the rootless runner holds for a judge that is not root (the hostile suite runs it as one)")
 	}
-	res := runRootless(t, r, Spec{Args: pyArgs(`
+	res := run(t, r, Spec{Args: pyArgs(`
 import os
 n = 0
 try:
@@ -202,7 +171,7 @@ func TestRootlessBindTarget(t *testing.T) {
 	if err := os.WriteFile(dir+"/data.txt", []byte("from the host\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := runRootless(t, r, Spec{
+	res := run(t, r, Spec{
 		Args:  pyArgs(`import os; print(os.getcwd()); print(open("/workspace/data.txt").read(), end="")`),
 		Dir:   "/workspace",
 		Binds: []Bind{{Path: dir, Target: "/workspace"}},
