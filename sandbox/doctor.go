@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"os/exec"
 	"strconv"
 	"strings"
 )
@@ -203,4 +204,14 @@ func versionAtLeast(v, min string) bool {
 		}
 	}
 	return true
+}
+
+// pythonVersion is the host's python3 and its version.
+func pythonVersion() (path, version string, err error) {
+	path, err = exec.LookPath("python3")
+	if err != nil {
+		return "", "", err
+	}
+	out, err := exec.Command(path, "-c", "import platform; print(platform.python_version())").Output()
+	return path, strings.TrimSpace(string(out)), err
 }

@@ -4,7 +4,6 @@ package sandbox
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -23,29 +22,10 @@ func Diagnose() Diagnosis {
 		cgroups:     hostCgroups,
 		seccomp:     seccompSupported(),
 		landlockABI: landlockABI(),
-		python: func() (string, string, error) {
-			path, err := exec.LookPath("python3")
-			if err != nil {
-				return "", "", err
-			}
-			out, err := exec.Command(path, "-c", "import platform; print(platform.python_version())").Output()
-			return path, strings.TrimSpace(string(out)), err
-		},
+		python:      pythonVersion,
 		probeUserNS: probeUserNamespaces,
-		newLinux: func() (Runner, error) {
-			r, err := NewLinux(nil)
-			if err != nil {
-				return nil, err
-			}
-			return r, nil
-		},
-		newRootless: func() (Runner, error) {
-			r, err := NewRootless()
-			if err != nil {
-				return nil, err
-			}
-			return r, nil
-		},
+		newLinux:    runnerMaker(func() (*Linux, error) { return NewLinux(nil) }),
+		newRootless: runnerMaker(NewRootless),
 	})
 }
 

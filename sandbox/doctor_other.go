@@ -5,8 +5,6 @@ package sandbox
 import (
 	"errors"
 	"os"
-	"os/exec"
-	"strings"
 )
 
 // Diagnose looks at this machine: off Linux only "none" can run.
@@ -17,14 +15,7 @@ func Diagnose() Diagnosis {
 		readFile:    func(string) (string, error) { return "", unavailable },
 		cgroups:     func() (string, []string, string) { return "", nil, "" },
 		probeUserNS: func() error { return unavailable },
-		python: func() (string, string, error) {
-			path, err := exec.LookPath("python3")
-			if err != nil {
-				return "", "", err
-			}
-			out, err := exec.Command(path, "-c", "import platform; print(platform.python_version())").Output()
-			return path, strings.TrimSpace(string(out)), err
-		},
+		python:      pythonVersion,
 		newLinux:    func() (Runner, error) { return nil, unavailable },
 		newRootless: func() (Runner, error) { return nil, unavailable },
 	})

@@ -153,19 +153,7 @@ func NewLinux(opts *LinuxOptions) (*Linux, error) {
 	if system == nil {
 		system = defaultSystemPaths
 	}
-	for _, p := range system {
-		if _, err := os.Stat(p); err == nil {
-			r.system = append(r.system, p)
-		}
-	}
-	if r.python != nil {
-		probe := &visibleRoots{readOnly: r.system}
-		for _, p := range r.python.prefixes {
-			if !probe.covers(p) {
-				r.system = append(r.system, p)
-			}
-		}
-	}
+	r.system = systemPaths(system, r.python)
 	if err := errors.Join(removeStale(cg.parentDirs(), r.tempRoot), removeStaleJudgeGroups(cg.judgeGroupHomes())); err != nil {
 		return nil, fmt.Errorf("sandbox: clean up after a dead judge: %w", err)
 	}

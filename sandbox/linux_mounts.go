@@ -25,6 +25,27 @@ var defaultSystemPaths = []string{
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
 }
 
+// systemPaths are the read-only paths of a sandbox: those of paths that
+// exist here, and the host Python's prefixes (py may be nil) where they
+// are not under them already.
+func systemPaths(paths []string, py *hostPython) []string {
+	var system []string
+	for _, p := range paths {
+		if _, err := os.Stat(p); err == nil {
+			system = append(system, p)
+		}
+	}
+	if py != nil {
+		probe := &visibleRoots{readOnly: system}
+		for _, p := range py.prefixes {
+			if !probe.covers(p) {
+				system = append(system, p)
+			}
+		}
+	}
+	return system
+}
+
 // visibleRoots are the host paths a program can see inside, in mount order.
 type visibleRoots struct {
 	readOnly []string

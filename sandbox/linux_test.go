@@ -402,6 +402,25 @@ print(libc.mount(b"none", b".", b"tmpfs", 0, None), ctypes.get_errno())
 	res.wantStdout(t, want)
 }
 
+// pyCloneReport is the start of a Python program that makes children with
+// a raw clone syscall: report(flags, pid), called right after the syscall,
+// ends the child, reaps it in the parent and prints "<flags> child", or
+// "<flags> errno <errno>" when the syscall failed.
+const pyCloneReport = `
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+def report(flags, pid):
+    if pid == 0:
+        os._exit(0)
+    errno = ctypes.get_errno()
+    if pid > 0:
+        os.waitpid(pid, 0)
+        print(hex(flags), "child")
+    else:
+        print(hex(flags), "errno", errno)
+`
+
 // clone with a CLONE_NEW* flag fails with EPERM: without the filter's rule
 // on clone's flags, CLONE_NEWUSER gives the child every capability in a new
 // user namespace (unshare, refused above, is not the only way there). A
@@ -410,20 +429,9 @@ func TestLinuxSeccompCloneNewNamespaces(t *testing.T) {
 	r := requireSeccomp(t)
 	flags := []uint64{unix.CLONE_NEWUSER, unix.CLONE_NEWNS, unix.CLONE_NEWPID, unix.CLONE_NEWNET,
 		unix.CLONE_NEWUTS, unix.CLONE_NEWIPC, unix.CLONE_NEWCGROUP, unix.CLONE_NEWUSER | unix.CLONE_NEWNET, 0}
-	code := fmt.Sprintf(`
-import ctypes, os
-libc = ctypes.CDLL(None, use_errno=True)
-libc.syscall.restype = ctypes.c_long
+	code := fmt.Sprintf(pyCloneReport+`
 for flag in %s:
-    pid = libc.syscall(ctypes.c_long(%d), ctypes.c_ulong(flag | 17), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
-    if pid == 0:
-        os._exit(0)
-    errno = ctypes.get_errno()
-    if pid > 0:
-        os.waitpid(pid, 0)
-        print(hex(flag), "child")
-    else:
-        print(hex(flag), "errno", errno)
+    report(flag, libc.syscall(ctypes.c_long(%d), ctypes.c_ulong(flag | 17), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)))
 `, pyList(flags), unix.SYS_CLONE)
 	res := run(t, r, Spec{Args: pyArgs(code)}, "")
 	var want strings.Builder
@@ -438,21 +446,10 @@ for flag in %s:
 // filter cannot read), so that libc and Go fall back to clone.
 func TestLinuxSeccompClone3(t *testing.T) {
 	r := requireSeccomp(t)
-	code := fmt.Sprintf(`
-import ctypes, os
-libc = ctypes.CDLL(None, use_errno=True)
-libc.syscall.restype = ctypes.c_long
+	code := fmt.Sprintf(pyCloneReport+`
 for flags in [%d, 0]:
     args = (ctypes.c_uint64 * 8)(flags, 0, 0, 0, 17)  # flags, pidfd, child_tid, parent_tid, exit_signal, ...
-    pid = libc.syscall(ctypes.c_long(%d), ctypes.byref(args), ctypes.c_size_t(ctypes.sizeof(args)))
-    if pid == 0:
-        os._exit(0)
-    errno = ctypes.get_errno()
-    if pid > 0:
-        os.waitpid(pid, 0)
-        print(hex(flags), "child")
-    else:
-        print(hex(flags), "errno", errno)
+    report(flags, libc.syscall(ctypes.c_long(%d), ctypes.byref(args), ctypes.c_size_t(ctypes.sizeof(args))))
 `, unix.CLONE_NEWUSER, unix.SYS_CLONE3)
 	res := run(t, r, Spec{Args: pyArgs(code)}, "")
 	want := fmt.Sprintf("%#x errno %d\n0x0 errno %d\n", unix.CLONE_NEWUSER, syscall.ENOSYS, syscall.ENOSYS)

@@ -60,19 +60,7 @@ func NewRootless() (*Rootless, error) {
 		return nil, fmt.Errorf("%w: %w", ErrRootlessUnavailable, err)
 	}
 	r.python = sharedHostPython()
-	for _, p := range defaultSystemPaths {
-		if _, err := os.Stat(p); err == nil {
-			r.system = append(r.system, p)
-		}
-	}
-	if r.python != nil {
-		probe := &visibleRoots{readOnly: r.system}
-		for _, p := range r.python.prefixes {
-			if !probe.covers(p) {
-				r.system = append(r.system, p)
-			}
-		}
-	}
+	r.system = systemPaths(defaultSystemPaths, r.python)
 	return r, nil
 }
 

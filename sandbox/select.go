@@ -35,21 +35,21 @@ type Makers struct {
 // prepared: close it (io.Closer) after the last run.
 func Select(kind string) (r Runner, warning string, err error) {
 	return SelectFrom(kind, Makers{
-		Linux: func() (Runner, error) {
-			l, err := NewLinux(&LinuxOptions{WarmStarts: DefaultWarmStarts})
-			if err != nil {
-				return nil, err
-			}
-			return l, nil
-		},
-		Rootless: func() (Runner, error) {
-			r, err := NewRootless()
-			if err != nil {
-				return nil, err
-			}
-			return r, nil
-		},
+		Linux:    runnerMaker(func() (*Linux, error) { return NewLinux(&LinuxOptions{WarmStarts: DefaultWarmStarts}) }),
+		Rootless: runnerMaker(NewRootless),
 	})
+}
+
+// runnerMaker turns a runner's constructor into a Makers field: a failed
+// make gives a nil Runner, not a Runner holding a nil *Linux.
+func runnerMaker[R Runner](make func() (R, error)) func() (Runner, error) {
+	return func() (Runner, error) {
+		r, err := make()
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
 }
 
 // SelectWith is Select on a machine whose linux runner is made by newLinux
