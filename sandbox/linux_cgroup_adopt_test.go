@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -24,12 +23,7 @@ import (
 // namespaces and cgroup).
 func TestLinuxCgroupHoldsOnlyTheSandbox(t *testing.T) {
 	r := requireLinuxRunner(t)
-	proc, err := r.Start(context.Background(), Spec{Args: []string{"cat"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proc.Close()
-	p := proc.(*linuxProcess)
+	p := startIdle(t, r)
 	want := []int{p.init.Pid, p.main.Pid}
 	slices.Sort(want)
 	assertCgroupHolds(t, p.cg, want)
@@ -81,19 +75,8 @@ func readPids(t *testing.T, path string) []int {
 func TestLinuxPidsLimitIsExact(t *testing.T) {
 	r := requireLinuxRunner(t)
 	const limit = 6
-	res := run(t, r, Spec{Args: pyArgs(`
-import os, time
-n = 0
-try:
-    while True:
-        if os.fork() == 0:
-            time.sleep(60)
-            os._exit(0)
-        n += 1
-except OSError as e:
-    print("forked", n, e.errno)
-`), Limits: Limits{Pids: limit}}, "")
-	want := fmt.Sprintf("forked %d %d\n", limit-1, syscall.EAGAIN)
+	res := run(t, r, Spec{Args: pyArgs(fmt.Sprintf(pyForkChildren, 1000)), Limits: Limits{Pids: limit}}, "")
+	want := fmt.Sprintf("stopped %d %d\n", limit-1, syscall.EAGAIN)
 	if res.stdout != want {
 		t.Fatalf("stdout %q (stderr %q), want %q: the program and %d children", res.stdout, res.stderr, want, limit-1)
 	}

@@ -215,11 +215,8 @@ with open("/proc/locks") if os.path.exists("/proc/locks") else open(os.devnull) 
 // fails) and free again once it is closed.
 func TestLinuxSandboxUIDClaimedUntilClose(t *testing.T) {
 	r := requireLinuxRunner(t)
-	p, err := r.Start(context.Background(), Spec{Args: []string{"cat"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lease := p.(*linuxProcess).uid
+	p := startIdle(t, r)
+	lease := p.uid
 	if lease == nil {
 		t.Fatal("no uid of its own")
 	}

@@ -115,12 +115,8 @@ func TestLinuxForkStormCannotStarveAnotherSandbox(t *testing.T) {
 // so that sandboxes share the CPU equally whatever they run.
 func TestLinuxSandboxHasCPUWeight(t *testing.T) {
 	r := requireLinuxRunner(t)
-	p, err := r.Start(context.Background(), Spec{Args: []string{"cat"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	cg := p.(*linuxProcess).cg
+	p := startIdle(t, r)
+	cg := p.cg
 	file, want := "cpu.shares", "1024"
 	if cg.v2 {
 		file, want = "cpu.weight", "100"

@@ -121,33 +121,25 @@ func BenchmarkStartSteps(b *testing.B) {
 			}
 		}
 	})
-	b.Run("placeholder", func(b *testing.B) {
-		for b.Loop() {
-			pid, err := startProgram(&forkexec.Runner{Args: []string{r.placeholder}, WorkDir: "/",
-				Files: []uintptr{r.lifeline.Fd(), r.devNull.Fd(), r.devNull.Fd()}})
-			if err != nil {
-				b.Fatal(err)
+	placeholder := func(syncFunc func(int) error) func(b *testing.B) {
+		return func(b *testing.B) {
+			for b.Loop() {
+				pid, err := startProgram(&forkexec.Runner{Args: []string{r.placeholder}, WorkDir: "/",
+					Files:    []uintptr{r.lifeline.Fd(), r.devNull.Fd(), r.devNull.Fd()},
+					SyncFunc: syncFunc})
+				if err != nil {
+					b.Fatal(err)
+				}
+				syscall.Kill(pid, syscall.SIGKILL)
+				var ws syscall.WaitStatus
+				syscall.Wait4(pid, &ws, 0, nil)
 			}
-			syscall.Kill(pid, syscall.SIGKILL)
-			var ws syscall.WaitStatus
-			syscall.Wait4(pid, &ws, 0, nil)
 		}
-	})
-	b.Run("placeholder+syncfunc", func(b *testing.B) {
-		// What the placeholder cost while it joined its cgroup in a
-		// SyncFunc: go-sandbox then forks without CLONE_VM|CLONE_VFORK.
-		for b.Loop() {
-			pid, err := startProgram(&forkexec.Runner{Args: []string{r.placeholder}, WorkDir: "/",
-				Files:    []uintptr{r.lifeline.Fd(), r.devNull.Fd(), r.devNull.Fd()},
-				SyncFunc: func(int) error { return nil }})
-			if err != nil {
-				b.Fatal(err)
-			}
-			syscall.Kill(pid, syscall.SIGKILL)
-			var ws syscall.WaitStatus
-			syscall.Wait4(pid, &ws, 0, nil)
-		}
-	})
+	}
+	b.Run("placeholder", placeholder(nil))
+	// What the placeholder cost while it joined its cgroup in a SyncFunc:
+	// go-sandbox then forks without CLONE_VM|CLONE_VFORK.
+	b.Run("placeholder+syncfunc", placeholder(func(int) error { return nil }))
 	b.Run("workdir", func(b *testing.B) {
 		root := b.TempDir()
 		i := 0

@@ -104,6 +104,33 @@ func assertNothingLeft(t *testing.T, proc Process) {
 
 func pyArgs(code string) []string { return []string{"python3", "-c", code} }
 
+// pyForkChildren is a Python program that forks up to %d children that
+// sleep and, when a fork fails, prints "stopped <children> <errno>".
+const pyForkChildren = `
+import os, time
+n = 0
+try:
+    for _ in range(%d):
+        if os.fork() == 0:
+            time.sleep(60)
+            os._exit(0)
+        n += 1
+except OSError as e:
+    print("stopped", n, e.errno)
+`
+
+// startIdle starts cat in a sandbox of r: it runs until its stdin is
+// closed. The test's cleanup closes it (Close is safe twice).
+func startIdle(t *testing.T, r *Linux) *linuxProcess {
+	t.Helper()
+	p, err := r.Start(context.Background(), Spec{Args: []string{"cat"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p.(*linuxProcess)
+}
+
 // requireSeccomp is requireLinuxRunner for a test of the seccomp filter,
 // skipped on a kernel without seccomp.
 func requireSeccomp(t *testing.T) *Linux {
@@ -317,18 +344,7 @@ func TestLinuxSuicide(t *testing.T) {
 
 func TestLinuxForkBombIsCapped(t *testing.T) {
 	r := requireLinuxRunner(t)
-	res := run(t, r, Spec{Args: pyArgs(`
-import os, time
-n = 0
-try:
-    for _ in range(1000):
-        if os.fork() == 0:
-            time.sleep(60)
-            os._exit(0)
-        n += 1
-except OSError as e:
-    print("stopped", n, e.errno)
-`), Limits: Limits{Pids: 16}}, "")
+	res := run(t, r, Spec{Args: pyArgs(fmt.Sprintf(pyForkChildren, 1000)), Limits: Limits{Pids: 16}}, "")
 	var n, errno int
 	if _, err := fmt.Sscanf(res.stdout, "stopped %d %d", &n, &errno); err != nil || n >= 16 || errno != int(syscall.EAGAIN) {
 		t.Fatalf("stdout %q (stderr %q): want fewer than 16 forks then EAGAIN", res.stdout, res.stderr)

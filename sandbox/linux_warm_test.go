@@ -78,11 +78,7 @@ func TestLinuxWarmStartIsolation(t *testing.T) {
 	}
 	prepared := ready[0].cg.dirs
 
-	proc, err := r.Start(context.Background(), Spec{Args: []string{"cat"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := proc.(*linuxProcess)
+	p := startIdle(t, r)
 	if !slices.Equal(p.cg.dirs, prepared) {
 		t.Fatalf("start used cgroup %v, want the prepared %v", p.cg.dirs, prepared)
 	}
