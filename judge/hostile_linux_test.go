@@ -16,34 +16,8 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/dual"
-	"github.com/tether-dev/tether/sandbox"
+	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
-
-// hostileRunner is the linux runner, or for a judge that is not root the
-// rootless one (hostile_rootless_linux_test.go runs the suite so), or a skip
-// when this machine cannot run it — unless TETHER_REQUIRE_SANDBOX=1 or
-// TETHER_REQUIRE_ROOTLESS=1 (CI), where that fails the test.
-func hostileRunner(t *testing.T) sandbox.Runner {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		r, err := sandbox.NewRootless()
-		if err != nil {
-			if os.Getenv("TETHER_REQUIRE_ROOTLESS") == "1" {
-				t.Fatalf("TETHER_REQUIRE_ROOTLESS=1 but: %v", err)
-			}
-			t.Skipf("rootless sandbox unavailable: %v", err)
-		}
-		return r
-	}
-	r, err := sandbox.NewLinux(nil)
-	if err != nil {
-		if os.Getenv("TETHER_REQUIRE_SANDBOX") == "1" {
-			t.Fatalf("TETHER_REQUIRE_SANDBOX=1 but: %v", err)
-		}
-		t.Skipf("linux sandbox unavailable: %v", err)
-	}
-	return r
-}
 
 // leftovers lists this judge's sandbox directories and cgroups still on
 // the host (they are named after the judge's pid), and any child process
@@ -125,7 +99,7 @@ func heapAfterGC() uint64 {
 // linux runner: each solution gets its verdict, leaves nothing behind, and
 // the next run on the same judge is clean.
 func TestHostileSolutions(t *testing.T) {
-	runner := hostileRunner(t)
+	runner := sandboxtest.Isolating(t)
 	problem, err := LoadProblem("testdata/hostile/problem", nil)
 	if err != nil {
 		t.Fatal(err)

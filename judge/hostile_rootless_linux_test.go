@@ -18,7 +18,7 @@ const rootlessTestUser = "tether-rootless"
 
 // The hostile-solution suite again, with the rootless runner: this test
 // binary runs TestHostileSolutions as an unprivileged user made for it
-// (useradd, then setpriv), where hostileRunner picks the rootless runner.
+// (useradd, then setpriv), where sandboxtest.Isolating picks the rootless runner.
 // It needs root to do so; TETHER_REQUIRE_ROOTLESS=1 (CI) turns every skip
 // into a failure, as does the suite's own check that this machine lets
 // that user make user namespaces.

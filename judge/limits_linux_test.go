@@ -9,13 +9,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
 
 // judgeWithLinux runs solution (a file of testdata/hostile) against the
 // problem in dir with the linux runner and the repository's Python SDK.
 func judgeWithLinux(t *testing.T, dir, solution string) *Result {
 	t.Helper()
-	runner := hostileRunner(t)
+	runner := sandboxtest.Isolating(t)
 	problem, err := LoadProblem(dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +78,7 @@ else:
 // the run with a message saying what to fix. Its parents do not matter:
 // here one is 0700, like /root.
 func TestProblemFolderMustBeReadableBySandboxUser(t *testing.T) {
-	runner := hostileRunner(t)
+	runner := sandboxtest.Isolating(t)
 	parent := t.TempDir()
 	if err := os.Chmod(parent, 0o700); err != nil {
 		t.Fatal(err)

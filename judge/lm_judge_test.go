@@ -16,6 +16,7 @@ import (
 	"github.com/tether-dev/tether/judge/lmstart"
 	"github.com/tether-dev/tether/lm"
 	"github.com/tether-dev/tether/sandbox"
+	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
 
 // lmDetails is what testdata/lm/problem/evaluate.py reports.
@@ -29,18 +30,6 @@ type lmDetails struct {
 		Env    *string `json:"env"`
 		Socket bool    `json:"socket"`
 	} `json:"solution_sees"`
-}
-
-func linuxRunnerOrSkip(t *testing.T) sandbox.Runner {
-	t.Helper()
-	r, err := sandbox.NewLinux(nil)
-	if err != nil {
-		if os.Getenv("TETHER_REQUIRE_SANDBOX") == "1" {
-			t.Fatalf("TETHER_REQUIRE_SANDBOX=1 but: %v", err)
-		}
-		t.Skipf("linux sandbox unavailable: %v", err)
-	}
-	return r
 }
 
 // judgeLMProblem runs testdata/lm/problem with the problem's own LM
@@ -122,7 +111,7 @@ func TestLMHandlerPlainRunner(t *testing.T) {
 // Under the linux sandbox the evaluator has no network at all, yet reaches
 // the handler through the bound socket; the solution cannot even see it.
 func TestLMHandlerLinuxSandboxNoNetwork(t *testing.T) {
-	res, d := judgeLMProblem(t, linuxRunnerOrSkip(t))
+	res, d := judgeLMProblem(t, sandboxtest.Linux(t))
 	checkLMRun(t, res, d)
 	if d.TCP == nil || *d.TCP {
 		t.Errorf("linux sandbox: evaluator reached the host's loopback (tcp=%v), want no network", d.TCP)

@@ -6,13 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
 
 // An evaluator in the linux sandbox runs in the read-only problem folder;
 // the sandbox's TMPDIR and HOME still give it a writable scratch dir.
 func TestEvaluatorTempfile(t *testing.T) {
-	runner := hostileRunner(t)
-	t.Cleanup(func() { runner.Close() })
+	runner := sandboxtest.Isolating(t)
 	sdk, err := filepath.Abs("../sdk/python")
 	if err != nil {
 		t.Fatal(err)

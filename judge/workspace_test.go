@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/sandbox"
+	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
 
 // A Neuro OJ task names its evaluator by the package's place in Neuro OJ's
@@ -20,7 +21,7 @@ func TestEvaluatorWorkspace(t *testing.T) {
 	}
 	runners := map[string]func(t *testing.T) sandbox.Runner{
 		"none":  func(*testing.T) sandbox.Runner { return sandbox.NewPlain() },
-		"linux": func(t *testing.T) sandbox.Runner { r := hostileRunner(t); t.Cleanup(func() { r.Close() }); return r },
+		"linux": func(t *testing.T) sandbox.Runner { return sandboxtest.Isolating(t) },
 	}
 	for name, runner := range runners {
 		t.Run(name, func(t *testing.T) {

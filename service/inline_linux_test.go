@@ -10,29 +10,14 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/jsonrpc"
-	"github.com/tether-dev/tether/sandbox"
+	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
-
-// linuxRunner is the linux sandbox, or a skip where this machine cannot run
-// it, unless TETHER_REQUIRE_SANDBOX=1 (CI), where that fails the test.
-func linuxRunner(t *testing.T) *sandbox.Linux {
-	t.Helper()
-	r, err := sandbox.NewLinux(nil)
-	if err != nil {
-		if os.Getenv("TETHER_REQUIRE_SANDBOX") == "1" {
-			t.Fatalf("TETHER_REQUIRE_SANDBOX=1 but: %v", err)
-		}
-		t.Skipf("linux sandbox unavailable: %v", err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r
-}
 
 // An inline problem runs under the linux sandbox, whose user is not the
 // judge's (issue 17, item 6: it was always "problem folder not readable by
 // the sandbox user", as a verdict).
 func TestInlineProblemUnderLinuxSandbox(t *testing.T) {
-	client, _ := connect(t, New(&Options{Runner: linuxRunner(t)}))
+	client, _ := connect(t, New(&Options{Runner: sandboxtest.Linux(t)}))
 	var res struct {
 		Status string `json:"status"`
 		Error  string `json:"error"`
@@ -49,7 +34,7 @@ func TestInlineProblemUnderLinuxSandbox(t *testing.T) {
 // A problem folder the sandbox user cannot read is the caller's
 // configuration error: a JSON-RPC error saying how to fix it, not a verdict.
 func TestUnreadableProblemIsAnError(t *testing.T) {
-	client, _ := connect(t, New(&Options{Runner: linuxRunner(t)}))
+	client, _ := connect(t, New(&Options{Runner: sandboxtest.Linux(t)}))
 	dir := t.TempDir()
 	if err := os.Chmod(dir, 0o700); err != nil {
 		t.Fatal(err)
