@@ -92,15 +92,7 @@ func TestProblemFolderMustBeReadableBySandboxUser(t *testing.T) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	problem, err := LoadProblem(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	problem := loadProblemFiles(t, dir, files, 0o600)
 	sdk, _ := filepath.Abs("../sdk/python")
 	run := func() *Result {
 		res, err := Run(context.Background(), problem, &Submission{Path: "good.py", Code: []byte("def run():\n    return 'blocked'\n")},
@@ -111,7 +103,7 @@ func TestProblemFolderMustBeReadableBySandboxUser(t *testing.T) {
 		return res
 	}
 
-	err = CheckProblemAccess(problem, runner)
+	err := CheckProblemAccess(problem, runner)
 	var pe *ProblemError
 	if !errors.Is(err, ErrProblemUnreadable) || !errors.As(err, &pe) || pe.Path != dir || !strings.Contains(err.Error(), "chmod -R a+rX "+dir) {
 		t.Fatalf("0700 folder: %v", err)

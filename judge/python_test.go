@@ -43,12 +43,12 @@ else:
 	}
 }
 
-// judgeFiles writes files into dir, and judges dir as the problem and its
-// sol.py as the submission with opts.
-func judgeFiles(t *testing.T, dir string, files map[string]string, opts *Options) *Result {
+// loadProblemFiles writes files (name: contents) into dir with perm and loads
+// dir as the problem.
+func loadProblemFiles(t *testing.T, dir string, files map[string]string, perm os.FileMode) *Problem {
 	t.Helper()
 	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), perm); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -56,6 +56,14 @@ func judgeFiles(t *testing.T, dir string, files map[string]string, opts *Options
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// judgeFiles writes files into dir, and judges dir as the problem and its
+// sol.py as the submission with opts.
+func judgeFiles(t *testing.T, dir string, files map[string]string, opts *Options) *Result {
+	t.Helper()
+	p := loadProblemFiles(t, dir, files, 0o644)
 	sub, err := LoadSubmission(filepath.Join(dir, "sol.py"))
 	if err != nil {
 		t.Fatal(err)

@@ -81,6 +81,20 @@ func (r *rawReader) next() (string, map[string]any) {
 	return r.sc.Text(), m
 }
 
+// rawSolution is a solution host written on the raw protocol: ready, then
+// answer for each frame from the judge until stdin ends.
+func rawSolution(answer func(m map[string]any)) int {
+	raw(`{"type":"ready"}`)
+	in := newRawReader()
+	for {
+		_, m := in.next()
+		if m == nil {
+			return 0
+		}
+		answer(m)
+	}
+}
+
 func rawResult(status string, details map[string]any) {
 	b, _ := json.Marshal(map[string]any{"status": status, "score": 10000, "details": details})
 	raw("---RESULT---")
@@ -306,30 +320,18 @@ var solutionRoles = map[string]func() int{
 		return serve(h)
 	},
 	"forger": func() int {
-		raw(`{"type":"ready"}`)
-		in := newRawReader()
-		for {
-			_, m := in.next()
-			if m == nil {
-				return 0
-			}
+		return rawSolution(func(m map[string]any) {
 			id, _ := m["id"].(string)
 			raw(`{"type":"result","id":"forged","value":"forged"}`)
 			raw(`{"type":"call","id":"evil","fn":"x","args":[]}`)
 			raw(fmt.Sprintf(`{"type":"result","id":%q,"value":%q}`, id, "answer-"+id))
 			raw(fmt.Sprintf(`{"type":"result","id":%q,"value":"duplicate"}`, id))
-		}
+		})
 	},
 	"big": func() int {
-		raw(`{"type":"ready"}`)
-		in := newRawReader()
-		for {
-			_, m := in.next()
-			if m == nil {
-				return 0
-			}
+		return rawSolution(func(m map[string]any) {
 			raw(fmt.Sprintf(`{"type":"result","id":%q,"value":%q}`, m["id"], strings.Repeat("b", 2<<20)))
-		}
+		})
 	},
 	"chatty": func() int {
 		h := host()

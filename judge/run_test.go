@@ -24,11 +24,31 @@ func TestAccept(t *testing.T) {
 	}
 }
 
-func TestEvaluatorStatusWins(t *testing.T) {
-	r := judgeCase{eval: "runtime-error", sol: "basic"}.run(t)
-	wantStatus(t, r, RuntimeError)
-	if details(t, r)["message"] != "the solution crashed on case 3" {
-		t.Fatalf("details %s", r.Details)
+// The runs whose verdict is a status and a message: the evaluator's own
+// (its status wins), or one the judge decides when the evaluator or the
+// solution host did not get as far as a result.
+func TestVerdictMessages(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		run  judgeCase
+		want Status
+		msg  string
+	}{
+		{"evaluator status wins", judgeCase{eval: "runtime-error", sol: "basic"}, RuntimeError, "the solution crashed on case 3"},
+		{"no result without a timeout", judgeCase{eval: "no-result", sol: "basic"}, SystemError, "evaluator ended without a result"},
+		{"evaluator start timeout", judgeCase{eval: "silent", sol: "basic", opts: Options{StartTimeout: 300 * time.Millisecond}},
+			SystemError, "evaluator start timeout"},
+		{"evaluator exit without output", judgeCase{eval: "silent-exit", sol: "basic"}, SystemError, "evaluator exited without output"},
+		{"solution ready timeout", judgeCase{eval: "add", sol: "never-ready", solRC: map[string]any{"ready_timeout_ms": 200}},
+			SystemError, "solution host did not start"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.run.run(t)
+			wantStatus(t, r, tc.want)
+			if msg := details(t, r)["message"]; msg != tc.msg {
+				t.Fatalf("message %q, want %q; details %s", msg, tc.msg, r.Details)
+			}
+		})
 	}
 }
 
@@ -66,35 +86,11 @@ func TestResultAcrossReadsWithoutFinalNewline(t *testing.T) {
 	}
 }
 
-func TestNoResultWithoutTimeoutIsSystemError(t *testing.T) {
-	r := judgeCase{eval: "no-result", sol: "basic"}.run(t)
-	wantStatus(t, r, SystemError)
-	if details(t, r)["message"] != "evaluator ended without a result" {
-		t.Fatalf("details %s", r.Details)
-	}
-}
-
 func TestNoResultAfterCallTimeoutIsTLEWithExactText(t *testing.T) {
 	r := judgeCase{eval: "timeout-exact", sol: "basic"}.run(t)
 	wantStatus(t, r, TimeLimitExceeded)
 	if !strings.HasPrefix(r.Output, "exact: true\n") || r.Calls.Timeouts != 1 {
 		t.Fatalf("output %q calls %+v", r.Output, r.Calls)
-	}
-}
-
-func TestEvaluatorStartTimeout(t *testing.T) {
-	r := judgeCase{eval: "silent", sol: "basic", opts: Options{StartTimeout: 300 * time.Millisecond}}.run(t)
-	wantStatus(t, r, SystemError)
-	if details(t, r)["message"] != "evaluator start timeout" {
-		t.Fatalf("details %s", r.Details)
-	}
-}
-
-func TestEvaluatorExitWithoutOutput(t *testing.T) {
-	r := judgeCase{eval: "silent-exit", sol: "basic"}.run(t)
-	wantStatus(t, r, SystemError)
-	if details(t, r)["message"] != "evaluator exited without output" {
-		t.Fatalf("details %s", r.Details)
 	}
 }
 
@@ -118,14 +114,6 @@ func TestRestartVersusContinue(t *testing.T) {
 	d = details(t, r)
 	if d["timeout"] != true || d["same_pid"] != true || r.Calls.Restarts != 0 {
 		t.Fatalf("continue: details %s calls %+v", r.Details, r.Calls)
-	}
-}
-
-func TestReadyTimeout(t *testing.T) {
-	r := judgeCase{eval: "add", sol: "never-ready", solRC: map[string]any{"ready_timeout_ms": 200}}.run(t)
-	wantStatus(t, r, SystemError)
-	if details(t, r)["message"] != "solution host did not start" {
-		t.Fatalf("details %s", r.Details)
 	}
 }
 
