@@ -153,7 +153,7 @@ func encodeMap(dst []byte, m map[string]any, depth int) ([]byte, *pathTrace) {
 		if !utf8.ValidString(k) {
 			return dst, fail(invalidUTF8(k)).key(k)
 		}
-		dst = appendString(dst, k)
+		dst = AppendString(dst, k)
 		dst = append(dst, ':')
 		var trace *pathTrace
 		if dst, trace = encodeValue(dst, m[k], depth+1); trace != nil {

@@ -97,7 +97,7 @@ func encodeAnyMap(dst []byte, rv reflect.Value, depth int) ([]byte, *pathTrace) 
 		if !utf8.ValidString(e.key) {
 			return dst, fail(invalidUTF8(e.key)).key(e.key)
 		}
-		dst = appendString(dst, e.key)
+		dst = AppendString(dst, e.key)
 		dst = append(dst, ':')
 		var trace *pathTrace
 		if dst, trace = encodeValue(dst, e.value.Interface(), depth+1); trace != nil {

@@ -106,7 +106,7 @@ func (t *pathTrace) rooted(root string) *PathError {
 // quoteKey renders a key as a canonical JSON string for a path; invalid
 // UTF-8 (which is what may have caused the error) shows as U+FFFD.
 func quoteKey(k string) string {
-	return string(appendString(nil, strings.ToValidUTF8(k, "\uFFFD")))
+	return string(AppendString(nil, strings.ToValidUTF8(k, "\uFFFD")))
 }
 
 // MaxFrameSize is the soft cap on one frame of the dual protocol (1 MiB).

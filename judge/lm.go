@@ -147,7 +147,7 @@ func (r *run) startLM(ctx context.Context) error {
 	r.lm.dir = dir
 	socket := filepath.Join(dir, lmSocketName)
 	var observe func(LMRequest)
-	if r.opts.Observer != nil {
+	if r.wants(EventLM) {
 		observe = func(req LMRequest) { r.emit(Event{Kind: EventLM, At: time.Now(), Side: dual.Evaluator, LM: &req}) }
 	}
 	h, err := r.opts.LM(ctx, r.problem, socket, observe)

@@ -10,8 +10,8 @@ import (
 type EventKind uint8
 
 const (
-	// EventLine: a line Side wrote, before routing (only for an Observer
-	// that is a LineObserver wanting lines). Line is trimmed (for a line over
+	// EventLine: a line Side wrote, before routing (only for a
+	// SelectiveObserver that wants it). Line is trimmed (for a line over
 	// the wire cap, its head), Length its full length, LineKind its class.
 	EventLine EventKind = iota + 1
 	// EventOutput: a line of the evaluator's plain-text output (Text); the
@@ -83,12 +83,14 @@ type Observer interface {
 	Observe(ev *Event)
 }
 
-// LineObserver is an Observer that can also ask for EventLine, every line
-// either side wrote. Only an observer that records lines (a trace) should:
-// the relay scans each line a second time for it.
-type LineObserver interface {
+// SelectiveObserver is an Observer that names the kinds of event it wants;
+// a run builds no others for it (a progress event costs a clock read and a
+// copy of the stats on every call; a line event, a look at every line). An
+// Observer that is not one is told every kind but EventLine: only an
+// observer that records lines (a trace) should want those.
+type SelectiveObserver interface {
 	Observer
-	WantsLines() bool
+	Wants(k EventKind) bool
 }
 
 // ObserverFunc adapts a function to Observer.
@@ -122,19 +124,28 @@ func (m multiObserver) Observe(ev *Event) {
 	}
 }
 
-func (m multiObserver) WantsLines() bool {
+func (m multiObserver) Wants(k EventKind) bool {
 	for _, o := range m {
-		if wantsLines(o) {
+		if wants(o, k) {
 			return true
 		}
 	}
 	return false
 }
 
-func wantsLines(o Observer) bool {
-	lo, ok := o.(LineObserver)
-	return ok && lo.WantsLines()
+// wants says whether o is told events of kind k.
+func wants(o Observer, k EventKind) bool {
+	if o == nil {
+		return false
+	}
+	if so, ok := o.(SelectiveObserver); ok {
+		return so.Wants(k)
+	}
+	return k != EventLine
 }
+
+// wants says whether the run's observer is told events of kind k.
+func (r *run) wants(k EventKind) bool { return wants(r.opts.Observer, k) }
 
 // emit tells the run's observer ev (with stats, for EventProgress), one
 // event at a time; the relay's hooks, the sides' waiters, restarts and the
@@ -155,21 +166,26 @@ func (r *run) emit(ev Event, stats ...dual.Stats) {
 
 // observeHooks sets the relay's hooks that feed the observer.
 func (r *run) observeHooks(h *dual.Hooks) {
-	if r.opts.Observer == nil {
-		return
-	}
-	h.Warn = func(from dual.Side, reason dual.DropReason) {
-		r.emit(Event{Kind: EventDrop, At: time.Now(), Side: from, Reason: reason})
-	}
-	h.Progress = func(s dual.Stats) { r.emit(Event{Kind: EventProgress, At: time.Now()}, s) }
-	h.Call = func(c dual.CallEvent) {
-		ev := Event{Kind: EventCallOpened, At: c.At, Side: c.From, ID: c.ID, Name: c.Name}
-		if c.Closed {
-			ev.Kind, ev.Outcome, ev.Took = EventCallClosed, c.Outcome, c.Took
+	if r.wants(EventDrop) {
+		h.Warn = func(from dual.Side, reason dual.DropReason) {
+			r.emit(Event{Kind: EventDrop, At: time.Now(), Side: from, Reason: reason})
 		}
-		r.emit(ev)
 	}
-	if wantsLines(r.opts.Observer) {
+	if r.wants(EventProgress) {
+		h.Progress = func(s dual.Stats) { r.emit(Event{Kind: EventProgress, At: time.Now()}, s) }
+	}
+	if opened, closed := r.wants(EventCallOpened), r.wants(EventCallClosed); opened || closed {
+		h.Call = func(c dual.CallEvent) {
+			ev := Event{Kind: EventCallOpened, At: c.At, Side: c.From, ID: c.ID, Name: c.Name}
+			if c.Closed {
+				ev.Kind, ev.Outcome, ev.Took = EventCallClosed, c.Outcome, c.Took
+			}
+			if c.Closed && closed || !c.Closed && opened {
+				r.emit(ev)
+			}
+		}
+	}
+	if r.wants(EventLine) {
 		h.Trace = func(t dual.TraceEvent) {
 			r.emit(Event{Kind: EventLine, At: t.At, Side: t.From, Line: t.Line, Length: t.Length, LineKind: t.Kind})
 		}
@@ -179,7 +195,7 @@ func (r *run) observeHooks(h *dual.Hooks) {
 // sideExited returns the waiter's callback reporting a side's exit, nil
 // without an observer.
 func (r *run) sideExited(which dual.Side) func(*side) {
-	if r.opts.Observer == nil {
+	if !r.wants(EventSideExit) {
 		return nil
 	}
 	return func(s *side) { r.emit(Event{Kind: EventSideExit, At: time.Now(), Side: which, Exit: s.exit()}) }

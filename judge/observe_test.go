@@ -11,16 +11,22 @@ import (
 )
 
 // recorder keeps every event as a line of text; lines says whether it
-// wants EventLine.
+// wants EventLine, only (when set) which kinds it wants.
 type recorder struct {
 	mu     sync.Mutex
 	lines  bool
+	only   map[EventKind]bool
 	events []string
 	last   *Result
 	busy   bool // set while Observe runs: calls must never overlap
 }
 
-func (r *recorder) WantsLines() bool { return r.lines }
+func (r *recorder) Wants(k EventKind) bool {
+	if r.only != nil {
+		return r.only[k]
+	}
+	return k != EventLine || r.lines
+}
 
 func (r *recorder) Observe(ev *Event) {
 	r.mu.Lock()
@@ -113,7 +119,18 @@ func TestObserverSeesTheRun(t *testing.T) {
 	}
 }
 
-func TestLineObserverGetsEveryLine(t *testing.T) {
+// An observer told only the kinds it wants is spared the others (a
+// progress event per call costs the relay a clock read and a stats copy).
+func TestSelectiveObserverGetsOnlyWhatItWants(t *testing.T) {
+	rec := &recorder{only: map[EventKind]bool{EventCallClosed: true, EventVerdict: true}}
+	judgeCase{eval: "add", sol: "basic", opts: Options{Observer: rec}}.run(t)
+	rec.has(t, "call-closed evaluator", "verdict Accepted")
+	if n := rec.count("call-closed ") + rec.count("verdict "); n != len(rec.events) {
+		t.Errorf("%d events of kinds it did not want:\n%s", len(rec.events)-n, strings.Join(rec.events, "\n"))
+	}
+}
+
+func TestSelectiveObserverGetsEveryLine(t *testing.T) {
 	rec := &recorder{lines: true}
 	judgeCase{eval: "add", sol: "basic", opts: Options{Observer: Observers(nil, rec, ObserverFunc(func(*Event) {}))}}.run(t)
 	rec.has(t, `line solution frame {"type":"ready"}`, "line evaluator frame {", "line evaluator text case 1 ok",

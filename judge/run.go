@@ -121,7 +121,7 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 			os.RemoveAll(r.sdkDir)
 		}
 		res = r.result()
-		if r.opts.Observer != nil {
+		if r.wants(EventVerdict) {
 			r.emit(Event{Kind: EventVerdict, At: time.Now(), Result: res})
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil && err == nil {
@@ -203,7 +203,7 @@ func (r *run) relayConfig() dual.RelayConfig {
 					r.stdout.Write(newline)
 					r.mu.Unlock()
 				})
-				if r.opts.Observer != nil {
+				if r.wants(EventOutput) {
 					r.emit(Event{Kind: EventOutput, At: time.Now(), Side: dual.Evaluator, Text: line})
 				}
 			},
@@ -213,7 +213,7 @@ func (r *run) relayConfig() dual.RelayConfig {
 					r.logs.add(stream, data)
 					r.mu.Unlock()
 				})
-				if r.opts.Observer != nil {
+				if r.wants(EventLog) {
 					r.emit(Event{Kind: EventLog, At: time.Now(), Side: dual.Solution, Stream: stream, Text: data})
 				}
 			},
@@ -303,7 +303,7 @@ func (r *run) restartSolution(ctx context.Context) (dual.Endpoint, error) {
 	r.restarts++
 	n := r.restarts
 	r.mu.Unlock()
-	if r.opts.Observer != nil {
+	if r.wants(EventRestart) {
 		r.emit(Event{Kind: EventRestart, At: time.Now(), Side: dual.Solution, Restarts: n})
 	}
 	return endpointOf(s), nil

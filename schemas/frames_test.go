@@ -22,7 +22,7 @@ type lineRecorder struct {
 	frames map[dual.Side][][]byte
 }
 
-func (l *lineRecorder) WantsLines() bool { return true }
+func (l *lineRecorder) Wants(k judge.EventKind) bool { return k == judge.EventLine }
 
 func (l *lineRecorder) Observe(ev *judge.Event) {
 	if ev.Kind != judge.EventLine || ev.LineKind != dual.Framed {

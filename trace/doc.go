@@ -6,9 +6,9 @@
 // docs/trace.md; Reader reads version 1 and every later version keeps it
 // able to.
 //
-// Writer is a judge.Observer: pass it as judge.Options.Observer. It encodes
-// each event into memory while the relay waits (no reflection on the frame
-// path) and a goroutine of its own writes to the file, so the relay never
-// waits on the disk. The file is bounded: past its cap the writer stops
+// Writer is a judge.SelectiveObserver: pass it as judge.Options.Observer.
+// While the relay waits it only copies each event's facts and bytes; a
+// goroutine of its own encodes the lines (no reflection on the frame path)
+// and writes them, so the relay neither encodes nor waits on the disk. The file is bounded: past its cap the writer stops
 // recording, keeps counting what it left out, and says so in the end line.
 package trace

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/tether-dev/tether/codec"
 )
 
 // maxPayload is the most of one line a trace keeps; a longer line is kept
@@ -18,48 +20,15 @@ const bytesHead = 64
 
 var bytesKey = []byte(`"__bytes__"`)
 
-// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD,
-// as encoding/json does.
-func appendString(dst, s []byte) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRune(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
+var replacement = []byte("\uFFFD")
+
+// appendText appends s as a JSON string. Bytes that are not UTF-8 become
+// U+FFFD (as encoding/json writes them), so any line yields valid JSON.
+func appendText(dst, s []byte) []byte {
+	if !utf8.Valid(s) {
+		s = bytes.ToValidUTF8(s, replacement)
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return codec.AppendString(dst, s)
 }
 
 // appendFrame appends a frame line as the "frame" member's value, or

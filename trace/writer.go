@@ -6,6 +6,7 @@ import (
 	"io"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/tether-dev/tether/dual"
 	"github.com/tether-dev/tether/judge"
@@ -15,10 +16,16 @@ const (
 	flushAt    = 64 << 10              // pending bytes that wake the file writer at once
 	flushEvery = 50 * time.Millisecond // the most a recorded event waits for the file
 	maxPending = 8 << 20               // pending bytes beyond which Observe waits for the file
+	writeAt    = 256 << 10             // encoded bytes the file writer writes in one go
 )
 
-// Writer records a run as a trace. It is a judge.LineObserver; Close it
-// after judge.Run returns to write the end line and flush.
+// Writer records a run as a trace. It is a judge.SelectiveObserver; Close
+// it after judge.Run returns to write the end line and flush.
+//
+// Observe runs on the relay's goroutine while the relay waits, so it only
+// copies what it is told (the event's facts into a rec, its bytes into
+// data); the file writer's goroutine encodes the lines, applies the cap
+// and writes them.
 type Writer struct {
 	start time.Time
 	max   int64
@@ -27,20 +34,38 @@ type Writer struct {
 	done  chan struct{}
 	timer *time.Timer
 
-	mu         sync.Mutex
-	room       *sync.Cond // signalled when the file writer took the pending bytes
-	buf        []byte     // encoded lines waiting for the file writer
-	spare      []byte     // the file writer's buffer, swapped with buf
-	armed      bool       // timer set to wake the file writer
-	closed     bool
-	err        error // the first write error
-	written    int64 // bytes encoded so far
-	events     int64
-	capped     bool
-	unrec      map[string]int64
-	unrecBytes int64
-	cpuAtStart int64 // the process's CPU time at NewWriter, µs
+	mu        sync.Mutex
+	room      *sync.Cond // signalled when the file writer took what was pending
+	recs      []rec      // events waiting for the file writer
+	data      []byte     // their bytes, in order
+	spareRecs []rec      // the file writer's buffers, swapped with recs and data
+	spareData []byte
+	armed     bool // timer set to wake the file writer
+	closed    bool
+	closedAt  time.Time
+	capped    bool  // the file writer reached the cap: Observe keeps no more bytes
+	err       error // the first write error
+
+	enc encoder // the file writer's own
 }
+
+// rec is one event as Observe keeps it: its facts, and the lengths of its
+// bytes in data (ID and name; the line; or, for the rare kinds holding
+// pointers, their member already encoded).
+type rec struct {
+	t        int64 // µs since the header's Started
+	n        int64 // line: its full length; answer: µs taken; restart: restarts so far
+	a, b     int32 // bytes in data: ID and name, the line, or the member (a)
+	kind     judge.EventKind
+	side     dual.Side
+	lineKind dual.LineKind
+	outcome  dual.Outcome
+	reason   dual.DropReason
+	hasName  bool
+	skipped  bool // after the cap: only counted
+}
+
+const recSize = int(unsafe.Sizeof(rec{}))
 
 // NewWriter writes h and then the run's events to out, keeping the trace
 // under max bytes (max <= 0: DefaultMax) apart from its verdict and end
@@ -57,21 +82,21 @@ func NewWriter(out io.Writer, h Header, max int64) *Writer {
 	}
 	w := &Writer{start: h.Started, max: max, out: out, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	w.room = sync.NewCond(&w.mu)
-	w.cpuAtStart = processCPU()
 	w.timer = time.AfterFunc(time.Hour, w.signal)
 	w.timer.Stop()
 	hdr, err := json.Marshal(h)
 	if err != nil {
 		panic(err) // strings, ints and a time only
 	}
-	w.buf = append(append(w.buf, hdr...), '\n')
-	w.written = int64(len(w.buf))
+	w.enc = encoder{max: max, cpuAtStart: processCPU(), out: append(append([]byte(nil), hdr...), '\n')}
+	w.enc.written = int64(len(w.enc.out))
 	go w.flush()
 	return w
 }
 
-// WantsLines: a trace records every line either side wrote.
-func (w *Writer) WantsLines() bool { return true }
+// Wants: the kinds a trace records, lines included; output, log and
+// progress events are not built for it (its lines already hold them).
+func (w *Writer) Wants(k judge.EventKind) bool { return kindOf(k) != "" }
 
 func (w *Writer) signal() {
 	select {
@@ -80,11 +105,9 @@ func (w *Writer) signal() {
 	}
 }
 
-// Observe records ev. Events a trace does not keep (output, log and
-// progress, which its lines already hold) are ignored.
+// Observe records ev for the file writer.
 func (w *Writer) Observe(ev *judge.Event) {
-	kind := kindOf(ev.Kind)
-	if kind == "" {
+	if kindOf(ev.Kind) == "" {
 		return
 	}
 	w.mu.Lock()
@@ -92,74 +115,85 @@ func (w *Writer) Observe(ev *judge.Event) {
 	if w.closed {
 		return
 	}
-	always := ev.Kind == judge.EventVerdict
-	if w.capped && !always {
-		w.skip(kind, ev)
-		return
+	r := rec{t: ev.At.Sub(w.start).Microseconds(), kind: ev.Kind, side: ev.Side}
+	switch {
+	case w.capped && ev.Kind != judge.EventVerdict:
+		r.skipped, r.n = true, ev.Length
+	case ev.Kind == judge.EventLine:
+		line := ev.Line
+		if len(line) > maxPayload {
+			line = line[:maxPayload]
+		}
+		r.n, r.lineKind, r.a = ev.Length, ev.LineKind, int32(len(line))
+		w.data = append(w.data, line...)
+	case ev.Kind == judge.EventCallOpened || ev.Kind == judge.EventCallClosed:
+		r.n, r.outcome, r.hasName = ev.Took.Microseconds(), ev.Outcome, ev.Name != nil
+		r.a, r.b = int32(len(ev.ID)), int32(len(ev.Name))
+		w.data = append(append(w.data, ev.ID...), ev.Name...)
+	case ev.Kind == judge.EventDrop:
+		r.reason = ev.Reason
+	case ev.Kind == judge.EventRestart:
+		r.n = int64(ev.Restarts)
+	default: // exit, lm, verdict: rare, and their pointers are valid only now
+		n := len(w.data)
+		w.data = appendMember(w.data, ev)
+		r.a = int32(len(w.data) - n)
 	}
-	n := len(w.buf)
-	w.buf = w.encode(w.buf, kind, ev)
-	size := int64(len(w.buf) - n)
-	if !always && w.written+size > w.max {
-		w.buf = w.buf[:n]
-		w.capped = true
-		w.skip(kind, ev)
-		return
-	}
-	w.written += size
-	w.events++
+	w.recs = append(w.recs, r)
 	w.pending()
 }
 
 // pending wakes the file writer when enough is pending, or arms the timer
 // that will; it waits while too much is. w.mu held.
 func (w *Writer) pending() {
+	size := len(w.data) + len(w.recs)*recSize
 	switch {
-	case len(w.buf) >= flushAt:
+	case size >= flushAt:
 		w.signal()
 	case !w.armed:
 		w.armed = true
 		w.timer.Reset(flushEvery)
 	}
-	for len(w.buf) > maxPending && w.err == nil {
+	for len(w.data)+len(w.recs)*recSize > maxPending && w.err == nil {
 		w.room.Wait()
 	}
 }
 
-func (w *Writer) skip(kind string, ev *judge.Event) {
-	if w.unrec == nil {
-		w.unrec = map[string]int64{}
-	}
-	w.unrec[kind]++
-	w.unrecBytes += ev.Length
-}
-
-// flush is the file writer: it takes what is pending and writes it.
+// flush is the file writer: it takes what is pending, encodes it and
+// writes it.
 func (w *Writer) flush() {
 	defer close(w.done)
 	for {
 		<-w.wake
 		w.mu.Lock()
-		out := w.buf
-		w.buf, w.spare = w.spare[:0], nil
+		recs, data := w.recs, w.data
+		w.recs, w.data, w.spareRecs, w.spareData = w.spareRecs[:0], w.spareData[:0], nil, nil
 		w.armed = false
-		closed := w.closed
+		closed, closedAt, failed := w.closed, w.closedAt, w.err != nil
 		w.room.Broadcast()
 		w.mu.Unlock()
-		if len(out) > 0 {
-			_, err := w.out.Write(out)
-			w.mu.Lock()
-			if err != nil && w.err == nil {
-				w.err = err
-				w.room.Broadcast()
-			}
-			w.spare = out
-			w.mu.Unlock()
+
+		err := w.enc.encode(recs, data, failed, w.write)
+		if closed && err == nil {
+			err = w.enc.end(w.since(closedAt), w.write)
 		}
+		w.mu.Lock()
+		if err != nil && w.err == nil {
+			w.err = err
+			w.room.Broadcast()
+		}
+		w.capped = w.enc.capped
+		w.spareRecs, w.spareData = recs[:0], data[:0]
+		w.mu.Unlock()
 		if closed {
 			return
 		}
 	}
+}
+
+func (w *Writer) write(b []byte) error {
+	_, err := w.out.Write(b)
+	return err
 }
 
 // Close writes the end line, waits until everything is written and
@@ -170,14 +204,7 @@ func (w *Writer) Close() error {
 		w.mu.Unlock()
 		return fmt.Errorf("trace: writer closed twice")
 	}
-	end := Event{T: w.since(time.Now()), Ev: KindEnd, Events: w.events, Bytes: w.written, Capped: w.capped,
-		Unrecorded: w.unrec, UnrecordedBytes: w.unrecBytes, JudgeCPUUs: processCPU() - w.cpuAtStart}
-	if w.capped {
-		end.Max = w.max
-	}
-	b, _ := json.Marshal(end)
-	w.buf = append(append(w.buf, b...), '\n')
-	w.closed = true
+	w.closed, w.closedAt = true, time.Now()
 	w.mu.Unlock()
 	w.timer.Stop()
 	w.signal()
@@ -214,86 +241,24 @@ func kindOf(k judge.EventKind) string {
 	return ""
 }
 
-// encode appends ev's line. The frequent kinds (line, call, answer, drop)
-// are written by hand; the rare ones through encoding/json.
-func (w *Writer) encode(dst []byte, kind string, ev *judge.Event) []byte {
-	dst = append(dst, `{"t":`...)
-	dst = appendInt(dst, w.since(ev.At))
-	dst = append(dst, `,"ev":"`...)
-	dst = append(dst, kind...)
-	dst = append(dst, `"`...)
+// appendMember appends the member of a rare event, `,"name":<JSON>`.
+func appendMember(dst []byte, ev *judge.Event) []byte {
+	var name string
+	var v any
 	switch ev.Kind {
-	case judge.EventLine, judge.EventCallOpened, judge.EventCallClosed, judge.EventDrop, judge.EventSideExit, judge.EventLM:
-		dst = append(dst, `,"side":"`...)
-		dst = append(dst, ev.Side.String()...)
-		dst = append(dst, '"')
-	}
-	switch ev.Kind {
-	case judge.EventLine:
-		return appendLine(dst, ev)
-	case judge.EventCallOpened, judge.EventCallClosed:
-		dst = append(dst, `,"id":`...)
-		dst = appendString(dst, ev.ID)
-		if ev.Name != nil {
-			dst = append(dst, `,"fn":`...)
-			dst = appendString(dst, ev.Name)
-		}
-		if ev.Kind == judge.EventCallClosed {
-			dst = append(dst, `,"outcome":"`...)
-			dst = append(dst, ev.Outcome.String()...)
-			dst = append(dst, `","us":`...)
-			dst = appendInt(dst, ev.Took.Microseconds())
-		}
-	case judge.EventDrop:
-		dst = append(dst, `,"reason":"`...)
-		dst = append(dst, ev.Reason.String()...)
-		dst = append(dst, '"')
-	case judge.EventRestart:
-		dst = append(dst, `,"n":`...)
-		dst = appendInt(dst, int64(ev.Restarts))
 	case judge.EventSideExit:
-		dst = appendMember(dst, "exit", ev.Exit)
+		name, v = "exit", ev.Exit
 	case judge.EventLM:
-		dst = appendMember(dst, "lm", ev.LM)
-	case judge.EventVerdict:
-		dst = appendMember(dst, "result", ev.Result)
+		name, v = "lm", ev.LM
+	default:
+		name, v = "result", ev.Result
 	}
-	return append(dst, "}\n"...)
-}
-
-func appendMember(dst []byte, name string, v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
-		b = appendString(nil, []byte("trace: cannot encode: "+err.Error()))
+		b = appendText(nil, []byte("trace: cannot encode: "+err.Error()))
 	}
 	dst = append(dst, `,"`...)
 	dst = append(dst, name...)
 	dst = append(dst, `":`...)
 	return append(dst, b...)
-}
-
-func appendLine(dst []byte, ev *judge.Event) []byte {
-	line := ev.Line
-	cut := ev.Length > int64(len(line))
-	if len(line) > maxPayload {
-		line, cut = line[:maxPayload], true
-	}
-	dst = append(dst, `,"kind":"`...)
-	dst = append(dst, ev.LineKind.String()...)
-	dst = append(dst, `","len":`...)
-	dst = appendInt(dst, ev.Length)
-	if cut {
-		dst = append(dst, `,"cut":true`...)
-	}
-	if ev.LineKind == dual.Framed && !cut {
-		n := len(dst)
-		dst = append(dst, `,"frame":`...)
-		if out, ok := appendFrame(dst, line); ok {
-			return append(out, "}\n"...)
-		}
-		dst = dst[:n]
-	}
-	dst = append(dst, `,"text":`...)
-	dst = appendString(dst, line)
-	return append(dst, "}\n"...)
 }
