@@ -18,7 +18,7 @@ func TestDirectWriterOnlyForNonBlockingPipes(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	try := directWriter(w)
+	try := (&poller{}).writer(w)
 	if try == nil {
 		t.Fatal("no direct writer for an os.Pipe")
 	}
@@ -33,37 +33,38 @@ func TestDirectWriterOnlyForNonBlockingPipes(t *testing.T) {
 	if n := try(big); n <= 0 || n >= len(big) {
 		t.Fatalf("wrote %d of %d bytes to a pipe nobody reads", n, len(big))
 	}
-	if directWriter(io.Discard) != nil {
+	if (&poller{}).writer(io.Discard) != nil {
 		t.Fatal("a direct writer for a plain io.Writer")
 	}
 	_, pw := io.Pipe()
-	if directWriter(pw) != nil {
+	if (&poller{}).writer(pw) != nil {
 		t.Fatal("a direct writer for an io.Pipe")
 	}
 }
 
-func TestPutDirectQueuesOnlyTheRestInOrder(t *testing.T) {
-	q := newWriteQueue(1 << 20)
-	if !q.putDirect([]byte("hello\n"), func(b []byte) int { return 2 }, true, false) {
-		t.Fatal("putDirect on an open queue failed")
+func TestPutWritesDirectlyAndQueuesOnlyTheRestInOrder(t *testing.T) {
+	q := newWriteQueue(1<<20, func(b []byte) int { return 2 }, 0)
+	if !q.put([]byte("hello\n"), true, false) {
+		t.Fatal("put on an open queue failed")
 	}
-	batch, _ := q.popBatch(nil)
-	if len(batch) != 1 || string(batch[0]) != "llo\n" {
+	batch, _ := q.pop(nil)
+	if string(batch) != "llo\n" {
 		t.Fatalf("queued %q, want the unwritten rest", batch)
 	}
-	// The writer holds that batch (busy): a direct write now would overtake it.
+	// The writer holds that batch: a direct write now would overtake it.
 	called := false
-	q.putDirect([]byte("next\n"), func(b []byte) int { called = true; return len(b) }, true, false)
+	q.try = func(b []byte) int { called = true; return len(b) }
+	q.put([]byte("next\n"), true, false)
 	if called {
 		t.Fatal("direct write while the writer holds an unwritten batch")
 	}
-	batch, _ = q.popBatch(batch[:0])
-	if len(batch) != 1 || string(batch[0]) != "next\n" {
+	batch, _ = q.pop(batch[:0])
+	if string(batch) != "next\n" {
 		t.Fatalf("queued %q", batch)
 	}
 	q.close()
-	if q.putDirect([]byte("x\n"), func(b []byte) int { return len(b) }, true, false) {
-		t.Fatal("putDirect on a closed queue reported success")
+	if q.put([]byte("x\n"), true, false) {
+		t.Fatal("put on a closed queue reported success")
 	}
 }
 

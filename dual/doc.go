@@ -76,27 +76,19 @@
 //
 // # Relay
 //
-// Each side's stdout is read through a wire.LineReader (4 MiB cap); each
-// line is routed under the relay's lock, and the forwarded frames are
-// collected, one buffer per destination, until the reading goroutine is
-// about to read again; it then queues them, or, when the destination's
-// queue is empty and its stdin is a non-blocking pipe with room, writes
-// them itself without blocking and queues only what the pipe did not take.
-// Stdouts that are non-blocking pipes (both sandbox runners give those) are
-// read by one poller goroutine: it takes what each pipe holds, up to 64 KiB
-// of lines per side per pass, skips a side while a queue its lines go to is
-// full (back-pressure: the rest waits in that side's pipe), and after the
-// last line keeps polling for up to RelayConfig.Spin (adapted to the gaps
-// between frames) before it sleeps in poll(2), so a quick exchange wakes
-// no relay thread per frame. While it polls it yields its CPU to any thread
-// that wants it (sched_yield), so it spins only on time nobody else wants.
-// Those stdouts are first taken out of the Go runtime's netpoller (a
-// duplicate descriptor the runtime does not watch): otherwise each line a
-// side writes would wake a runtime thread for nothing. Any other stdout has
-// a reader goroutine of its own that waits for queue room instead.
-// One writer goroutine per side drains that side's bounded queue into its
-// stdin, up to 64 KiB of lines per Write. Lines to one side keep their
-// order on every path.
+// Relay runs an Engine between two processes' pipes; relay.go is the path
+// of a line. Each side's stdout is read through a wire.LineReader (4 MiB
+// cap); each line is routed under the relay's lock, and the forwarded
+// frames are collected, one buffer per destination, until the reader is
+// about to read again; they then go into the destination's bounded queue,
+// which one writer goroutine per side drains into its stdin, up to 64 KiB
+// of lines per Write. Lines to one side keep their order on every path.
+// How stdouts are read is the pump's business (pump.go): a reader
+// goroutine each, or on Linux one goroutine polling every non-blocking
+// pipe, which polls a while after the last line before it sleeps, and
+// writes into a stdin whose queue is empty and whose pipe has room without
+// waking the writer. It decides how long to poll from the machine (none
+// with one CPU); there is no knob.
 // Frames the engine writes itself (timeouts, rejections) never wait for
 // queue room, so a stuck peer never stalls a deadline; a write blocked for
 // WriteStall (3 s) or failing makes that side gone, except an evaluator
@@ -105,9 +97,9 @@
 // capability, a log, a shutdown; the queue tracks the byte positions, and
 // the pipe's capacity says what may sit unread in it). That stall is the
 // solution's doing: the evaluator is waited for, not ended, and its time
-// limit (the caller's) bounds the wait. The Run goroutine owns
-// the single timer for the earliest deadline and the restart hook. Memory is
-// bounded by twice the line cap per side (its buffer, and the frames
-// collected from one read of it) plus QueueBytes per side and one batch in
-// each writer's hand, whatever the sides write.
+// limit (the caller's) bounds the wait. The Run goroutine owns the single
+// timer for the earliest deadline and the restart hook. Memory is bounded
+// by twice the line cap per side (its buffer, and the frames collected
+// from one read of it) plus QueueBytes per side and one batch in each
+// writer's hand, whatever the sides write.
 package dual

@@ -16,15 +16,7 @@ const (
 	Framed                 // a valid JSON object (UTF-8, NaN and ±Infinity allowed) whose "type" is a string
 )
 
-func (k LineKind) String() string {
-	switch k {
-	case Marker:
-		return "marker"
-	case Framed:
-		return "frame"
-	}
-	return "text"
-}
+func (k LineKind) String() string { return nameOf([]string{"text", "marker", "frame"}, k, "text") }
 
 // FrameType is the "type" of a frame; TypeOther covers every unknown type.
 type FrameType uint8
@@ -43,12 +35,7 @@ const (
 
 var typeNames = [...]string{"other", "ready", "call", "result", "error", "capability", "cap_reg", "log", "shutdown"}
 
-func (t FrameType) String() string {
-	if int(t) < len(typeNames) {
-		return typeNames[t]
-	}
-	return "other"
-}
+func (t FrameType) String() string { return nameOf(typeNames[:], t, "other") }
 
 // Frame holds what routing needs from one frame, as slices of the line it was
 // parsed from (valid as long as that line). String fields are raw JSON tokens

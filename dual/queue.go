@@ -1,21 +1,26 @@
 package dual
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
-// writeQueue holds the lines waiting for one side's stdin. Any goroutine may
-// put; exactly one writer goroutine pops. Buffers put are owned by the queue
-// until popped, then by the writer.
+// writeQueue holds the lines waiting for one side's stdin. Any goroutine
+// may put; one writer goroutine pops. A put into an idle queue writes the
+// line itself when the pump can write the pipe without blocking (try), and
+// queues only what the pipe did not take: that saves waking the writer.
 type writeQueue struct {
-	mu     sync.Mutex
-	cond   sync.Cond // signalled on put, pop, close and when a direct write ends
-	items  [][]byte
-	head   int
-	bytes  int
-	limit  int
-	closed bool
-	direct bool   // a putter is writing to the pipe itself (see putDirect); the writer waits
-	busy   bool   // the writer holds a popped batch it may not have written yet
-	onRoom func() // called, without the lock, when a pop brings the queue back under its limit
+	mu      sync.Mutex
+	cond    sync.Cond // signalled on put, pop, close and when a put's own write ends
+	items   [][]byte
+	head    int
+	bytes   int
+	limit   int
+	closed  bool
+	writing bool             // a batch (the writer's, or a put's own) may be unwritten: others queue behind it
+	try     func([]byte) int // writes what the pipe takes now without blocking; nil when it cannot
+	slack   int64            // what the pipe holds unread at most
+	onRoom  func()           // called, without the lock, when a pop brings the queue back under its limit
 
 	// Positions in the stream of bytes for the side's stdin: in counts the
 	// bytes accepted, out those written into the pipe, unaskedEnd where the
@@ -23,16 +28,17 @@ type writeQueue struct {
 	in, out, unaskedEnd int64
 }
 
-func newWriteQueue(limit int) *writeQueue {
-	q := &writeQueue{limit: limit}
+func newWriteQueue(limit int, try func([]byte) int, slack int64) *writeQueue {
+	q := &writeQueue{limit: limit, try: try, slack: slack}
 	q.cond.L = &q.mu
 	return q
 }
 
-// put appends buf. With wait it first waits while the queue holds limit
-// bytes or more (back-pressure for forwarded frames); without, it never
-// waits (the engine's own small frames, and deadlines must not stall).
-// It reports false if the queue is closed; buf is then dropped.
+// put appends buf, which the queue owns from then on. With wait it first
+// waits while the queue holds limit bytes or more (back-pressure for
+// forwarded frames); without, it never waits (the engine's own small
+// frames: deadlines must not stall). It reports false if the queue is
+// closed; buf is then the caller's again.
 func (q *writeQueue) put(buf []byte, wait, unasked bool) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -42,19 +48,73 @@ func (q *writeQueue) put(buf []byte, wait, unasked bool) bool {
 	if q.closed {
 		return false
 	}
-	q.accepted(len(buf), unasked)
-	q.items = append(q.items, buf)
+	if q.in += int64(len(buf)); unasked {
+		q.unaskedEnd = q.in
+	}
+	if q.try != nil && !q.writing && q.bytes == 0 {
+		q.writing = true // the writer waits, so no line overtakes this one
+		q.mu.Unlock()
+		n := q.try(buf)
+		q.mu.Lock()
+		q.writing = false
+		q.out += int64(n)
+		if n == len(buf) {
+			putLine(buf)
+			if q.bytes > 0 { // lines put meanwhile: wake the writer, only then
+				q.cond.Broadcast()
+			}
+			return true
+		}
+		buf = buf[n:]
+		q.items = slices.Insert(q.items, q.head, buf) // before the lines put meanwhile
+	} else {
+		q.items = append(q.items, buf)
+	}
 	q.bytes += len(buf)
 	q.cond.Broadcast()
 	return true
 }
 
-// accepted moves the in position past n bytes just accepted. q.mu held.
-func (q *writeQueue) accepted(n int, unasked bool) {
-	q.in += int64(n)
-	if unasked {
-		q.unaskedEnd = q.in
+// maxBatch is how many bytes of queued lines the writer takes for one
+// Write: enough to turn a burst of small frames into one system call,
+// small enough that the copy stays cheap.
+const maxBatch = 64 << 10
+
+// pop waits for lines and appends the oldest ones, up to maxBatch bytes (at
+// least one line), to dst; false when the queue is closed. Calling pop
+// again tells the queue the previous batch is written.
+func (q *writeQueue) pop(dst []byte) ([]byte, bool) {
+	q.mu.Lock()
+	q.writing = false
+	for !q.closed && (q.bytes == 0 || q.writing) {
+		q.cond.Wait()
 	}
+	if q.closed {
+		q.mu.Unlock()
+		return dst, false
+	}
+	full, start := q.bytes >= q.limit, len(dst)
+	for ; q.head < len(q.items); q.head++ {
+		b := q.items[q.head]
+		if len(dst) > start && len(dst)-start+len(b) > maxBatch {
+			break
+		}
+		dst = append(dst, b...)
+		putLine(b)
+		q.items[q.head] = nil
+	}
+	if q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	}
+	q.bytes -= len(dst) - start
+	q.writing = true
+	q.cond.Broadcast()
+	room := full && q.bytes < q.limit
+	q.mu.Unlock()
+	if room && q.onRoom != nil {
+		q.onRoom()
+	}
+	return dst, true
 }
 
 // wrote records n bytes the writer goroutine wrote into the pipe.
@@ -65,116 +125,20 @@ func (q *writeQueue) wrote(n int) {
 }
 
 // unaskedUnread reports whether an unasked frame may still be unread by
-// the side: not yet written, or among the last slack bytes written (what
-// the pipe can hold).
-func (q *writeQueue) unaskedUnread(slack int64) bool {
+// the side: not yet written, or among the last slack bytes written.
+func (q *writeQueue) unaskedUnread() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.unaskedEnd > 0 && q.unaskedEnd > q.out-slack
+	return q.unaskedEnd > 0 && q.unaskedEnd > q.out-q.slack
 }
 
 // hasRoom reports whether the queue is under its limit (or closed, when
-// nothing more will wait in it): a poller reads the sides that send to it
-// only then, which is its back-pressure.
+// nothing more will wait in it): the poller reads the sides that send to
+// it only then, which is its back-pressure.
 func (q *writeQueue) hasRoom() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.closed || q.bytes < q.limit
-}
-
-// putDirect is put(buf, wait) that first tries to skip the queue: when
-// nothing is queued it calls try, which must write as much of buf as the
-// pipe takes now without blocking and report how much. Only what try did
-// not write is queued (before anything put meanwhile). It returns false,
-// like put, if the queue is closed; buf is then the caller's again. try
-// runs without the lock; while it runs the writer goroutine does not pop,
-// so lines keep their order.
-//
-// It writes directly only when the queue is empty and the writer holds no
-// batch (busy), so a direct write never overtakes a line put before it.
-func (q *writeQueue) putDirect(buf []byte, try func([]byte) int, wait, unasked bool) bool {
-	q.mu.Lock()
-	if q.closed || q.direct || q.head != len(q.items) || q.busy {
-		q.mu.Unlock()
-		return q.put(buf, wait, unasked)
-	}
-	q.direct = true
-	q.mu.Unlock()
-	n := try(buf)
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.direct = false
-	if q.closed {
-		return false
-	}
-	q.accepted(len(buf), unasked)
-	q.out += int64(n)
-	if n == len(buf) {
-		putLine(buf)
-		// Wake the writer only for lines put while try ran: waking it for
-		// nothing costs an OS thread wake-up per frame.
-		if q.head != len(q.items) {
-			q.cond.Broadcast()
-		}
-		return true
-	}
-	rest := buf[n:]
-	q.items = append(q.items, nil)
-	copy(q.items[q.head+1:], q.items[q.head:])
-	q.items[q.head] = rest
-	q.bytes += len(rest)
-	q.cond.Broadcast()
-	return true
-}
-
-// maxBatch is how many bytes of queued lines the writer takes for one
-// Write: enough to turn a burst of small frames into one system call,
-// small enough that the writer's copy stays cheap.
-const maxBatch = 64 << 10
-
-// popBatch waits for lines and moves the oldest ones, up to maxBatch bytes
-// (at least one line), onto dst; false when the queue is closed. The
-// buffers moved are the caller's from then on. Calling popBatch again
-// tells the queue the previous batch is written.
-func (q *writeQueue) popBatch(dst [][]byte) ([][]byte, bool) {
-	q.mu.Lock()
-	dst, ok, room := q.popBatchLocked(dst)
-	q.mu.Unlock()
-	if room && q.onRoom != nil {
-		q.onRoom()
-	}
-	return dst, ok
-}
-
-// popBatchLocked is popBatch with q.mu held; room reports that this pop
-// brought the queue from its limit back under it.
-func (q *writeQueue) popBatchLocked(dst [][]byte) (_ [][]byte, ok, room bool) {
-	q.busy = false // the writer is back: its last batch is written
-	for !q.closed && (q.head == len(q.items) || q.direct) {
-		q.cond.Wait()
-	}
-	if q.closed {
-		return dst, false, false
-	}
-	taken := 0
-	for q.head < len(q.items) {
-		buf := q.items[q.head]
-		if taken > 0 && taken+len(buf) > maxBatch {
-			break
-		}
-		dst = append(dst, buf)
-		taken += len(buf)
-		q.items[q.head] = nil
-		q.head++
-	}
-	if q.head == len(q.items) {
-		q.items, q.head = q.items[:0], 0
-	}
-	full := q.bytes >= q.limit
-	q.bytes -= taken
-	q.busy = true
-	q.cond.Broadcast()
-	return dst, true, full && q.bytes < q.limit
 }
 
 // close drops what is queued and wakes every waiter, onRoom's too.

@@ -1,30 +1,39 @@
 package dual
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/tether-dev/tether/wire"
 )
 
-// Relay runs an Engine between two processes' pipes: one poller goroutine
-// reading every stdout that is a non-blocking pipe (a reader goroutine for
-// any other stdout), one writer goroutine per side's stdin fed by a bounded
-// queue, and the Run goroutine owning the one deadline timer and restarts.
-// Frames are written straight from the reading goroutine while a side's
-// queue is empty and its pipe has room; the writer goroutine takes the
-// rest. A peer that stops reading stalls only its own queue (and, by
-// back-pressure, the reading of what is sent to it), never a deadline; after
-// WriteStall it counts as gone.
+// Relay runs an Engine between two processes' pipes. A line takes one path:
+//
+//  1. read: a side's stdout is read line by line (read below; on Linux the
+//     pump reads every pipe on one goroutine instead, see pump.go);
+//  2. route: under the relay's lock the Engine turns the line into
+//     actions, and dispatchLocked carries them out, collecting the frames
+//     to forward, one buffer per destination;
+//  3. put: before the reader reads again, each buffer goes into its
+//     destination's bounded queue (putSends);
+//  4. write: that side's writer goroutine drains the queue into its stdin
+//     (a put into an empty queue writes what the pipe takes at once itself,
+//     when the pump can write without blocking).
+//
+// The Run goroutine owns the one timer for the earliest deadline and the
+// restarts. A peer that stops reading stalls only its own queue (and, by
+// back-pressure, the reading of what is sent to it), never a deadline;
+// after WriteStall it counts as gone unless the stall is the solution's
+// doing (stallCausedBySolution).
 type Relay struct {
 	cfg  RelayConfig
+	pump pump      // how stdouts are read and stdins written without blocking
 	base time.Time // origin of the writers' busy clocks
 	wake chan struct{}
 	done chan struct{} // closed when Run starts shutting down
@@ -44,23 +53,18 @@ type Relay struct {
 	lastProgress  int64
 	armedAt       time.Time // the deadline Run's timer is set for
 	armed         bool
-	polled        []*polledSource        // the sources the poller reads
-	poller        atomic.Pointer[poller] // set once, when the first polled source starts
 }
 
-// conn is one process's pipes and the goroutines serving them.
+// conn is one process's pipes and its write queue.
 type conn struct {
 	side      Side
 	ep        Endpoint
 	q         *writeQueue
-	src       *polledSource    // ep.Stdout as the poller reads it; nil when a reader goroutine reads it
-	direct    func([]byte) int // non-blocking write to ep.Stdin, nil if it has none
-	pipeSize  int64            // bytes ep.Stdin's pipe holds unread; 0 when it is no pipe
-	gone      bool             // guarded by Relay.mu
-	busySince atomic.Int64     // writer: 1 + ns since Relay.base when the current write began, 0 when idle
+	gone      bool         // guarded by Relay.mu
+	busySince atomic.Int64 // writer: 1 + ns since Relay.base when the current write began, 0 when idle
 }
 
-// pendingSend is a forwarded line the reader puts after dropping the lock.
+// pendingSend is a forwarded buffer a reader puts after dropping the lock.
 type pendingSend struct {
 	c       *conn
 	buf     []byte
@@ -70,18 +74,10 @@ type pendingSend struct {
 // NewRelay prepares a run between the evaluator's and the first solution's
 // pipes. Nothing starts until Run.
 func NewRelay(evaluator, solution Endpoint, cfg RelayConfig) *Relay {
-	if cfg.WriteStall <= 0 {
-		cfg.WriteStall = DefaultWriteStall
-	}
-	if cfg.QueueBytes <= 0 {
-		cfg.QueueBytes = DefaultQueueBytes
-	}
-	if cfg.MaxLine <= 0 {
-		cfg.MaxLine = DefaultMaxLine
-	}
-	if cfg.ExitGrace <= 0 {
-		cfg.ExitGrace = DefaultExitGrace
-	}
+	cfg.WriteStall = cmp.Or(cfg.WriteStall, DefaultWriteStall)
+	cfg.QueueBytes = cmp.Or(cfg.QueueBytes, DefaultQueueBytes)
+	cfg.MaxLine = cmp.Or(cfg.MaxLine, DefaultMaxLine)
+	cfg.ExitGrace = cmp.Or(cfg.ExitGrace, DefaultExitGrace)
 	if cfg.Restart == nil {
 		cfg.Engine.OnCallTimeout = Continue
 	}
@@ -90,6 +86,7 @@ func NewRelay(evaluator, solution Endpoint, cfg RelayConfig) *Relay {
 	}
 	r := &Relay{cfg: cfg, base: time.Now(), wake: make(chan struct{}, 1), done: make(chan struct{}),
 		eng: NewEngine(cfg.Engine)}
+	r.pump = newPump(r)
 	r.conns[Evaluator] = &conn{side: Evaluator, ep: evaluator}
 	r.conns[Solution] = &conn{side: Solution, ep: solution}
 	return r
@@ -116,8 +113,7 @@ func (r *Relay) Run(ctx context.Context) (Summary, error) {
 		err error
 	}
 	restartDone := make(chan restarted, 1)
-	restarting := false
-	restarts := 0
+	restarting, restarts := false, 0
 	var runErr error
 	for runErr == nil {
 		r.mu.Lock()
@@ -151,19 +147,18 @@ func (r *Relay) Run(ctx context.Context) (Summary, error) {
 			r.mu.Lock()
 			now := time.Now()
 			r.acts = r.eng.Expire(now, r.acts[:0])
-			r.dispatchLocked(nil, now)
+			sends := r.dispatchLocked(nil, now)
+			r.putSends(&sends, false)
 			r.mu.Unlock()
 		case rs := <-restartDone:
-			restarting = false
-			if rs.err != nil {
+			if restarting = false; rs.err != nil {
 				runErr = &RestartError{Err: rs.err}
 				break
 			}
 			restarts++
 			r.mu.Lock()
-			c := &conn{side: Solution, ep: rs.ep}
-			r.conns[Solution] = c
-			r.start(c)
+			r.conns[Solution] = &conn{side: Solution, ep: rs.ep}
+			r.start(r.conns[Solution])
 			r.acts = r.eng.SolutionStarted(time.Now(), r.acts[:0])
 			r.mu.Unlock()
 		}
@@ -181,17 +176,17 @@ func (r *Relay) Run(ctx context.Context) (Summary, error) {
 	r.mu.Unlock()
 	cancel()
 	r.wg.Wait()
-	if p := r.poller.Load(); p != nil {
-		p.close()
-	}
+	r.pump.close()
 	if restarting {
 		if rs := <-restartDone; rs.err == nil {
-			closeEndpoint(rs.ep)
+			rs.ep.Stdin.Close()
+			rs.ep.Stdout.Close()
 		}
 	}
 	return sum, runErr
 }
 
+// signal wakes Run to look at the run's state again.
 func (r *Relay) signal() {
 	select {
 	case r.wake <- struct{}{}:
@@ -199,129 +194,33 @@ func (r *Relay) signal() {
 	}
 }
 
-// start launches c's writer goroutine, and has c's stdout read by the
-// poller or by a reader goroutine of its own. Called with r.mu held.
+// start gives c its queue and writer goroutine and has the pump read its
+// stdout. Called with r.mu held.
 func (r *Relay) start(c *conn) {
-	c.q = newWriteQueue(r.cfg.QueueBytes)
-	c.q.onRoom = r.wakePoller
-	c.direct = directWriter(c.ep.Stdin)
-	c.pipeSize = pipeSize(c.ep.Stdin)
+	c.q = newWriteQueue(r.cfg.QueueBytes, r.pump.writer(c.ep.Stdin), pipeSize(c.ep.Stdin))
 	r.wg.Add(1)
 	go r.write(c)
-	if f, ok := c.ep.Stdout.(*os.File); ok && nonBlockingFD(f) != nil {
-		// The poller first: a stdout taken out of the netpoller can only be
-		// read by it (a reader goroutine would get EAGAIN).
-		if p, err := r.startPoller(); err == nil {
-			if raw := unpolledStdout(c, f); raw != nil {
-				c.src = newPolledSource(c, raw, r.cfg.MaxLine)
-				r.polled = append(r.polled, c.src)
-				p.changed()
-				return
-			}
-		}
-	}
-	r.wg.Add(1)
-	go r.read(c)
-}
-
-// unpolledStdout moves c's stdout f out of the Go runtime's netpoller (see
-// unpolled) and returns it for the poller, or nil, leaving f as it was,
-// when that fails.
-func unpolledStdout(c *conn, f *os.File) syscall.RawConn {
-	nf, err := unpolled(f)
-	if err != nil {
-		return nil
-	}
-	c.ep.Stdout = nf
-	return nonBlockingFD(nf)
-}
-
-// startPoller returns the poller, starting it first if need be. r.mu held.
-func (r *Relay) startPoller() (*poller, error) {
-	if p := r.poller.Load(); p != nil {
-		return p, nil
-	}
-	spin := r.cfg.Spin
-	switch {
-	case spin == 0:
-		spin = defaultSpin()
-	case spin < 0:
-		spin = 0
-	}
-	p, err := newPoller(r, spin)
-	if err != nil {
-		return nil, err
-	}
-	r.poller.Store(p)
-	r.wg.Add(1)
-	go p.run()
-	return p, nil
-}
-
-func (r *Relay) wakePoller() {
-	if p := r.poller.Load(); p != nil {
-		p.wake()
-	}
-}
-
-// polledSources appends the sources the poller reads to dst, each with the
-// queues its lines go to; false once the run is closed.
-func (r *Relay) polledSources(dst []*polledSource) ([]*polledSource, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return dst, false
-	}
-	for _, s := range r.polled {
-		s.room = [2]*writeQueue{s.c.q, nil}
-		if peer := r.conns[1-s.c.side]; peer != nil {
-			s.room[1] = peer.q
-		}
-		dst = append(dst, s)
-	}
-	return dst, true
+	r.pump.read(c)
 }
 
 // closeConn stops c: its queue, stdin and stdout. Called with r.mu held.
-// A polled stdout leaves the poller's set, and the poller is woken, before
-// it is closed: Close waits for the poll(2) that holds it to end.
 func (r *Relay) closeConn(c *conn) {
 	if c == nil {
 		return
 	}
 	c.gone = true
-	if c.q != nil {
-		c.q.close()
-	}
-	if c.src != nil {
-		for i, s := range r.polled {
-			if s == c.src {
-				r.polled = append(r.polled[:i], r.polled[i+1:]...)
-				break
-			}
-		}
-		r.poller.Load().changed()
-	}
-	closeEndpoint(c.ep)
+	c.q.close()
+	c.ep.Stdin.Close()
+	r.pump.stop(c)
 }
 
-func closeEndpoint(ep Endpoint) {
-	if ep.Stdin != nil {
-		ep.Stdin.Close()
-	}
-	if ep.Stdout != nil {
-		ep.Stdout.Close()
-	}
-}
-
-// read is the reader goroutine of a stdout the poller cannot read. It
-// routes each line on this goroutine and collects the forwarded frames, one
-// buffer per destination; it puts them, waiting for queue room, only when
-// it is about to read from the pipe again (or stops). So the lines one read
+// read is the reader goroutine of c's stdout. It routes each line and puts
+// the collected sends, waiting for queue room (back-pressure), only when
+// it is about to read from the pipe again or stops: the lines one read
 // brought in reach each destination's queue as one buffer, in order.
 func (r *Relay) read(c *conn) {
 	defer r.wg.Done()
-	sends := make([]pendingSend, 0, 4) // non-nil: dispatchLocked returns the sends to put
+	sends := make([]pendingSend, 0, 4)
 	flush := func() { r.putSends(&sends, true) }
 	lr := wire.NewLineReader(flushingReader{c.ep.Stdout, flush}, r.cfg.MaxLine)
 	for {
@@ -332,6 +231,18 @@ func (r *Relay) read(c *conn) {
 			return
 		}
 	}
+}
+
+// flushingReader calls flush before every Read of the pipe: the reader's
+// collected sends go out before it may block waiting for more input.
+type flushingReader struct {
+	r     io.Reader
+	flush func()
+}
+
+func (f flushingReader) Read(p []byte) (int, error) {
+	f.flush()
+	return f.r.Read(p)
 }
 
 // route hands one line read from c (or the error ReadLine gave instead) to
@@ -349,15 +260,15 @@ func (r *Relay) route(c *conn, line []byte, err error, sends *[]pendingSend) boo
 		return true
 	}
 	now := time.Now()
-	if r.conns[c.side] != c {
+	switch {
+	case r.conns[c.side] != c:
 		r.acts = r.eng.Drop(c.side, DropOldSolution, r.acts[:0])
-	} else {
-		if tooLong != nil {
-			r.acts = r.eng.LineTooLong(c.side, tooLong.Length, tooLong.Head, now, r.acts[:0])
-		} else {
-			r.acts = r.eng.Line(c.side, line, now, r.acts[:0])
-		}
+	case tooLong != nil:
+		r.acts = r.eng.LineTooLong(c.side, tooLong.Length, tooLong.Head, now, r.acts[:0])
 		r.observe(c.side, now, line, tooLong)
+	default:
+		r.acts = r.eng.Line(c.side, line, now, r.acts[:0])
+		r.observe(c.side, now, line, nil)
 	}
 	*sends = r.dispatchLocked(*sends, now)
 	if d, ok := r.eng.NextDeadline(); ok && (!r.armed || d.Before(r.armedAt)) {
@@ -367,19 +278,13 @@ func (r *Relay) route(c *conn, line []byte, err error, sends *[]pendingSend) boo
 	return true
 }
 
-// putSends puts the collected sends, each into its destination's queue or
-// straight into its pipe (putDirect). With wait, a put waits while the
-// queue is full: a reader goroutine's back-pressure. The poller never
-// waits; it stops reading the sides that send to a full queue instead.
+// putSends puts the collected sends into their destinations' queues. With
+// wait, a put waits while the queue is full: a reader goroutine's
+// back-pressure. The pump never waits; it stops reading the sides that
+// send to a full queue instead.
 func (r *Relay) putSends(sends *[]pendingSend, wait bool) {
 	for i, s := range *sends {
-		var ok bool
-		if s.c.direct != nil {
-			ok = s.c.q.putDirect(s.buf, s.c.direct, wait, s.unasked)
-		} else {
-			ok = s.c.q.put(s.buf, wait, s.unasked)
-		}
-		if !ok {
+		if !s.c.q.put(s.buf, wait, s.unasked) {
 			putLine(s.buf)
 		}
 		(*sends)[i] = pendingSend{}
@@ -389,7 +294,7 @@ func (r *Relay) putSends(sends *[]pendingSend, wait bool) {
 
 // sourceEnded reports c's stdout ended with err. Naming the reason may
 // wait up to ExitGrace for the process's exit, so it runs on a goroutine
-// of its own: the poller reads the other side meanwhile.
+// of its own: the other side is read meanwhile.
 func (r *Relay) sourceEnded(c *conn, err error) {
 	r.wg.Add(1)
 	go func() {
@@ -462,31 +367,20 @@ func (r *Relay) write(c *conn) {
 	})
 	stall.Stop()
 	defer stall.Stop()
-	var batch [][]byte
-	joined := make([]byte, 0, maxBatch) // the batch as one buffer, when it has several lines
+	var batch []byte
 	for {
 		var ok bool
-		batch, ok = c.q.popBatch(batch[:0])
-		if !ok {
+		if batch, ok = c.q.pop(batch[:0]); !ok {
 			return
-		}
-		out := batch[0]
-		if len(batch) > 1 {
-			joined = joined[:0]
-			for _, b := range batch {
-				joined = append(joined, b...)
-			}
-			out = joined
 		}
 		c.busySince.Store(int64(time.Since(r.base)) + 1)
 		stall.Reset(r.cfg.WriteStall)
-		n, err := c.ep.Stdin.Write(out)
+		n, err := c.ep.Stdin.Write(batch)
 		stall.Stop()
 		c.busySince.Store(0)
 		c.q.wrote(n)
-		for i, b := range batch {
-			putLine(b)
-			batch[i] = nil
+		if cap(batch) > maxPooled {
+			batch = nil // one huge frame does not stay pinned
 		}
 		if err != nil {
 			r.sideGone(c, "stdin write failed: "+err.Error())
@@ -509,7 +403,7 @@ func (r *Relay) stallCausedBySolution(c *conn) bool {
 	r.mu.Lock()
 	_, owed := r.eng.InFlight()
 	r.mu.Unlock()
-	return owed > 0 || c.q.unaskedUnread(c.pipeSize)
+	return owed > 0 || c.q.unaskedUnread()
 }
 
 // sideGone marks c gone (once, and only while it is the side's current
@@ -525,7 +419,8 @@ func (r *Relay) sideGone(c *conn, reason string) {
 	c.ep.Stdin.Close()
 	now := time.Now()
 	r.acts = r.eng.Gone(c.side, reason, now, r.acts[:0])
-	r.dispatchLocked(nil, now)
+	sends := r.dispatchLocked(nil, now)
+	r.putSends(&sends, false)
 	if c.side == Evaluator {
 		r.evalGone = reason
 		r.ended = true
@@ -533,40 +428,18 @@ func (r *Relay) sideGone(c *conn, reason string) {
 	}
 }
 
-// appendSend adds frame and its newline to the last pending buffer for c
-// (keeping c's order), or starts a new one when there is none or it has
-// reached maxBatch.
-func appendSend(sends []pendingSend, c *conn, frame []byte, unasked bool) []pendingSend {
-	for i := len(sends) - 1; i >= 0; i-- {
-		if s := &sends[i]; s.c == c {
-			if len(s.buf)+len(frame) < maxBatch {
-				s.buf = append(append(s.buf, frame...), '\n')
-				s.unasked = s.unasked || unasked
-				return sends
-			}
-			break
-		}
-	}
-	return append(sends, pendingSend{c, getLine(frame), unasked})
-}
-
-// dispatchLocked carries out r.acts, produced at now. Sends are copied;
-// with sends != nil (a reading goroutine) they are returned to be put after
-// the lock is dropped, else put at once without waiting. r.mu held.
+// dispatchLocked carries out r.acts, produced at now. The frames to send
+// are copied onto sends, those to one destination joined in one buffer; a
+// reader puts them after dropping the lock, the timer and sideGone at once
+// without waiting. r.mu held.
 func (r *Relay) dispatchLocked(sends []pendingSend, now time.Time) []pendingSend {
 	h := &r.cfg.Hooks
 	for i := range r.acts {
 		a := &r.acts[i]
 		switch a.Kind {
 		case Send:
-			c := r.conns[a.To]
-			if c == nil || c.gone {
-				continue
-			}
-			if sends != nil {
+			if c := r.conns[a.To]; c != nil && !c.gone {
 				sends = appendSend(sends, c, a.Frame, a.Unasked)
-			} else if buf := getLine(a.Frame); !c.q.put(buf, false, a.Unasked) {
-				putLine(buf)
 			}
 		case Output:
 			if h.Output != nil {
@@ -609,4 +482,21 @@ func (r *Relay) dispatchLocked(sends []pendingSend, now time.Time) []pendingSend
 		}
 	}
 	return sends
+}
+
+// appendSend adds frame and its newline to the last pending buffer for c
+// (keeping c's order), or starts a new one when there is none or it has
+// reached maxBatch.
+func appendSend(sends []pendingSend, c *conn, frame []byte, unasked bool) []pendingSend {
+	for i := len(sends) - 1; i >= 0; i-- {
+		if s := &sends[i]; s.c == c {
+			if len(s.buf)+len(frame) < maxBatch {
+				s.buf = append(append(s.buf, frame...), '\n')
+				s.unasked = s.unasked || unasked
+				return sends
+			}
+			break
+		}
+	}
+	return append(sends, pendingSend{c, getLine(frame), unasked})
 }

@@ -79,7 +79,6 @@ const (
 	DefaultQueueBytes = 4 << 20 // bytes of frames waiting for one side's stdin
 	DefaultMaxLine    = 4 << 20 // the wire line cap
 	DefaultExitGrace  = 500 * time.Millisecond
-	DefaultSpin       = 200 * time.Microsecond // with one CPU: none
 )
 
 // RelayConfig configures a Relay. The zero value means the defaults, no
@@ -90,13 +89,6 @@ type RelayConfig struct {
 	QueueBytes int           // forwarded frames beyond this wait (back-pressure on the sender's reader)
 	MaxLine    int
 	ExitGrace  time.Duration // how long to wait on Endpoint.Exited after stdout EOF
-	// Spin is how long the relay keeps polling the sides' pipes after the
-	// last line before it sleeps, when they are non-blocking pipes: it saves
-	// the wake-up of the relay's own thread on each frame of a quick
-	// exchange, and costs at most this much CPU per frame. The window adapts
-	// between none and Spin to the gaps between frames. Zero means
-	// DefaultSpin (none on a machine with one CPU); negative, none.
-	Spin time.Duration
 	// Restart is called on RestartSolution. Nil means the solution cannot be
 	// restarted: the engine then runs with the Continue policy.
 	Restart RestartFunc

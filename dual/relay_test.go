@@ -230,8 +230,8 @@ func TestRelayEvaluatorHeldUpBySolutionIsNotGone(t *testing.T) {
 // The queue knows whether an unasked frame may still be unread: not yet
 // written, or within the pipe's capacity of the bytes written.
 func TestQueueUnaskedUnread(t *testing.T) {
-	q := newWriteQueue(1 << 20)
-	if q.unaskedUnread(64) {
+	q := newWriteQueue(1<<20, nil, 64)
+	if q.unaskedUnread() {
 		t.Fatal("nothing put, yet unasked bytes unread")
 	}
 	q.put(make([]byte, 10), false, true)
@@ -241,9 +241,9 @@ func TestQueueUnaskedUnread(t *testing.T) {
 		slack int64
 		want  bool
 	}{{0, 0, true}, {5, 0, true}, {10, 0, false}, {50, 64, true}, {74, 64, false}} {
-		q.out = 0
+		q.out, q.slack = 0, tc.slack
 		q.wrote(tc.wrote)
-		if got := q.unaskedUnread(tc.slack); got != tc.want {
+		if got := q.unaskedUnread(); got != tc.want {
 			t.Errorf("after writing %d with a %d-byte pipe: unread %v, want %v", tc.wrote, tc.slack, got, tc.want)
 		}
 	}

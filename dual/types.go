@@ -13,14 +13,14 @@ const (
 	Solution              // the untrusted solution host
 )
 
-func (s Side) String() string {
-	switch s {
-	case Evaluator:
-		return "evaluator"
-	case Solution:
-		return "solution"
+func (s Side) String() string { return nameOf([]string{"evaluator", "solution"}, s, "side(?)") }
+
+// nameOf is names[v], or unknown when v is past the names.
+func nameOf[T ~uint8](names []string, v T, unknown string) string {
+	if int(v) < len(names) {
+		return names[v]
 	}
-	return "side(?)"
+	return unknown
 }
 
 // Other returns the opposite side.
@@ -138,12 +138,7 @@ const (
 var actionNames = [...]string{"?", "send", "output", "result", "log", "restart-solution", "solution-ready", "warn", "fatal",
 	"call-opened", "call-closed"}
 
-func (k ActionKind) String() string {
-	if int(k) < len(actionNames) {
-		return actionNames[k]
-	}
-	return "?"
-}
+func (k ActionKind) String() string { return nameOf(actionNames[:], k, "?") }
 
 // Action is one thing the engine asks its caller to do.
 //
@@ -187,12 +182,7 @@ const (
 
 var outcomeNames = [...]string{"result", "error", "timeout", "rejected", "failed", "abandoned", "refused"}
 
-func (o Outcome) String() string {
-	if int(o) < len(outcomeNames) {
-		return outcomeNames[o]
-	}
-	return "?"
-}
+func (o Outcome) String() string { return nameOf(outcomeNames[:], o, "?") }
 
 // DropReason says why the engine dropped a line or frame.
 type DropReason uint8
@@ -220,12 +210,7 @@ var dropNames = [...]string{"none", "before-ready", "type", "no-id", "unknown-id
 	"old-solution", "solution-text", "evaluator-log", "log-budget", "malformed", "oversize",
 	"line-too-long", "evaluator-gone", "repeated"}
 
-func (r DropReason) String() string {
-	if int(r) < len(dropNames) {
-		return dropNames[r]
-	}
-	return "?"
-}
+func (r DropReason) String() string { return nameOf(dropNames[:], r, "?") }
 
 // Stats counts what an engine saw. It is a value; copies do not change.
 type Stats struct {
