@@ -128,24 +128,28 @@ func playSide(which string) int {
 	return 0
 }
 
-// BenchmarkWriterPerCall is the trace's own cost for one call as the
-// relay sees it (its line, its opening, its answer's line and its
-// closing), without the processes' scheduling noise: ns/op is the time
-// Observe holds the relay's goroutine (the file is io.Discard, so the file
-// writer never holds it back), cpu-ns/call all the CPU the writer spends,
-// the file writer's encoding included.
-func BenchmarkWriterPerCall(b *testing.B) {
-	w := NewWriter(io.Discard, Header{}, 1<<40)
+// oneCall is what the relay tells a trace about one call: its line, its
+// opening, its answer's line and its closing.
+func oneCall() []judge.Event {
 	call := []byte(`{"type":"call","id":"3f2a9c7e5b1d4e6f8a0b2c4d6e8f0a1b","fn":"add","args":[123,1]}`)
 	res := []byte(`{"type":"result","id":"3f2a9c7e5b1d4e6f8a0b2c4d6e8f0a1b","value":124}`)
 	id, fn := call[21:53], []byte("add")
 	now := time.Now()
-	evs := []judge.Event{
+	return []judge.Event{
 		{Kind: judge.EventLine, At: now, Side: dual.Evaluator, LineKind: dual.Framed, Line: call, Length: int64(len(call))},
 		{Kind: judge.EventCallOpened, At: now, Side: dual.Evaluator, ID: id, Name: fn},
 		{Kind: judge.EventLine, At: now, Side: dual.Solution, LineKind: dual.Framed, Line: res, Length: int64(len(res))},
 		{Kind: judge.EventCallClosed, At: now, Side: dual.Evaluator, ID: id, Name: fn, Took: time.Millisecond},
 	}
+}
+
+// BenchmarkWriterPerCall is the trace's own cost for one call, without
+// the processes' scheduling noise: cpu-ns/call is all the CPU the writer
+// spends (Observe on the relay's goroutine, the file writer's encoding);
+// the file is io.Discard, so ns/op is the file writer's pace.
+func BenchmarkWriterPerCall(b *testing.B) {
+	w := NewWriter(io.Discard, Header{}, 1<<40)
+	evs := oneCall()
 	b.ReportAllocs()
 	cpu := processCPU()
 	for b.Loop() {
@@ -155,6 +159,23 @@ func BenchmarkWriterPerCall(b *testing.B) {
 	}
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
+	}
+	b.ReportMetric(float64(processCPU()-cpu)*1000/float64(b.N), "cpu-ns/call")
+}
+
+// BenchmarkEncodePerCall is the file writer's part of that: encoding one
+// call's four events.
+func BenchmarkEncodePerCall(b *testing.B) {
+	w := &Writer{start: time.Now()}
+	var recs []rec
+	for _, ev := range oneCall() {
+		recs = append(recs, w.keep(&ev))
+	}
+	e := encoder{max: 1 << 40}
+	discard := func([]byte) error { return nil }
+	cpu := processCPU()
+	for b.Loop() {
+		e.encode(recs, w.data, false, discard)
 	}
 	b.ReportMetric(float64(processCPU()-cpu)*1000/float64(b.N), "cpu-ns/call")
 }

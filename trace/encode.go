@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
@@ -36,10 +37,11 @@ func appendText(dst, s []byte) []byte {
 // NaN or Infinity (not JSON), or one whose __bytes__ values cannot be
 // summarised.
 func appendFrame(dst, line []byte) ([]byte, bool) {
-	if bytes.Contains(line, []byte("NaN")) || bytes.Contains(line, []byte("Infinity")) {
+	nonFinite, hasBytes := scanFrame(line)
+	if nonFinite {
 		return dst, false
 	}
-	if !bytes.Contains(line, bytesKey) {
+	if !hasBytes {
 		return append(dst, line...), true
 	}
 	dec := json.NewDecoder(bytes.NewReader(line))
@@ -54,6 +56,46 @@ func appendFrame(dst, line []byte) ([]byte, bool) {
 	}
 	return append(dst, b...), true
 }
+
+// scanFrame says whether line holds NaN or Infinity, and whether it holds
+// "__bytes__", in one pass that tests 8 bytes at a time for the bytes
+// they start with ('N', 'I', '_'), which most frames never hold.
+func scanFrame(line []byte) (nonFinite, hasBytes bool) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	hasByte := func(x uint64, c byte) uint64 { v := x ^ (ones * uint64(c)); return (v - ones) &^ v & highs }
+	at := func(j int) bool { // reports a NaN or Infinity at j
+		switch line[j] {
+		case 'N':
+			return bytes.HasPrefix(line[j:], nan)
+		case 'I':
+			return bytes.HasPrefix(line[j:], infinity)
+		case '_':
+			if j > 0 && line[j-1] == '"' && bytes.HasPrefix(line[j:], bytesKey[1:]) {
+				hasBytes = true
+			}
+		}
+		return false
+	}
+	i := 0
+	for ; i+8 <= len(line); i += 8 {
+		if x := binary.LittleEndian.Uint64(line[i:]); hasByte(x, 'N')|hasByte(x, 'I')|hasByte(x, '_') == 0 {
+			continue
+		}
+		for j := i; j < i+8; j++ {
+			if at(j) {
+				return true, hasBytes
+			}
+		}
+	}
+	for ; i < len(line); i++ {
+		if at(i) {
+			return true, hasBytes
+		}
+	}
+	return false, hasBytes
+}
+
+var nan, infinity = []byte("NaN"), []byte("Infinity")
 
 // summariseBytes replaces each {"__bytes__": B} whose base64 B is longer
 // than bytesHead by {"__bytes__": {"size": N, "head": B[:bytesHead]}}.

@@ -115,6 +115,12 @@ func (w *Writer) Observe(ev *judge.Event) {
 	if w.closed {
 		return
 	}
+	w.recs = append(w.recs, w.keep(ev))
+	w.pending()
+}
+
+// keep is ev as a rec, its bytes appended to w.data. w.mu held.
+func (w *Writer) keep(ev *judge.Event) rec {
 	r := rec{t: ev.At.Sub(w.start).Microseconds(), kind: ev.Kind, side: ev.Side}
 	switch {
 	case w.capped && ev.Kind != judge.EventVerdict:
@@ -139,8 +145,7 @@ func (w *Writer) Observe(ev *judge.Event) {
 		w.data = appendMember(w.data, ev)
 		r.a = int32(len(w.data) - n)
 	}
-	w.recs = append(w.recs, r)
-	w.pending()
+	return r
 }
 
 // pending wakes the file writer when enough is pending, or arms the timer

@@ -187,3 +187,19 @@ func TestWriteErrorIsReported(t *testing.T) {
 		t.Fatalf("Close: %v", err)
 	}
 }
+
+// scanFrame tests 8 bytes at a time: NaN, Infinity and "__bytes__" are
+// found wherever they start, in a word or across two, as bytes.Contains
+// finds them.
+func TestScanFrameFindsWhatContainsFinds(t *testing.T) {
+	for _, word := range []string{"NaN", "Infinity", `"__bytes__"`, "Na", "Infinit", `__bytes__"`, `"__bytes_`, "N_I"} {
+		for pos := range 20 {
+			line := []byte(strings.Repeat("a", pos) + word + strings.Repeat("b", 20-pos))
+			nonFinite, hasBytes := scanFrame(line)
+			wantNonFinite := bytes.Contains(line, []byte("NaN")) || bytes.Contains(line, []byte("Infinity"))
+			if nonFinite != wantNonFinite || (!nonFinite && hasBytes != bytes.Contains(line, bytesKey)) {
+				t.Fatalf("%q: nonFinite %v, __bytes__ %v", line, nonFinite, hasBytes)
+			}
+		}
+	}
+}
