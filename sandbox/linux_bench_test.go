@@ -22,32 +22,10 @@ import (
 //
 // go test -run '^$' -bench BenchmarkStart -benchtime 20x -benchmem ./sandbox
 func BenchmarkStart(b *testing.B) {
-	linux, err := NewLinux(nil)
-	if err != nil {
-		b.Skipf("linux sandbox unavailable: %v", err)
-	}
-	defer linux.Close()
-	warm, err := NewLinux(&LinuxOptions{WarmStarts: 2})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer warm.Close()
+	runners := startRunners(b)
 	py := sharedHostPython()
-	if py == nil {
-		b.Skip("no python3 on the host PATH")
-	}
 	b.Logf("python3 = %s (PATH gives %s)", py.executable, py.onPath["python3"])
-	runners := []struct {
-		name string
-		r    Runner
-	}{{"none", NewPlain()}, {"linux", linux}, {"linux-warm", warm}}
-	for _, prog := range []struct {
-		name string
-		args []string
-	}{
-		{"true", []string{"true"}},
-		{"python3-c-pass", []string{"python3", "-c", "pass"}},
-	} {
+	for _, prog := range startPrograms {
 		for _, r := range runners {
 			b.Run(prog.name+"/"+r.name, func(b *testing.B) { benchLife(b, r.r, prog.args) })
 		}
@@ -55,6 +33,29 @@ func BenchmarkStart(b *testing.B) {
 	b.Run("python3-via-shim/none", func(b *testing.B) {
 		benchLife(b, NewPlain(), []string{py.onPath["python3"], "-c", "pass"})
 	})
+}
+
+// startPrograms are what the start benchmarks start.
+var startPrograms = []struct {
+	name string
+	args []string
+}{
+	{"true", []string{"true"}},
+	{"python3-c-pass", []string{"python3", "-c", "pass"}},
+}
+
+type namedRunner struct {
+	name string
+	r    Runner
+}
+
+// startRunners are the runners the start benchmarks compare: plain
+// processes, the linux runner starting cold, and one with prepared starts.
+// Both linux runners are closed when b ends.
+func startRunners(b *testing.B) []namedRunner {
+	linux := requireLinuxRunner(b)
+	warm := requireLinuxRunnerWith(b, &LinuxOptions{WarmStarts: DefaultWarmStarts})
+	return []namedRunner{{"none", NewPlain()}, {"linux", linux}, {"linux-warm", warm}}
 }
 
 // BenchmarkStartSpaced is BenchmarkStart with the machine left idle for
@@ -67,27 +68,9 @@ func BenchmarkStart(b *testing.B) {
 //
 // go test -run '^$' -bench BenchmarkStartSpaced -benchtime 20x ./sandbox
 func BenchmarkStartSpaced(b *testing.B) {
-	linux, err := NewLinux(nil)
-	if err != nil {
-		b.Skipf("linux sandbox unavailable: %v", err)
-	}
-	defer linux.Close()
-	warm, err := NewLinux(&LinuxOptions{WarmStarts: DefaultWarmStarts})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer warm.Close()
-	for _, prog := range []struct {
-		name string
-		args []string
-	}{
-		{"true", []string{"true"}},
-		{"python3-c-pass", []string{"python3", "-c", "pass"}},
-	} {
-		for _, r := range []struct {
-			name string
-			r    Runner
-		}{{"none", NewPlain()}, {"linux", linux}, {"linux-warm", warm}} {
+	runners := startRunners(b)
+	for _, prog := range startPrograms {
+		for _, r := range runners {
 			b.Run(prog.name+"/"+r.name, func(b *testing.B) {
 				var start, run, close time.Duration
 				for i := 0; i < b.N; i++ {

@@ -35,11 +35,7 @@ import (
 //
 // go test -run '^$' -bench BenchmarkStartSteps -benchtime 20x ./sandbox
 func BenchmarkStartSteps(b *testing.B) {
-	r, err := NewLinux(nil)
-	if err != nil {
-		b.Skipf("linux sandbox unavailable: %v", err)
-	}
-	defer r.Close()
+	r := requireLinuxRunner(b)
 	truePath := "/usr/bin/true"
 	execOnce := func(b *testing.B, fr *forkexec.Runner) {
 		pid, err := startProgram(fr)

@@ -25,12 +25,12 @@ import (
 // requireLinuxRunner returns a linux runner, or skips when this machine
 // cannot run one — unless TETHER_REQUIRE_SANDBOX=1 (set by CI), where a
 // missing capability fails the test.
-func requireLinuxRunner(t *testing.T) *Linux {
+func requireLinuxRunner(t testing.TB) *Linux {
 	t.Helper()
 	return requireLinuxRunnerWith(t, nil)
 }
 
-func requireLinuxRunnerWith(t *testing.T, opts *LinuxOptions) *Linux {
+func requireLinuxRunnerWith(t testing.TB, opts *LinuxOptions) *Linux {
 	t.Helper()
 	r, err := NewLinux(opts)
 	if err != nil {
