@@ -8,7 +8,10 @@
 // tether's handler and the bare server run in this process (sharing its
 // CPUs with the clients); rlm's handler runs in its own Python process.
 // Every loop is bounded by -duration and the tool stops by itself; it only
-// talks to 127.0.0.1.
+// talks to 127.0.0.1. The bare server and tether's handler alternate for
+// -rounds rounds (which goes first alternates too), so a machine shared with
+// other work weighs on both alike; the ratio of each round and their median
+// are printed after the table.
 package main
 
 import (
@@ -21,9 +24,11 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/tether-dev/tether/lm"
@@ -37,6 +42,8 @@ func main() {
 	rlmPython := flag.String("rlm-python", os.Getenv("TETHER_RLM_PYTHON"), "python of a venv with rlms==0.1.3 (empty: skip rlm)")
 	batchSize := flag.Int("batch", 1000, "prompts in the batch run")
 	batchDelay := flag.Duration("batch-delay", 50*time.Millisecond, "backend delay in the batch run")
+	rounds := flag.Int("rounds", 3, "rounds of the bare server and tether's handler, alternating")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the new-connection rounds to this file")
 	flag.Parse()
 
 	tetherAddr, stopTether := serveTether(&backend.Echo{}, nil)
@@ -45,9 +52,21 @@ func main() {
 	defer stopBare()
 
 	fmt.Printf("%d clients, %s per run, one request per connection unless noted\n\n", *clients, *duration)
-	fmt.Printf("| server | requests/s | requests | errors | p50 | p99 | p99.9 | max |\n|---|---|---|---|---|---|---|---|\n")
-	run("bare Go echo (ceiling)", bareAddr, *clients, *duration, false)
-	run("tether lm handler", tetherAddr, *clients, *duration, false)
+	fmt.Printf("| server | requests/s | requests | errors | p50 | p99 | p99.9 | max | CPU per request |\n|---|---|---|---|---|---|---|---|---|\n")
+	stopProfile := startProfile(*cpuProfile)
+	var ratios []float64
+	for i := range max(*rounds, 1) {
+		var bare, tether float64
+		if i%2 == 0 {
+			bare = run("bare Go echo (ceiling)", bareAddr, *clients, *duration, false)
+			tether = run("tether lm handler", tetherAddr, *clients, *duration, false)
+		} else {
+			tether = run("tether lm handler", tetherAddr, *clients, *duration, false)
+			bare = run("bare Go echo (ceiling)", bareAddr, *clients, *duration, false)
+		}
+		ratios = append(ratios, tether/bare)
+	}
+	stopProfile()
 	if *rlmPython != "" {
 		addr, stop, err := startRLM(*rlmPython)
 		if err != nil {
@@ -58,6 +77,13 @@ func main() {
 		stop()
 	}
 	run("tether lm handler, connection reuse", tetherAddr, *clients, *duration, true)
+
+	fmt.Printf("\ntether / bare, new connection per request, by round:")
+	for _, r := range ratios {
+		fmt.Printf(" %.1f%%", 100*r)
+	}
+	slices.Sort(ratios)
+	fmt.Printf("; median %.1f%%\n", 100*ratios[len(ratios)/2])
 
 	slowAddr, stopSlow := serveTether(&backend.Echo{Delay: *batchDelay}, &lm.Options{BatchConcurrency: 16, MaxInFlight: 16})
 	defer stopSlow()
@@ -126,12 +152,25 @@ type result struct {
 	errs int
 }
 
-// run drives clients closed-loop against addr for d and prints one table row.
-func run(name, addr string, clients int, d time.Duration, reuse bool) {
+// startProfile starts a CPU profile into path (none when path is ""); the
+// function it returns stops it.
+func startProfile(path string) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	must(err)
+	must(pprof.StartCPUProfile(f))
+	return func() { pprof.StopCPUProfile(); must(f.Close()) }
+}
+
+// run drives clients closed-loop against addr for d, prints one table row
+// and returns the requests per second.
+func run(name, addr string, clients int, d time.Duration, reuse bool) float64 {
 	deadline := time.Now().Add(d)
 	results := make([]result, clients)
 	var wg sync.WaitGroup
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	for i := range clients {
 		wg.Go(func() {
 			r := &results[i]
@@ -179,7 +218,7 @@ func run(name, addr string, clients int, d time.Duration, reuse bool) {
 		})
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
+	elapsed, cpu := time.Since(start), cpuTime()-cpu0
 	var all []time.Duration
 	errs := 0
 	for _, r := range results {
@@ -193,8 +232,14 @@ func run(name, addr string, clients int, d time.Duration, reuse bool) {
 		}
 		return fmtDur(all[min(len(all)-1, int(math.Ceil(p*float64(len(all))))-1)])
 	}
-	fmt.Printf("| %s | %.0f | %d | %d | %s | %s | %s | %s |\n", name, float64(len(all))/elapsed.Seconds(), len(all), errs,
-		q(0.50), q(0.99), q(0.999), q(1))
+	rate := float64(len(all)) / elapsed.Seconds()
+	perReq := "-"
+	if len(all) > 0 {
+		perReq = fmt.Sprintf("%.1f µs", float64(cpu.Microseconds())/float64(len(all)))
+	}
+	fmt.Printf("| %s | %.0f | %d | %d | %s | %s | %s | %s | %s |\n", name, rate, len(all), errs,
+		q(0.50), q(0.99), q(0.999), q(1), perReq)
+	return rate
 }
 
 func batch(addr string, n int, delay time.Duration) {
@@ -211,6 +256,16 @@ func batch(addr string, n int, delay time.Duration) {
 	ideal := time.Duration(math.Ceil(float64(n)/16)) * delay
 	fmt.Printf("\nbatch of %d prompts, backend delay %s, concurrency 16: %s for %d completions; ideal ⌈%d/16⌉×%s = %s; overhead %+.2f%%\n",
 		n, delay, fmtDur(elapsed), len(comps), n, delay, ideal, 100*(elapsed.Seconds()/ideal.Seconds()-1))
+}
+
+// cpuTime is the CPU time this process has used, user and system: the
+// clients' and the server's. Another tenant of the machine slows a run's
+// requests/s but hardly its CPU time per request, so the difference of
+// that between the bare server and tether's is the handler's own cost.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	must(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func fmtDur(d time.Duration) string {
