@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 )
 
 // rlm's wire has no field for a credential, so who may connect is decided
@@ -50,7 +49,7 @@ func (s *Server) guarded(ln net.Listener) (bool, error) {
 // admit reports whether c's peer is the server's own uid or root; a peer
 // refused is counted and logged.
 func (s *Server) admit(c net.Conn) bool {
-	err := checkPeer(c)
+	err := s.checkPeer(c)
 	if err == nil {
 		return true
 	}
@@ -59,18 +58,18 @@ func (s *Server) admit(c net.Conn) bool {
 	return false
 }
 
-func checkPeer(c net.Conn) error {
+func (s *Server) checkPeer(c net.Conn) error {
 	local, ok1 := c.LocalAddr().(*net.TCPAddr)
 	remote, ok2 := c.RemoteAddr().(*net.TCPAddr)
 	if !ok1 || !ok2 {
 		return errors.New("not a TCP connection")
 	}
-	uid, err := peerUID(local.AddrPort(), remote.AddrPort())
+	uid, err := peerUID(s.peers, local.AddrPort(), remote.AddrPort())
 	if err != nil {
 		return err
 	}
-	if me := uint32(os.Getuid()); uid != me && uid != 0 {
-		return fmt.Errorf("peer uid %d is neither the server's uid %d nor root", uid, me)
+	if uid != s.uid && uid != 0 {
+		return fmt.Errorf("peer uid %d is neither the server's uid %d nor root", uid, s.uid)
 	}
 	return nil
 }

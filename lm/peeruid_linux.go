@@ -33,21 +33,23 @@ func peerLookupErr() error {
 
 // peerUID is the uid owning the socket at the other end of a loopback TCP
 // connection: the socket whose local address is peer and whose remote
-// address is server.
+// address is server. d, the kernel's exact lookup, answers unless the
+// kernel has none; then the socket tables are scanned.
 //
 // The kernel prints the table a page per read and finds its place again
 // by counting sockets, so sockets opened or closed meanwhile can make a
 // reading skip a line; a peer not found is looked for again a few times.
-func peerUID(server, peer netip.AddrPort) (uint32, error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	// The kernel's exact lookup first; the tables only where it is missing.
-	switch uid, found, err := diagSocketUID(peer, server); {
+func peerUID(d *sockDiag, server, peer netip.AddrPort) (uint32, error) {
+	switch uid, found, err := d.lookup(peer, server); {
 	case err == nil && found:
 		return uid, nil
 	case err == nil:
-		return 0, errors.New("no socket owner found for the peer's address (it may have closed already)")
+		return 0, errNoOwner
+	case !errors.Is(err, errNoDiag):
+		return 0, err
 	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	for range 4 {
 		for _, p := range procNetTCP {
 			f, err := os.Open(p)
@@ -64,8 +66,10 @@ func peerUID(server, peer netip.AddrPort) (uint32, error) {
 			}
 		}
 	}
-	return 0, errors.New("no socket owner found for the peer's address (it may have closed already)")
+	return 0, errNoOwner
 }
+
+var errNoOwner = errors.New("no socket owner found for the peer's address (it may have closed already)")
 
 // findSocketUID scans a /proc/net/tcp{,6} table for the socket with the
 // given local and remote addresses and returns its uid. A socket already

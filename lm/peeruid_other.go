@@ -11,4 +11,11 @@ var errNoPeerLookup = errors.New("this system has no /proc/net/tcp, so the uid o
 
 func peerLookupErr() error { return errNoPeerLookup }
 
-func peerUID(server, peer netip.AddrPort) (uint32, error) { return 0, errNoPeerLookup }
+// sockDiag is Linux's socket lookup; elsewhere there is none.
+type sockDiag struct{}
+
+func newSockDiag() *sockDiag { return &sockDiag{} }
+
+func (*sockDiag) close() {}
+
+func peerUID(d *sockDiag, server, peer netip.AddrPort) (uint32, error) { return 0, errNoPeerLookup }

@@ -3,6 +3,7 @@ package lm
 import (
 	"context"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -77,6 +78,8 @@ type Server struct {
 	inFlight chan struct{} // handler-wide backend call slots
 	pending  *wire.Pool    // bytes of requests being read
 	refused  atomic.Int64  // connections whose peer was not let in
+	peers    *sockDiag     // finds a loopback peer's uid; closed by Close
+	uid      uint32        // the server's own uid, let in with root
 
 	ctx    context.Context // cancelled by Close: stops backend calls
 	cancel context.CancelFunc
@@ -98,6 +101,8 @@ func NewServer(router *Router, opts *Options) *Server {
 		spend:     spend{limit: o.Budget},
 		inFlight:  make(chan struct{}, o.MaxInFlight),
 		pending:   wire.NewPool(o.MaxPendingBytes),
+		peers:     newSockDiag(),
+		uid:       uint32(os.Getuid()),
 		ctx:       ctx,
 		cancel:    cancel,
 		listeners: make(map[net.Listener]struct{}),
@@ -163,6 +168,7 @@ func (s *Server) Close() error {
 	}
 	s.mu.Unlock()
 	s.wg.Wait()
+	s.peers.close()
 	return nil
 }
 
