@@ -45,7 +45,11 @@ func Listen(ctx context.Context, addr string) (net.Listener, error) {
 			os.Remove(address)
 		}
 	}
-	var lc net.ListenConfig
+	// No TCP keep-alive probes: a peer that stays silent is closed by the
+	// server's IdleTimeout or ReadTimeout anyway (and on loopback a peer
+	// that goes away is seen at once), so each accepted connection is
+	// spared four setsockopt calls.
+	lc := net.ListenConfig{KeepAlive: -1}
 	ln, err := lc.Listen(ctx, network, address)
 	if err != nil {
 		return nil, fmt.Errorf("lm: listen: %w", err)

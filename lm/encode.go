@@ -40,8 +40,7 @@ func (c *Completion) appendJSON(b []byte) []byte {
 	b = append(b, `,"response":`...)
 	b = appendString(b, c.Response)
 	b = append(b, `,"usage_summary":`...)
-	usage, _ := c.UsageSummary.MarshalJSON() // maps of numbers and strings: cannot fail
-	b = append(b, usage...)
+	b = c.UsageSummary.appendJSON(b)
 	b = append(b, `,"execution_time":`...)
 	t := c.ExecutionTime
 	if math.IsNaN(t) || math.IsInf(t, 0) || t < 0 {
@@ -59,9 +58,40 @@ func (c *Completion) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
+// appendString writes s as encoding/json does: a string of printable ASCII
+// with nothing to escape as it is, any other through encoding/json (which
+// also escapes <, > and &, and replaces invalid UTF-8).
 func appendString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s) // a string always encodes
-	return append(b, q...)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always encodes
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendFloat writes f as encoding/json does (a NaN or an infinity, which
+// JSON cannot hold, as 0).
+func appendFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, '0')
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 to e-9, as encoding/json writes it.
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
 }
 
 // appendRaw writes raw JSON that came from a validated frame; anything else

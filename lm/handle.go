@@ -1,65 +1,11 @@
 package lm
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"reflect"
 	"sync"
 	"time"
 )
-
-// decodeRequest parses one request frame. ErrInvalidJSON and ErrNotObject
-// (wrapped) mean the peer is not speaking the protocol, so the server
-// answers and closes. ErrInvalidRequest is a well-formed object with a field
-// of the wrong type ("request: depth: want an integer, got string"): it is
-// answered like any other bad request and the connection stays open.
-func decodeRequest(payload []byte) (*Request, error) {
-	trimmed := bytes.TrimSpace(payload)
-	if !json.Valid(trimmed) {
-		// Decode again only to get the parser's reason; invalid frames are rare.
-		var v any
-		err := json.Unmarshal(trimmed, &v)
-		return nil, fmt.Errorf("%w: %v", ErrInvalidJSON, err)
-	}
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return nil, ErrNotObject
-	}
-	var req Request
-	if err := json.Unmarshal(trimmed, &req); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return nil, &fieldError{field: te.Field, want: wantKind(te.Type), got: te.Value}
-		}
-		return nil, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
-	}
-	return &req, nil
-}
-
-// fieldError is a request field of the wrong JSON type; it is ErrInvalidRequest.
-type fieldError struct{ field, want, got string }
-
-func (e *fieldError) Error() string {
-	return fmt.Sprintf("request: %s: want %s, got %s", e.field, e.want, e.got)
-}
-
-func (e *fieldError) Is(target error) bool { return target == ErrInvalidRequest }
-
-// wantKind names the JSON value a Request field of type t takes.
-func wantKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		return "an integer"
-	case reflect.String:
-		return "a string"
-	case reflect.Slice:
-		return "an array"
-	default:
-		return t.String()
-	}
-}
 
 // answer serves one decoded request; per-prompt failures of a batch are in
 // the completions, every other failure is an error response.
@@ -118,7 +64,7 @@ func (s *Server) runBatch(ctx context.Context, n int, slot func(i int)) {
 }
 
 // completeOne runs one prompt through the budget, the handler-wide limit
-// and the backend, and records its usage.
+// and the backend, and records its usage (in meter too, unless nil).
 func (s *Server) completeOne(ctx context.Context, name string, backend Backend, model string, prompt json.RawMessage, meter *Meter) (Completion, error) {
 	msgs, err := ParsePrompt(prompt)
 	if err != nil {
@@ -152,7 +98,9 @@ func (s *Server) completeOne(ctx context.Context, name string, backend Backend, 
 	u := reply.usage()
 	s.spend.settle(held, true, u.TotalInputTokens+u.TotalOutputTokens)
 	s.meter.Add(name, u)
-	meter.Add(name, u)
+	if meter != nil {
+		meter.Add(name, u)
+	}
 	return Completion{
 		RootModel:     name,
 		Prompt:        prompt,

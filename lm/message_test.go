@@ -3,6 +3,7 @@ package lm
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -80,6 +81,28 @@ func TestParsePrompt(t *testing.T) {
 			t.Errorf("%s: content %q, want %q", tc.in, msgs[len(msgs)-1].Content, tc.want)
 		}
 	}
+	// A string prompt is one user message, whose object is as encoding/json writes it.
+	for _, in := range []string{`"hello"`, `"a\"b\u00e9"`, `"<b>&"`, `"café"`, "\"\xff\"", `"tab\t"`} {
+		msgs, err := ParsePrompt(json.RawMessage(in))
+		if err != nil || len(msgs) != 1 {
+			t.Errorf("%s: %v, %d messages", in, err, len(msgs))
+			continue
+		}
+		var text string
+		json.Unmarshal([]byte(in), &text)
+		want, _ := json.Marshal(struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		}{"user", text})
+		if m := msgs[0]; m.Role != "user" || m.Content != text || string(m.Raw) != string(want) {
+			t.Errorf("%s: %q %q %s, want content %q raw %s", in, m.Role, m.Content, m.Raw, text, want)
+		}
+	}
+	for _, in := range []string{`"unclosed`, `"a"b"`, `"bad \q escape"`} {
+		if _, err := ParsePrompt(json.RawMessage(in)); !errors.Is(err, ErrInvalidPrompt) {
+			t.Errorf("%s: %v, want ErrInvalidPrompt", in, err)
+		}
+	}
 }
 
 func TestDecodeRequestErrors(t *testing.T) {
@@ -143,6 +166,106 @@ func FuzzDecodeRequest(f *testing.F) {
 		out := (&Response{ChatCompletions: comps}).AppendJSON(nil)
 		if !json.Valid(out) {
 			t.Fatalf("response is not JSON: %s", out)
+		}
+	})
+}
+
+// plainRequest takes the requests clients send and leaves every other
+// shape to encoding/json.
+func TestPlainRequest(t *testing.T) {
+	for _, in := range []string{
+		`{"prompt": "hello", "depth": 0}`,
+		`{"prompts": ["a", [{"role": "user", "content": "b"}]], "model": "gpt-x", "depth": 1}`,
+		`{"prompt": null, "prompts": null, "model": null, "depth": null}`,
+		`{}`,
+		`{"prompts": [ ], "depth": -3}`,
+	} {
+		if _, ok := plainRequest([]byte(in)); !ok {
+			t.Errorf("%s: not taken", in)
+		}
+	}
+	for _, in := range []string{
+		`{"Prompt": "x"}`, `{"prompt": "a", "prompt": "b"}`, `{"pr\u006fmpt": "x"}`,
+		`{"model": "caf\u00e9"}`, `{"model": "café"}`, `{"model": 5}`,
+		`{"depth": 1.0}`, `{"depth": 1e2}`, `{"depth": 99999999999999999999}`, `{"depth": "1"}`,
+		`{"prompts": "x"}`, `{"other": 1}`, `{"prompt": "x"} {}`, `{"prompt": "x"`, `[]`, ``,
+	} {
+		if _, ok := plainRequest([]byte(in)); ok {
+			t.Errorf("%s: taken", in)
+		}
+	}
+}
+
+// FuzzPlainRequest: what plainRequest takes, encoding/json decodes to the
+// same request.
+func FuzzPlainRequest(f *testing.F) {
+	for _, s := range []string{`{"prompt":"a","depth":0}`, `{"prompts":["a",[{"role":"user","content":"b"}]],"model":"m"}`,
+		`{"prompt":null,"depth":null}`, `{"prompts":[],"depth":-1}`, `{"model":"a\"b"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, ok := plainRequest(data)
+		if !ok {
+			return
+		}
+		var want Request
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatalf("%q taken, but encoding/json refuses it: %v", data, err)
+		}
+		if !reflect.DeepEqual(*got, want) {
+			t.Fatalf("%q: got %+v, encoding/json %+v", data, *got, want)
+		}
+	})
+}
+
+// The hand-written encoders write what encoding/json writes.
+func TestEncodersMatchEncodingJSON(t *testing.T) {
+	cost := func(f float64) *float64 { return &f }
+	type model struct {
+		TotalCalls        int64    `json:"total_calls"`
+		TotalInputTokens  int64    `json:"total_input_tokens"`
+		TotalOutputTokens int64    `json:"total_output_tokens"`
+		TotalCost         *float64 `json:"total_cost,omitempty"`
+	}
+	type summary struct {
+		ModelUsageSummaries map[string]model `json:"model_usage_summaries"`
+		TotalCost           *float64         `json:"total_cost,omitempty"`
+	}
+	for _, s := range []UsageSummary{
+		{},
+		{ModelUsageSummaries: map[string]ModelUsage{"echo": {TotalCalls: 1, TotalInputTokens: 2, TotalOutputTokens: 3}}},
+		{ModelUsageSummaries: map[string]ModelUsage{
+			"b<&>": {TotalCalls: 2, TotalCost: cost(1e-7)}, "a": {TotalCost: cost(1e21)},
+			"modèle\u2028": {TotalCost: cost(123456789.125)}, "\xff": {TotalInputTokens: -1, TotalCost: cost(-0.5)},
+			"z": {TotalCost: cost(0)}, "q\"\\\n": {TotalCost: cost(3e-10)},
+		}},
+	} {
+		mirror := summary{ModelUsageSummaries: map[string]model{}}
+		for name, u := range s.ModelUsageSummaries {
+			mirror.ModelUsageSummaries[name] = model(u)
+		}
+		if c, ok := s.TotalCost(); ok {
+			mirror.TotalCost = &c
+		}
+		want, err := json.Marshal(mirror)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.appendJSON(nil); string(got) != string(want) {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+}
+
+// FuzzAppendString: appendString writes what encoding/json writes.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"hello", "", "a\"b\\c", "<script>&", "caf\u00e9", "\xff\xfe", "\u2028\u2029", "\x00\x1f\x7f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := appendString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Fatalf("%q: got %s, want %s", s, got[1:], want)
 		}
 	})
 }

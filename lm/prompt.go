@@ -26,17 +26,21 @@ func ParsePrompt(raw json.RawMessage) ([]Message, error) {
 	}
 	switch raw[0] {
 	case '"':
-		var text string
-		if err := json.Unmarshal(raw, &text); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidPrompt, err)
+		text, plain := "", false
+		if requestSyntax.SkipString(raw, 0) == len(raw) {
+			text, plain = plainString(raw)
+		}
+		if !plain {
+			if err := json.Unmarshal(raw, &text); err != nil {
+				return nil, fmt.Errorf("%w: %v", ErrInvalidPrompt, err)
+			}
 		}
 		if text == "" {
 			return nil, ErrMissingPrompt
 		}
-		obj, _ := json.Marshal(struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		}{"user", text})
+		const head = `{"role":"user","content":`
+		obj := append(make([]byte, 0, len(head)+len(text)+3), head...)
+		obj = append(appendString(obj, text), '}')
 		return []Message{{Role: "user", Content: text, Raw: obj}}, nil
 	case '[':
 		var items []json.RawMessage

@@ -1,8 +1,9 @@
 package lm
 
 import (
-	"encoding/json"
 	"maps"
+	"slices"
+	"strconv"
 	"sync"
 )
 
@@ -64,18 +65,42 @@ func (s UsageSummary) Calls() int64 {
 
 // MarshalJSON writes an empty summary as {"model_usage_summaries": {}} (never
 // null) and adds total_cost when known.
-func (s UsageSummary) MarshalJSON() ([]byte, error) {
-	out := struct {
-		ModelUsageSummaries map[string]ModelUsage `json:"model_usage_summaries"`
-		TotalCost           *float64              `json:"total_cost,omitempty"`
-	}{ModelUsageSummaries: s.ModelUsageSummaries}
-	if out.ModelUsageSummaries == nil {
-		out.ModelUsageSummaries = map[string]ModelUsage{}
+func (s UsageSummary) MarshalJSON() ([]byte, error) { return s.appendJSON(nil), nil }
+
+// appendJSON writes s as encoding/json would write its fields (models in
+// the order of their names), without reflection.
+func (s UsageSummary) appendJSON(b []byte) []byte {
+	b = append(b, `{"model_usage_summaries":{`...)
+	var one [1]string
+	names := one[:0]
+	for name := range s.ModelUsageSummaries {
+		names = append(names, name)
 	}
+	slices.Sort(names)
+	for i, name := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		u := s.ModelUsageSummaries[name]
+		b = appendString(b, name)
+		b = append(b, `:{"total_calls":`...)
+		b = strconv.AppendInt(b, u.TotalCalls, 10)
+		b = append(b, `,"total_input_tokens":`...)
+		b = strconv.AppendInt(b, u.TotalInputTokens, 10)
+		b = append(b, `,"total_output_tokens":`...)
+		b = strconv.AppendInt(b, u.TotalOutputTokens, 10)
+		if u.TotalCost != nil {
+			b = append(b, `,"total_cost":`...)
+			b = appendFloat(b, *u.TotalCost)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, '}')
 	if cost, ok := s.TotalCost(); ok {
-		out.TotalCost = &cost
+		b = append(b, `,"total_cost":`...)
+		b = appendFloat(b, cost)
 	}
-	return json.Marshal(out)
+	return append(b, '}')
 }
 
 func singleUsage(model string, u ModelUsage) UsageSummary {

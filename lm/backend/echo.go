@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/tether-dev/tether/lm"
 )
@@ -54,9 +55,9 @@ func (e *Echo) Complete(ctx context.Context, call lm.Call) (lm.Reply, error) {
 	}
 	var in int64
 	for _, m := range call.Messages {
-		in += int64(len(strings.Fields(m.Content)))
+		in += words(m.Content)
 	}
-	return lm.Reply{Text: text, InputTokens: in, OutputTokens: int64(len(strings.Fields(text)))}, nil
+	return lm.Reply{Text: text, InputTokens: in, OutputTokens: words(text)}, nil
 }
 
 // MaxTokens implements lm.TokenBounder: the input's words and the longest
@@ -64,13 +65,27 @@ func (e *Echo) Complete(ctx context.Context, call lm.Call) (lm.Reply, error) {
 func (e *Echo) MaxTokens(call lm.Call) (int64, bool) {
 	var in int64
 	for _, m := range call.Messages {
-		in += int64(len(strings.Fields(m.Content)))
+		in += words(m.Content)
 	}
-	out := int64(len(strings.Fields(lastUser(call.Messages))))
+	out := words(lastUser(call.Messages))
 	for _, r := range e.Replies {
-		out = max(out, int64(len(strings.Fields(r))))
+		out = max(out, words(r))
 	}
 	return in + out, true
+}
+
+// words is len(strings.Fields(s)), counted without building the fields.
+func words(s string) int64 {
+	var n int64
+	inWord := false
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if !space && !inWord {
+			n++
+		}
+		inWord = !space
+	}
+	return n
 }
 
 func lastUser(msgs []lm.Message) string {
