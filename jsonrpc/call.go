@@ -67,6 +67,7 @@ func (c *Conn) unregister(id int64) bool {
 // answer is returned as *Error. If ctx ends first, Call sends
 // $/cancelRequest for the id and returns ctx's error.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	c.handOff() // the answer needs a reader (inline.go)
 	w := getWaiter()
 	id, err := c.register(w)
 	if err != nil {
@@ -162,6 +163,7 @@ func (c *Conn) Batch(ctx context.Context, calls []BatchCall) ([]BatchResult, err
 	if len(calls) == 0 {
 		return nil, errors.New("jsonrpc: batch: no calls (an empty batch is invalid)")
 	}
+	c.handOff() // the answers need a reader (inline.go)
 	ids := make([]int64, len(calls))
 	waiters := make([]*waiter, len(calls))
 	release := func() {

@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -38,7 +39,11 @@ func NDJSON(r io.Reader, w io.Writer, maxLine int) Channel {
 // discarded without being held in memory. The connection goes on unless the
 // stream ends inside the skipped body.
 func LengthPrefixed(r io.Reader, w io.Writer, maxFrame int) Channel {
-	return &frameChannel{r: wire.NewFrameReader(r, maxFrame), w: wire.NewFrameWriter(w, 0), closers: closersOf(r, w)}
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 32<<10) // wire.NewFrameReader's own read-ahead, kept here to see what it holds
+	}
+	return &frameChannel{r: wire.NewFrameReader(br, maxFrame), in: br, w: wire.NewFrameWriter(w, 0), closers: closersOf(r, w)}
 }
 
 func closersOf(r io.Reader, w io.Writer) []io.Closer {
@@ -69,9 +74,14 @@ type lineChannel struct {
 func (c *lineChannel) Read() ([]byte, error)    { return c.r.ReadLine() }
 func (c *lineChannel) Write(frame []byte) error { return c.w.WriteLine(frame) }
 func (c *lineChannel) Close() error             { return closeAll(c.closers) }
+func (c *lineChannel) drained() bool            { return c.r.Buffered() == 0 }
+func (c *lineChannel) writeNow(frame []byte) error {
+	return c.w.WriteLineNow(frame)
+}
 
 type frameChannel struct {
 	r       *wire.FrameReader
+	in      *bufio.Reader // r's source
 	w       *wire.FrameWriter
 	closers []io.Closer
 }
@@ -91,3 +101,7 @@ func (c *frameChannel) Read() ([]byte, error) {
 
 func (c *frameChannel) Write(frame []byte) error { return c.w.WriteFrame(frame) }
 func (c *frameChannel) Close() error             { return closeAll(c.closers) }
+func (c *frameChannel) drained() bool            { return c.in.Buffered() == 0 }
+func (c *frameChannel) writeNow(frame []byte) error {
+	return c.w.WriteFrame(frame)
+}

@@ -79,7 +79,10 @@ const (
 // requests for the handler goroutines. Because it never waits for a
 // handler, a handler may call back into the peer and wait for the answer
 // without deadlock. Handler goroutines (at most MaxConcurrent) are started
-// on demand and live until the connection stops.
+// on demand and live until the connection stops. A request that arrives
+// alone runs on the reader instead, which hands reading to a new goroutine
+// if the handler calls its peer, waits on its context, or runs on for a
+// millisecond or two (inline.go).
 //
 // The reader writes the answers to malformed input and the -32000 / -32001
 // errors itself; a peer that stops reading therefore also stops this side
@@ -95,12 +98,15 @@ type Conn struct {
 
 	work        chan *inflight // queued requests; only the reader sends and closes it
 	idle        atomic.Int32   // handler goroutines waiting for work and not yet claimed
-	workers     int            // handler goroutines started; reader only
+	workers     int            // handler goroutines started; reader only (whichever goroutine reads)
 	maxWorkers  int
 	outstanding atomic.Int32 // requests running or queued
 	maxOutstand int32
-	shared      *sharedLimit // nil, or the bounds this Conn shares with others
+	shared      *sharedLimit  // nil, or the bounds this Conn shares with others
+	slots       chan struct{} // a token per handler running (MaxConcurrent), inline ones included
 	workerWG    sync.WaitGroup
+	sole        soleChannel // nil, or ch if it can serve requests inline
+	inl         inliner     // running a lone request on the reader (inline.go)
 
 	token   []byte            // nil, or the token rpc.authenticate must give
 	authed  bool              // rpc.authenticate succeeded; reader only
@@ -170,6 +176,8 @@ func newConn(ch Channel, opts *Options, callErr error, shared *sharedLimit, toke
 	}
 	c.maxOutstand = int32(c.maxWorkers + queue)
 	c.work = make(chan *inflight, c.maxWorkers+queue)
+	c.slots = make(chan struct{}, c.maxWorkers)
+	c.sole, _ = ch.(soleChannel)
 	go c.readLoop()
 	return c
 }
@@ -257,8 +265,14 @@ func (c *Conn) Wait() error {
 // Done is closed when the connection has stopped.
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
+// readLoop reads until the stream ends, then waits for the handlers and
+// stops the Conn; or, handed off (inline.go), returns once its handler has.
 func (c *Conn) readLoop() {
 	err := c.readFrames()
+	if err == errHandedOff {
+		c.workerWG.Done()
+		return
+	}
 	c.mu.Lock()
 	if c.closing || errors.Is(err, io.EOF) {
 		err = nil
@@ -272,9 +286,14 @@ func (c *Conn) readLoop() {
 	}
 	close(c.work)
 	c.workerWG.Wait()
+	c.stopInline()
 	c.ch.Close()
 	close(c.done)
 }
+
+// errHandedOff ends readFrames on a reader that ran a handler inline while
+// another goroutine took over reading.
+var errHandedOff = errors.New("jsonrpc: reading handed off")
 
 // readFrames reads until the stream ends or fails.
 func (c *Conn) readFrames() error {
@@ -291,11 +310,22 @@ func (c *Conn) readFrames() error {
 			return err
 		}
 		c.handleFrame(frame)
+		if c.inl.next != nil && !c.runInline() {
+			return errHandedOff
+		}
 	}
 }
 
 func (c *Conn) write(frame []byte) {
 	if err := c.ch.Write(frame); err != nil {
+		c.log.Warn("jsonrpc: write failed", "err", err)
+	}
+}
+
+// writeAlone writes the answer to a request run inline: nothing else is in
+// flight, so it goes at once.
+func (c *Conn) writeAlone(frame []byte) {
+	if err := c.sole.writeNow(frame); err != nil {
 		c.log.Warn("jsonrpc: write failed", "err", err)
 	}
 }

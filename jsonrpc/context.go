@@ -38,6 +38,7 @@ type connKey struct{}
 func (in *inflight) Deadline() (time.Time, bool) { return in.conn.base.Deadline() }
 
 func (in *inflight) Done() <-chan struct{} {
+	in.conn.handOff() // if it runs inline: a handler that waits for cancellation needs the reader
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.done == nil {

@@ -139,17 +139,20 @@ func (c *Conn) dispatch(env *envelope, method string, b *batchCollector) {
 		}
 		c.mu.Unlock()
 		if dup {
-			in.answer(nil, ErrInvalidRequest.withData("reason", "id "+string(env.id)+" is already in flight"))
+			in.answer(nil, ErrInvalidRequest.withData("reason", "id "+string(env.id)+" is already in flight"), false)
 			return
 		}
 	}
 	if !c.admit(int64(cap(in.buf))) {
 		if env.hasID {
 			c.forget(in)
-			in.answer(nil, ErrOverloaded)
+			in.answer(nil, ErrOverloaded, false)
 		} else {
 			c.log.Warn("jsonrpc: overloaded, notification dropped", "method", method)
 		}
+		return
+	}
+	if b == nil && c.tryInline(in) {
 		return
 	}
 	c.work <- in // cannot block: capacity is maxOutstand
@@ -183,13 +186,14 @@ func (c *Conn) forget(in *inflight) {
 func (c *Conn) worker() {
 	defer c.workerWG.Done()
 	for in := range c.work {
-		c.run(in)
+		c.run(in, false)
 		c.release(int64(cap(in.buf)))
 		c.idle.Add(1)
 	}
 }
 
-func (c *Conn) run(in *inflight) {
+// run answers in; inline, its running slots were taken already.
+func (c *Conn) run(in *inflight, inline bool) {
 	c.mu.Lock()
 	if c.closing {
 		in.cancel(errCanceledByClose)
@@ -199,13 +203,16 @@ func (c *Conn) run(in *inflight) {
 	in.readMeta()
 	var result any
 	var err error
-	switch {
-	case c.shared == nil:
+	if inline || c.takeSlots(in, true) {
 		result, err = c.handle(in)
-	case c.acquire(in):
-		result, err = c.handle(in)
-		<-c.shared.slots
-	default:
+		// The server's slot goes back before the answer is written, so a
+		// peer slow to read holds none; this Conn's after, so that with
+		// MaxConcurrent 1 answers leave in the order their handlers ran.
+		if c.shared != nil {
+			<-c.shared.slots
+		}
+		defer c.giveSlot()
+	} else {
 		err = in.cause() // cancelled while it waited for a slot: answered -32800, never run
 	}
 	c.mu.Lock()
@@ -228,11 +235,11 @@ func (c *Conn) run(in *inflight) {
 			c.log.Warn("jsonrpc: handler failed", "method", in.req.Method, "trace_id", in.traceID, "err", err)
 		}
 		c.forget(in)
-		in.answer(nil, e)
+		in.answer(nil, e, inline)
 		return
 	}
 	c.forget(in)
-	in.answer(result, nil)
+	in.answer(result, nil, inline)
 }
 
 // asPanic is the *panicError in err's chain, or nil. The errors.As target
@@ -249,16 +256,39 @@ func asPanic(err error) *panicError {
 	return nil
 }
 
-// acquire waits for a running slot shared with other Conns; false when
-// the request was cancelled while it waited.
-func (c *Conn) acquire(in *inflight) bool {
+// takeSlots takes a running slot of this Conn and, when it shares bounds
+// with others, one of theirs. It waits for them if wait is set (false
+// when in is cancelled meanwhile), else fails at once when one is taken.
+func (c *Conn) takeSlots(in *inflight, wait bool) bool {
+	if !take(c.slots, in, wait) {
+		return false
+	}
+	if c.shared != nil && !take(c.shared.slots, in, wait) {
+		<-c.slots
+		return false
+	}
+	return true
+}
+
+func take(slots chan struct{}, in *inflight, wait bool) bool {
 	select {
-	case c.shared.slots <- struct{}{}:
+	case slots <- struct{}{}:
+		return true
+	default:
+	}
+	if !wait {
+		return false
+	}
+	select {
+	case slots <- struct{}{}:
 		return true
 	case <-in.Done():
 		return false
 	}
 }
+
+// giveSlot gives back this Conn's running slot.
+func (c *Conn) giveSlot() { <-c.slots }
 
 // handle calls the handler and turns a panic into a *panicError, so that
 // one failing handler costs its own request and not the connection (or the
@@ -272,10 +302,10 @@ func (c *Conn) handle(in *inflight) (result any, err error) {
 	return c.handler.Handle(in, &in.req)
 }
 
-// answer writes the response (to the batch if the request came in one).
-// The id is released before the write so that the peer may reuse it as soon
-// as it reads the answer.
-func (in *inflight) answer(result any, e *Error) {
+// answer writes the response (to the batch if the request came in one;
+// at once if it ran inline). The id is released before the write so that
+// the peer may reuse it as soon as it reads the answer.
+func (in *inflight) answer(result any, e *Error, inline bool) {
 	f := getFrame()
 	defer putFrame(f)
 	if e == nil {
@@ -294,6 +324,10 @@ func (in *inflight) answer(result any, e *Error) {
 	if in.batch != nil {
 		in.batch.add(f.Bytes())
 		in.batch.finishOne()
+		return
+	}
+	if inline {
+		in.conn.writeAlone(f.Bytes())
 		return
 	}
 	in.conn.write(f.Bytes())

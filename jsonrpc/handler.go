@@ -33,7 +33,7 @@ func (r *Request) UnmarshalParams(v any) error {
 }
 
 // Handler answers requests. Handle is called concurrently from the
-// connection's handler goroutines (at most Options.MaxConcurrent at once).
+// connection's goroutines (at most Options.MaxConcurrent at once).
 // The result is encoded with encoding/json (a json.RawMessage goes out as
 // it is); for a notification it is dropped. ctx is cancelled when the peer
 // sends $/cancelRequest for this request or the connection closes; it also

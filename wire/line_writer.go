@@ -23,6 +23,10 @@ const maxFlushYields = 3
 // no hand-off; many callers in flight share a few Writes, so the reader on
 // the other end is woken less often.
 //
+// A caller that knows no other line is on its way uses WriteLineNow, which
+// does not yield first: a yield wakes an idle OS thread to look for work,
+// which costs a lone caller more than its Write.
+//
 // A line may still be unwritten when WriteLine returns (another caller is
 // writing it); Flush waits until everything queued is written. Safe for
 // concurrent use. The first Write error sticks: every later call returns it.
@@ -48,8 +52,15 @@ func NewLineWriter(w io.Writer) *LineWriter {
 }
 
 // WriteLine queues p and "\n" (p is copied) and, unless another caller is
-// writing already, writes the queue. p must not contain '\n'.
-func (lw *LineWriter) WriteLine(p []byte) error {
+// writing already, writes the queue, once goroutines ready to run have
+// queued their lines. p must not contain '\n'.
+func (lw *LineWriter) WriteLine(p []byte) error { return lw.writeLine(p, maxFlushYields) }
+
+// WriteLineNow is WriteLine without waiting for other lines to join: for a
+// caller with nothing else in flight.
+func (lw *LineWriter) WriteLineNow(p []byte) error { return lw.writeLine(p, 0) }
+
+func (lw *LineWriter) writeLine(p []byte, maxYields int) error {
 	if bytes.IndexByte(p, '\n') >= 0 {
 		return ErrNewline
 	}
@@ -69,7 +80,7 @@ func (lw *LineWriter) WriteLine(p []byte) error {
 	// their lines first, so a burst leaves in one Write. Yield again while
 	// yielding brought more lines. With nothing else runnable a Gosched
 	// returns at once.
-	for yields, before := 0, -1; yields < maxFlushYields && len(lw.queued) != before; yields++ {
+	for yields, before := 0, -1; yields < maxYields && len(lw.queued) != before; yields++ {
 		before = len(lw.queued)
 		lw.mu.Unlock()
 		runtime.Gosched()

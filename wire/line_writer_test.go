@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -70,5 +72,35 @@ func TestLineWriterErrorSticks(t *testing.T) {
 	}
 	if err := lw.Flush(); !errors.Is(err, io.ErrClosedPipe) {
 		t.Fatalf("Flush err = %v", err)
+	}
+}
+
+// WriteLineNow writes before any other goroutine runs; WriteLine first
+// lets goroutines that are ready run, so their lines can share its Write.
+func TestLineWriterNowDoesNotWaitForOthers(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // the goroutine below can only run if the writer yields
+	for _, tc := range []struct {
+		name      string
+		write     func(*LineWriter, []byte) error
+		othersRan bool
+	}{
+		{"WriteLineNow", (*LineWriter).WriteLineNow, false},
+		{"WriteLine", (*LineWriter).WriteLine, true},
+	} {
+		var cw batchCountingWriter
+		lw := NewLineWriter(&cw)
+		var ran atomic.Bool
+		done := make(chan struct{})
+		go func() {
+			ran.Store(true)
+			close(done)
+		}()
+		if err := tc.write(lw, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		if ran.Load() != tc.othersRan || cw.buf.String() != "x\n" {
+			t.Errorf("%s: another goroutine ran first: %v, want %v; wrote %q", tc.name, ran.Load(), tc.othersRan, cw.buf.String())
+		}
+		<-done
 	}
 }
