@@ -65,36 +65,18 @@ func ownerAlive(name string) bool {
 // parents, and every temp dir under tempRoot ("": none), whose judge is gone. It is
 // what makes a run after a `kill -9` of the judge clean.
 func removeStale(parents []string, tempRoot string) error {
-	var errs []error
-	for _, parent := range parents {
-		entries, err := os.ReadDir(parent)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, err)
+	errs := removeDead(parents, ownerAlive, killCgroupDir)
+	if tempRoot != "" {
+		alive := func(name string) bool {
+			tag, ok := strings.CutPrefix(name, tempPrefix)
+			return !ok || ownerAlive(tag)
 		}
-		for _, e := range entries {
-			if !e.IsDir() || ownerAlive(e.Name()) {
-				continue
+		errs = append(errs, removeDead([]string{tempRoot}, alive, func(dir string) error {
+			if err := os.RemoveAll(dir); err != nil {
+				return fmt.Errorf("sandbox: remove stale %s: %w", filepath.Base(dir), err)
 			}
-			if err := killCgroupDir(filepath.Join(parent, e.Name())); err != nil {
-				errs = append(errs, err)
-			}
-		}
-	}
-	if tempRoot == "" {
-		return errors.Join(errs...)
-	}
-	entries, err := os.ReadDir(tempRoot)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	for _, e := range entries {
-		name, ok := strings.CutPrefix(e.Name(), tempPrefix)
-		if !ok || !e.IsDir() || ownerAlive(name) {
-			continue
-		}
-		if err := os.RemoveAll(filepath.Join(tempRoot, e.Name())); err != nil {
-			errs = append(errs, fmt.Errorf("sandbox: remove stale %s: %w", e.Name(), err))
-		}
+			return nil
+		})...)
 	}
 	return errors.Join(errs...)
 }
@@ -102,27 +84,35 @@ func removeStale(parents []string, tempRoot string) error {
 // removeStaleJudgeGroups removes the per-judge cgroups (judgeCPUGroup)
 // under each of homes whose judge is gone, with the sandbox cgroups in them.
 func removeStaleJudgeGroups(homes []string) error {
+	alive := func(name string) bool {
+		tag, ok := strings.CutPrefix(name, cgroupParentName+"-")
+		return !ok || ownerAlive(tag+"-0") // a judge's tag, without a sandbox number
+	}
+	return errors.Join(removeDead(homes, alive, func(group string) error {
+		return errors.Join(removeStale([]string{group}, ""), killCgroupDir(group))
+	})...)
+}
+
+// removeDead calls remove on each dir under parents whose judge, as alive
+// tells from its name, is gone, and returns the errors. A parent that does
+// not exist holds none.
+func removeDead(parents []string, alive func(name string) bool, remove func(dir string) error) []error {
 	var errs []error
-	for _, home := range homes {
-		entries, err := os.ReadDir(home)
+	for _, parent := range parents {
+		entries, err := os.ReadDir(parent)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}
 		for _, e := range entries {
-			tag, ok := strings.CutPrefix(e.Name(), cgroupParentName+"-")
-			if !ok || !e.IsDir() || ownerAlive(tag+"-0") {
+			if !e.IsDir() || alive(e.Name()) {
 				continue
 			}
-			group := filepath.Join(home, e.Name())
-			if err := removeStale([]string{group}, ""); err != nil {
-				errs = append(errs, err)
-			}
-			if err := killCgroupDir(group); err != nil {
+			if err := remove(filepath.Join(parent, e.Name())); err != nil {
 				errs = append(errs, err)
 			}
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // leakedPrefix names an empty stale cgroup the kernel would not remove; no
