@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -37,7 +36,7 @@ type lmDetails struct {
 // listener whose port the evaluator tries.
 func judgeLMProblem(t *testing.T, runner sandbox.Runner) (*judge.Result, lmDetails) {
 	t.Helper()
-	requirePython(t)
+	sandboxtest.Python3(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -121,15 +120,5 @@ func TestLMHandlerLinuxSandboxNoNetwork(t *testing.T) {
 	}
 	if res.Sandbox != "linux" {
 		t.Errorf("sandbox = %q", res.Sandbox)
-	}
-}
-
-func requirePython(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		if os.Getenv("TETHER_REQUIRE_INTEROP") == "1" {
-			t.Fatal("python3 not found and TETHER_REQUIRE_INTEROP=1")
-		}
-		t.Skip("python3 not found")
 	}
 }

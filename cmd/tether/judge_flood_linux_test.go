@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
 
 // floodChannel finds the solution host's private copy of the protocol
@@ -93,7 +95,7 @@ func runMeasured(t *testing.T, stdin string, bin string, args ...string) ([]byte
 // dropped is counted, and the verdict is the solution's own (WrongAnswer).
 // The same holds for judge.run under `tether serve`.
 func TestJudgeBoundedUnderLogFlood(t *testing.T) {
-	requirePython3(t)
+	sandboxtest.Python3(t)
 	bin := sbxTetherBinary(t)
 	dir := floodProblem(t)
 	judgeArgs := func(sol string) []string {

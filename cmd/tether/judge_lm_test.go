@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,17 +11,8 @@ import (
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/judge/lmstart"
 	"github.com/tether-dev/tether/lm"
+	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
-
-func requirePython3(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		if os.Getenv("TETHER_REQUIRE_INTEROP") == "1" {
-			t.Fatal("python3 not found and TETHER_REQUIRE_INTEROP=1")
-		}
-		t.Skip("python3 not found")
-	}
-}
 
 func judgeJSON(t *testing.T, args ...string) (*judge.Result, lm.UsageSummary) {
 	t.Helper()
@@ -46,7 +36,7 @@ func judgeJSON(t *testing.T, args ...string) (*judge.Result, lm.UsageSummary) {
 // examples/llm through the CLI (the sandbox this machine offers): the
 // problem's own echo handler, its budget refusing the fourth call.
 func TestJudgeLMExample(t *testing.T) {
-	requirePython3(t)
+	sandboxtest.Python3(t)
 	res, usage := judgeJSON(t, "../../examples/llm", "../../examples/llm/solution.py")
 	if res.Status != judge.Accepted || res.Score != 10000 {
 		t.Fatalf("got %v %d, details %s, output:\n%s", res.Status, res.Score, res.Details, res.Output)
@@ -77,7 +67,7 @@ func mustCompact(t *testing.T, raw json.RawMessage) []byte {
 // a larger budget, so the example's fourth call is served (and the
 // evaluator, which expects the refusal, says WrongAnswer).
 func TestJudgeLMConfigFlagReplacesProblems(t *testing.T) {
-	requirePython3(t)
+	sandboxtest.Python3(t)
 	conf := filepath.Join(t.TempDir(), "lm.json")
 	os.WriteFile(conf, []byte(`{"backends":{"judge-echo":{"type":"echo"}},"budget":{"calls":10}}`), 0o644)
 	res, usage := judgeJSON(t, "../../examples/llm", "../../examples/llm/solution.py", "--lm-config", conf)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
 
 // starveAttack is a solution's weapon: ~60 busy children, each in a
@@ -44,7 +46,7 @@ def attack():
 // process too) ends in time on a busy machine: the bug needed only a 3 s
 // stall within the call.
 func TestJudgeWrongSolutionCannotCauseSystemError(t *testing.T) {
-	requirePython3(t)
+	sandboxtest.Python3(t)
 	sbxRequireLinux(t)
 	bin := sbxTetherBinary(t)
 	dir := t.TempDir()

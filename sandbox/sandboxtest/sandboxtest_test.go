@@ -3,6 +3,7 @@ package sandboxtest
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -38,6 +39,24 @@ func TestRequireSkipsUnlessCIRequires(t *testing.T) {
 		require(r, "TETHER_REQUIRE_ROOTLESS", "rootless", tc.err)
 		if r.fatal != tc.fatal || r.skip != tc.skip {
 			t.Errorf("env %q, err %v: fatal %q skip %q, want fatal %q skip %q", tc.env, tc.err, r.fatal, r.skip, tc.fatal, tc.skip)
+		}
+	}
+}
+
+// Without python3 on PATH a test skips, unless CI requires it: then it
+// fails, saying which variable asked for it.
+func TestPython3SkipsUnlessCIRequires(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	for _, tc := range []struct {
+		env         string
+		fatal, skip bool
+	}{{"", false, true}, {"1", true, false}} {
+		t.Setenv("TETHER_REQUIRE_INTEROP", tc.env)
+		r := &recorder{TB: t}
+		Python3(r)
+		if (r.fatal != "") != tc.fatal || (r.skip != "") != tc.skip ||
+			(tc.fatal && !strings.Contains(r.fatal, "TETHER_REQUIRE_INTEROP=1")) {
+			t.Errorf("env %q: fatal %q skip %q", tc.env, r.fatal, r.skip)
 		}
 	}
 }
