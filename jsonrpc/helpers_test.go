@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -122,4 +123,43 @@ func testMux() *Mux {
 		return nil, ctx.Err()
 	})
 	return mux
+}
+
+// gate is a method that reports each request it starts on entered (by id)
+// and holds it, not watching its context, until open is called.
+type gate struct {
+	entered chan string
+	release chan struct{}
+	once    sync.Once
+}
+
+// addGate adds method to mux as a gate whose requests answer result.
+func addGate(mux *Mux, method string, result any) *gate {
+	g := &gate{entered: make(chan string, 8), release: make(chan struct{})}
+	mux.AddFunc(method, func(_ context.Context, req *Request) (any, error) {
+		g.entered <- string(req.ID)
+		<-g.release
+		return result, nil
+	})
+	return g
+}
+
+// open lets every request through, now and later. It may be called more
+// than once: a test's cleanup calls it before the Conn's, so that a failed
+// test does not leave Close waiting for a held handler.
+func (g *gate) open() { g.once.Do(func() { close(g.release) }) }
+
+// callingBack is a handler that sends progress, calls method on its peer
+// and answers prefix followed by the peer's string answer.
+func callingBack(progress, method string, params any, prefix string) func(context.Context, *Request) (any, error) {
+	return func(ctx context.Context, _ *Request) (any, error) {
+		if err := Progress(ctx, progress); err != nil {
+			return nil, err
+		}
+		var s string
+		if err := ConnFrom(ctx).Call(ctx, method, params, &s); err != nil {
+			return nil, err
+		}
+		return prefix + s, nil
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"sync"
 	"testing"
 )
 
@@ -32,12 +31,11 @@ func TestLoneRequestsRunOnTheReader(t *testing.T) {
 // call to its peer still lets the next message be read and run: here the
 // second request is what unblocks the first.
 func TestLoneHandlerThatBlocksLetsReadingGoOn(t *testing.T) {
-	release, open := releaser()
 	mux := testMux()
-	mux.AddFunc("wait", func(context.Context, *Request) (any, error) { <-release; return "waited", nil })
-	mux.AddFunc("open", func(context.Context, *Request) (any, error) { open(); return "opened", nil })
+	wait := addGate(mux, "wait", "waited")
+	mux.AddFunc("open", func(context.Context, *Request) (any, error) { wait.open(); return "opened", nil })
 	_, p := serveRaw(t, &Options{Handler: mux}, 0)
-	t.Cleanup(open)                                    // runs first: a failed test leaves no handler waiting
+	t.Cleanup(wait.open)
 	p.send(`{"jsonrpc":"2.0","method":"wait","id":1}`) // alone: runs on the reader
 	// A write on the pipe returns once it is read; read or not, cleanup
 	// closes the pipe, which ends it.
@@ -62,31 +60,17 @@ func TestLoneHandlerThatBlocksLetsReadingGoOn(t *testing.T) {
 // after reading has moved on: with MaxConcurrent 1, a request read
 // meanwhile waits, and cancelled while it waits it never runs.
 func TestHandlerOnTheReaderHoldsItsRunningSlot(t *testing.T) {
-	entered := make(chan string, 2)
-	release, open := releaser()
 	mux := testMux()
-	mux.AddFunc("hold", func(_ context.Context, req *Request) (any, error) {
-		entered <- string(req.ID)
-		<-release
-		return "held", nil
-	})
+	hold := addGate(mux, "hold", "held")
 	_, p := serveRaw(t, &Options{Handler: mux, MaxConcurrent: 1}, 0)
-	t.Cleanup(open)                                    // runs first: a failed test leaves no handler waiting
+	t.Cleanup(hold.open)
 	p.send(`{"jsonrpc":"2.0","method":"hold","id":1}`) // alone: runs on the reader
-	if id := <-entered; id != "1" {
+	if id := <-hold.entered; id != "1" {
 		t.Fatalf("entered %s first, want 1", id)
 	}
 	go io.WriteString(p.conn, `{"jsonrpc":"2.0","method":"hold","id":2}`+"\n"+
 		`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":2}}`+"\n")
 	p.expectJSON(`{"jsonrpc":"2.0","id":2,"error":{"code":-32800,"message":"request cancelled"}}`)
-	open()
+	hold.open()
 	p.expectJSON(`{"jsonrpc":"2.0","id":1,"result":"held"}`)
-}
-
-// releaser is a channel for handlers to wait on and the function that
-// closes it, which may be called more than once.
-func releaser() (<-chan struct{}, func()) {
-	ch := make(chan struct{})
-	var once sync.Once
-	return ch, func() { once.Do(func() { close(ch) }) }
 }

@@ -21,16 +21,7 @@ type addParams struct{ A, B int }
 // progress notification sent while the call is in flight.
 func TestInteropJrpc2ClientCallsTether(t *testing.T) {
 	mux := testMux()
-	mux.AddFunc("ask_back", func(ctx context.Context, _ *Request) (any, error) {
-		if err := Progress(ctx, "half"); err != nil {
-			return nil, err
-		}
-		var name string
-		if err := ConnFrom(ctx).Call(ctx, "whoami", nil, &name); err != nil {
-			return nil, err
-		}
-		return "hello " + name, nil
-	})
+	mux.AddFunc("ask_back", callingBack("half", "whoami", nil, "hello "))
 	a, b := net.Pipe()
 	server := NewConn(NDJSON(a, a, 0), &Options{Handler: mux})
 	defer server.Close()

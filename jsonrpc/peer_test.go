@@ -93,16 +93,7 @@ func TestCallNotifyBatchOverEveryFraming(t *testing.T) {
 // server again. It only finishes if responses are routed on the readers.
 func TestCallbackFromHandlerCannotDeadlock(t *testing.T) {
 	serverMux := testMux()
-	serverMux.AddFunc("outer", func(ctx context.Context, _ *Request) (any, error) {
-		if err := Progress(ctx, "starting"); err != nil {
-			return nil, err
-		}
-		var s string
-		if err := ConnFrom(ctx).Call(ctx, "client.ask", []int{1}, &s); err != nil {
-			return nil, err
-		}
-		return "outer+" + s, nil
-	})
+	serverMux.AddFunc("outer", callingBack("starting", "client.ask", []int{1}, "outer+"))
 	var progress []string
 	var mu sync.Mutex
 	clientMux := NewMux()
@@ -174,21 +165,16 @@ func TestCallerContextSendsCancelRequest(t *testing.T) {
 }
 
 func TestOverloadIsAnsweredNotQueued(t *testing.T) {
-	entered := make(chan struct{}, 8)
-	release := make(chan struct{})
 	mux := testMux()
-	mux.AddFunc("hold", func(context.Context, *Request) (any, error) {
-		entered <- struct{}{}
-		<-release
-		return "held", nil
-	})
+	hold := addGate(mux, "hold", "held")
 	_, p := serveRaw(t, &Options{Handler: mux, MaxConcurrent: 1, MaxQueue: 1}, 0)
+	t.Cleanup(hold.open)
 	p.send(`{"jsonrpc":"2.0","method":"hold","id":1}`) // running
-	<-entered
+	<-hold.entered
 	p.send(`{"jsonrpc":"2.0","method":"hold","id":2}`) // queued
 	p.send(`{"jsonrpc":"2.0","method":"hold","id":3}`) // over both bounds
 	p.expectJSON(`{"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":"server overloaded"}}`)
-	close(release)
+	hold.open()
 	p.expectJSON(`{"jsonrpc":"2.0","id":1,"result":"held"}`)
 	p.expectJSON(`{"jsonrpc":"2.0","id":2,"result":"held"}`)
 }

@@ -27,17 +27,12 @@ func TestIDsAreEchoedByteForByte(t *testing.T) {
 }
 
 func TestIDInFlightIsRejectedAndReleasedAfterAnswer(t *testing.T) {
-	started := make(chan struct{})
-	release := make(chan struct{})
 	mux := testMux()
-	mux.AddFunc("wait", func(context.Context, *Request) (any, error) {
-		started <- struct{}{}
-		<-release
-		return "done", nil
-	})
+	wait := addGate(mux, "wait", "done")
 	_, p := serveRaw(t, &Options{Handler: mux}, 0)
+	t.Cleanup(wait.open)
 	p.send(`{"jsonrpc":"2.0","method":"wait","id":7}`)
-	<-started
+	<-wait.entered
 	p.send(`{"jsonrpc":"2.0","method":"echo","params":[2],"id":7}`)
 	got := p.next()
 	var resp struct {
@@ -47,7 +42,7 @@ func TestIDInFlightIsRejectedAndReleasedAfterAnswer(t *testing.T) {
 	if err := json.Unmarshal(got, &resp); err != nil || resp.ID != 7 || resp.Error == nil || resp.Error.Code != CodeInvalidRequest {
 		t.Fatalf("duplicate in-flight id: got %s, want -32600 for id 7", got)
 	}
-	close(release)
+	wait.open()
 	p.expectJSON(`{"jsonrpc":"2.0","id":7,"result":"done"}`)
 	// answered: the id may be reused
 	p.send(`{"jsonrpc":"2.0","method":"echo","params":[3],"id":7}`)

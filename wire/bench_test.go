@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -18,93 +19,77 @@ func jsonLine(size int) []byte {
 	return []byte(`{"d":"` + strings.Repeat("x", size-8) + `"}`)
 }
 
-// lineStream is an endless stream of the same newline-terminated frame,
-// repeated enough times that each Read returns many frames when they are small.
-func lineStream(size int) io.Reader {
-	line := append(jsonLine(size), '\n')
-	reps := 1 + (256<<10)/len(line)
-	data := make([]byte, 0, reps*len(line))
-	for i := 0; i < reps; i++ {
-		data = append(data, line...)
-	}
-	return &loopReader{data: data}
+// repeatStream is an endless stream of the same frame, repeated enough
+// times that each Read returns many frames when they are small.
+func repeatStream(frame []byte) io.Reader {
+	return &loopReader{data: bytes.Repeat(frame, 1+(256<<10)/len(frame))}
+}
+
+// lineStream repeats a newline-terminated JSON line of size bytes.
+func lineStream(size int) io.Reader { return repeatStream(append(jsonLine(size), '\n')) }
+
+// benchRead benchmarks name at size: open makes a reader, whose every
+// call reads one frame of n bytes.
+func benchRead(b *testing.B, name string, size, n int, open func() func() error) {
+	b.Run(fmt.Sprintf("%s/%s", name, sizeName(size)), func(b *testing.B) {
+		read := open()
+		b.SetBytes(int64(n))
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := read(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 func BenchmarkNewline(b *testing.B) {
 	for _, size := range benchSizes {
-		b.Run(fmt.Sprintf("LineReader/%s", sizeName(size)), func(b *testing.B) {
+		benchRead(b, "LineReader", size, size+1, func() func() error {
 			lr := NewLineReader(lineStream(size), 0)
-			b.SetBytes(int64(size + 1))
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := lr.ReadLine(); err != nil {
-					b.Fatal(err)
-				}
-			}
+			return func() error { _, err := lr.ReadLine(); return err }
 		})
-		b.Run(fmt.Sprintf("bufio.Scanner/%s", sizeName(size)), func(b *testing.B) {
+		benchRead(b, "bufio.Scanner", size, size+1, func() func() error {
 			sc := bufio.NewScanner(lineStream(size))
 			sc.Buffer(make([]byte, 64<<10), DefaultMaxLine)
-			b.SetBytes(int64(size + 1))
-			b.ReportAllocs()
-			for b.Loop() {
+			return func() error {
 				if !sc.Scan() {
-					b.Fatal(sc.Err())
+					return fmt.Errorf("scan: %v", sc.Err())
 				}
+				return nil
 			}
 		})
-		b.Run(fmt.Sprintf("json.Decoder/%s", sizeName(size)), func(b *testing.B) {
+		benchRead(b, "json.Decoder", size, size+1, func() func() error {
 			dec := json.NewDecoder(lineStream(size))
 			var raw json.RawMessage
-			b.SetBytes(int64(size + 1))
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := dec.Decode(&raw); err != nil {
-					b.Fatal(err)
-				}
-			}
+			return func() error { return dec.Decode(&raw) }
 		})
 	}
 }
 
+// frameStream repeats a length-prefixed JSON frame of size bytes.
 func frameStream(size int) io.Reader {
-	frame := binary.BigEndian.AppendUint32(nil, uint32(size))
-	frame = append(frame, jsonLine(size)...)
-	reps := 1 + (256<<10)/len(frame)
-	data := make([]byte, 0, reps*len(frame))
-	for i := 0; i < reps; i++ {
-		data = append(data, frame...)
-	}
-	return &loopReader{data: data}
+	return repeatStream(append(binary.BigEndian.AppendUint32(nil, uint32(size)), jsonLine(size)...))
 }
 
 func BenchmarkLengthPrefixed(b *testing.B) {
 	for _, size := range benchSizes {
-		b.Run(fmt.Sprintf("FrameReader/%s", sizeName(size)), func(b *testing.B) {
+		benchRead(b, "FrameReader", size, size+4, func() func() error {
 			fr := NewFrameReader(frameStream(size), 0)
-			b.SetBytes(int64(size + 4))
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := fr.ReadFrame(); err != nil {
-					b.Fatal(err)
-				}
-			}
+			return func() error { _, err := fr.ReadFrame(); return err }
 		})
 		// The floor: the header and body read with io.ReadFull into a
 		// buffer allocated once, no checks, no read-ahead.
-		b.Run(fmt.Sprintf("io.ReadFull/%s", sizeName(size)), func(b *testing.B) {
+		benchRead(b, "io.ReadFull", size, size+4, func() func() error {
 			src := frameStream(size)
 			var header [4]byte
 			buf := make([]byte, size)
-			b.SetBytes(int64(size + 4))
-			b.ReportAllocs()
-			for b.Loop() {
+			return func() error {
 				if _, err := io.ReadFull(src, header[:]); err != nil {
-					b.Fatal(err)
+					return err
 				}
-				if _, err := io.ReadFull(src, buf[:binary.BigEndian.Uint32(header[:])]); err != nil {
-					b.Fatal(err)
-				}
+				_, err := io.ReadFull(src, buf[:binary.BigEndian.Uint32(header[:])])
+				return err
 			}
 		})
 	}

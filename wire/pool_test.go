@@ -77,28 +77,28 @@ func TestReadersChargeTheirHold(t *testing.T) {
 	stream = append(stream, bytes.Repeat([]byte("y"), 1<<20)...)
 	stream = binary.BigEndian.AppendUint32(stream, 2)
 	stream = append(stream, "ok"...)
-	fr := NewFrameReader(bytes.NewReader(stream), 0)
-	h := pool.Hold(func() {})
-	fr.SetHold(h)
-	if body, err := fr.ReadFrame(); err != nil || len(body) != 1<<20 || pool.Used() < 1<<20 {
-		t.Fatalf("big frame: %d bytes, %v; pool holds %d", len(body), err, pool.Used())
-	}
-	if body, err := fr.ReadFrame(); err != nil || string(body) != "ok" || pool.Used() > keepReadBuffer {
-		t.Fatalf("after the big frame: %q, %v; pool holds %d", body, err, pool.Used())
-	}
-	h.Close()
-
 	lines := append(bytes.Repeat([]byte("z"), 1<<20), "\nok\n"...)
+	fr := NewFrameReader(bytes.NewReader(stream), 0)
 	lr := NewLineReader(bytes.NewReader(lines), 0)
-	h = pool.Hold(func() {})
-	lr.SetHold(h)
-	if line, err := lr.ReadLine(); err != nil || len(line) != 1<<20 || pool.Used() < 1<<20 {
-		t.Fatalf("long line: %d bytes, %v; pool holds %d", len(line), err, pool.Used())
+	for _, r := range []struct {
+		name    string
+		setHold func(*Hold)
+		read    func() ([]byte, error)
+		kept    int // the buffer kept after a long frame
+	}{
+		{"frame", fr.SetHold, fr.ReadFrame, keepReadBuffer},
+		{"line", lr.SetHold, lr.ReadLine, initialBuffer},
+	} {
+		h := pool.Hold(func() {})
+		r.setHold(h)
+		if got, err := r.read(); err != nil || len(got) != 1<<20 || pool.Used() < 1<<20 {
+			t.Fatalf("long %s: %d bytes, %v; pool holds %d", r.name, len(got), err, pool.Used())
+		}
+		if got, err := r.read(); err != nil || string(got) != "ok" || pool.Used() > int64(r.kept) {
+			t.Fatalf("after the long %s: %q, %v; pool holds %d", r.name, got, err, pool.Used())
+		}
+		h.Close()
 	}
-	if line, err := lr.ReadLine(); err != nil || string(line) != "ok" || pool.Used() > initialBuffer {
-		t.Fatalf("after the long line: %q, %v; pool holds %d", line, err, pool.Used())
-	}
-	h.Close()
 	small := NewPool(100 << 10)
 	lr = NewLineReader(bytes.NewReader(lines), 0)
 	lr.SetHold(small.Hold(func() {}))
