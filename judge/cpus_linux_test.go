@@ -2,14 +2,13 @@ package judge
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/tether-dev/tether/sandbox"
+	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
 
 // twoCPUs is two CPUs this process may run on, the last first, so that a
@@ -36,12 +35,7 @@ func twoCPUs(t *testing.T) (int, int) {
 // Each side runs on the CPUs its option names (a worker slot's placement):
 // the evaluator reports its own and asks the solution for its.
 func TestSideCPUs(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		if os.Getenv("TETHER_REQUIRE_INTEROP") == "1" {
-			t.Fatal("python3 not found and TETHER_REQUIRE_INTEROP=1")
-		}
-		t.Skip("python3 not found")
-	}
+	sandboxtest.Python3(t)
 	evCPU, solCPU := twoCPUs(t)
 	files := map[string]string{
 		"problem.json": `{"runtime_config":{"solution":{"call_timeout_ms":10000}}}`,

@@ -3,22 +3,17 @@ package judge
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/tether-dev/tether/sandbox"
+	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
 
 // TestInteropPythonSDK judges a Neuro OJ style problem with the default
 // commands: python3 evaluate.py and the embedded Python solution host.
 func TestInteropPythonSDK(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		if os.Getenv("TETHER_REQUIRE_INTEROP") == "1" {
-			t.Fatal("python3 not found and TETHER_REQUIRE_INTEROP=1")
-		}
-		t.Skip("python3 not found")
-	}
+	sandboxtest.Python3(t)
 	dir := t.TempDir()
 	files := map[string]string{
 		"problem.json": `{"format_version":1,"title":"add","image":"ignored","runtime_config":{"solution":{"call_timeout_ms":3000}}}`,
