@@ -16,7 +16,7 @@ import (
 // connection is first checked for its peer's uid.
 func (s *Server) serveConn(c net.Conn, guard bool) {
 	if guard && !s.admit(c) {
-		s.removeConn(c)
+		s.done(c)
 		return
 	}
 	var meter *Meter // this connection's usage, kept only for ConnDone
@@ -28,7 +28,7 @@ func (s *Server) serveConn(c net.Conn, guard bool) {
 		if meter != nil {
 			s.opts.ConnDone(c.RemoteAddr().String(), meter.Summary())
 		}
-		s.removeConn(c)
+		s.done(c)
 	}()
 	dr := &deadlineReader{conn: c, idle: s.opts.IdleTimeout, read: s.opts.ReadTimeout}
 	br := readBuffers.Get().(*bufio.Reader)

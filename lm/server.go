@@ -2,6 +2,7 @@ package lm
 
 import (
 	"context"
+	"io"
 	"net"
 	"os"
 	"sync"
@@ -84,11 +85,10 @@ type Server struct {
 	ctx    context.Context // cancelled by Close: stops backend calls
 	cancel context.CancelFunc
 
-	mu        sync.Mutex // guards the fields below
-	listeners map[net.Listener]struct{}
-	conns     map[net.Conn]struct{}
-	closed    bool
-	wg        sync.WaitGroup // Serve loops and connections
+	mu     sync.Mutex             // guards the fields below
+	open   map[io.Closer]struct{} // listeners and connections, closed by Close
+	closed bool
+	wg     sync.WaitGroup // Serve loops and connections
 }
 
 // NewServer returns a server that routes requests with router.
@@ -96,17 +96,16 @@ func NewServer(router *Router, opts *Options) *Server {
 	o := opts.withDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{
-		router:    router,
-		opts:      o,
-		spend:     spend{limit: o.Budget},
-		inFlight:  make(chan struct{}, o.MaxInFlight),
-		pending:   wire.NewPool(o.MaxPendingBytes),
-		peers:     newSockDiag(),
-		uid:       uint32(os.Getuid()),
-		ctx:       ctx,
-		cancel:    cancel,
-		listeners: make(map[net.Listener]struct{}),
-		conns:     make(map[net.Conn]struct{}),
+		router:   router,
+		opts:     o,
+		spend:    spend{limit: o.Budget},
+		inFlight: make(chan struct{}, o.MaxInFlight),
+		pending:  wire.NewPool(o.MaxPendingBytes),
+		peers:    newSockDiag(),
+		uid:      uint32(os.Getuid()),
+		ctx:      ctx,
+		cancel:   cancel,
+		open:     make(map[io.Closer]struct{}),
 	}
 }
 
@@ -125,12 +124,11 @@ func (s *Server) Serve(ln net.Listener) error {
 	// Out of file descriptors, Accept waits and tries again, and past
 	// MaxConns a connection is closed at once: a flood cannot end the server.
 	guarded := accept.New(ln, s.opts.MaxConns)
-	if !s.track(guarded) {
+	if !s.add(guarded) {
 		guarded.Close()
 		return ErrServerClosed
 	}
-	defer s.wg.Done()
-	defer s.untrack(guarded)
+	defer s.done(guarded)
 	for {
 		c, err := guarded.Accept()
 		if err != nil {
@@ -139,7 +137,7 @@ func (s *Server) Serve(ln net.Listener) error {
 			}
 			return err
 		}
-		if !s.addConn(c) {
+		if !s.add(c) {
 			c.Close()
 			return ErrServerClosed
 		}
@@ -156,13 +154,10 @@ func (s *Server) Close() error {
 	s.mu.Lock()
 	if !s.closed {
 		s.closed = true
-		for ln := range s.listeners {
-			ln.Close()
-		}
-		// Connections first, so a call cut short by the cancel below has
-		// nowhere to send a half-meant answer.
-		for c := range s.conns {
-			c.Close()
+		// Listeners and connections first, so a call cut short by the
+		// cancel below has nowhere to send a half-meant answer.
+		for x := range s.open {
+			x.Close()
 		}
 		s.cancel()
 	}
@@ -178,39 +173,24 @@ func (s *Server) isClosed() bool {
 	return s.closed
 }
 
-func (s *Server) track(ln net.Listener) bool {
+// add registers x, a listener or a connection, for Close to close, and
+// its goroutine for Close to wait for; false once the server is closed.
+func (s *Server) add(x io.Closer) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return false
 	}
-	s.listeners[ln] = struct{}{}
+	s.open[x] = struct{}{}
 	s.wg.Add(1)
 	return true
 }
 
-func (s *Server) untrack(ln net.Listener) {
+// done closes x and forgets it: its goroutine is ending.
+func (s *Server) done(x io.Closer) {
 	s.mu.Lock()
-	delete(s.listeners, ln)
+	delete(s.open, x)
 	s.mu.Unlock()
-	ln.Close()
-}
-
-func (s *Server) addConn(c net.Conn) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return false
-	}
-	s.conns[c] = struct{}{}
-	s.wg.Add(1)
-	return true
-}
-
-func (s *Server) removeConn(c net.Conn) {
-	s.mu.Lock()
-	delete(s.conns, c)
-	s.mu.Unlock()
-	c.Close()
+	x.Close()
 	s.wg.Done()
 }
