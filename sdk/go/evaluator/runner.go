@@ -89,18 +89,7 @@ func (r *Runner) Call(ctx context.Context, fn string, args ...any) (any, error) 
 // CallWithTimeout is Call with the frame's timeout_ms set (0: the problem's
 // default call timeout).
 func (r *Runner) CallWithTimeout(ctx context.Context, timeout time.Duration, fn string, args ...any) (any, error) {
-	id := frame.NewID()
-	buf := frame.GetBuffer()
-	defer frame.PutBuffer(buf) // Request copies the line out before it returns
-	line, err := frame.AppendCall(*buf, id, fn, args, timeout.Milliseconds())
-	*buf = line
-	if err != nil {
-		return nil, fmt.Errorf("evaluator: call %s: %w: %w", fn, ErrRejected, err)
-	}
-	if err := codec.CheckFrameSize(len(line)); err != nil {
-		return nil, fmt.Errorf("evaluator: call %s: %w: %w", fn, ErrRejected, err)
-	}
-	resp, err := r.p.Request(ctx, id, line)
+	resp, err := r.p.Ask(ctx, "call", fn, args, timeout.Milliseconds(), ErrRejected)
 	if err != nil {
 		return nil, fmt.Errorf("evaluator: call %s: %w", fn, err)
 	}
@@ -173,17 +162,7 @@ func (r *Runner) serveCapability(f frame.Frame, h Handler) {
 		r.p.Send(frame.Error(f.ID, code, cutCharacters(err.Error(), maxCapabilityMessage), ""))
 		return
 	}
-	buf := frame.GetBuffer()
-	defer frame.PutBuffer(buf) // Send copies the line out before it returns
-	line, err := frame.AppendResult(*buf, f.ID, v)
-	*buf = line
-	if err == nil {
-		if err = codec.CheckFrameSize(len(line)); err == nil {
-			r.p.Send(line)
-			return
-		}
-	}
-	r.p.Send(frame.Error(f.ID, codec.CodeRejected, err.Error(), ""))
+	r.p.Answer(f.ID, v)
 }
 
 // callHandler turns a panic of h into an error.

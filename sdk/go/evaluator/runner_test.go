@@ -189,6 +189,7 @@ func TestConnectionClosedFailsPendingCalls(t *testing.T) {
 	block := make(chan struct{})
 	p := newPair(t, false, func(h *solution.Host) {
 		h.Register("block", func(ctx context.Context, args []any) (any, error) {
+			h.Log("stdout", "blocking") // written after ready, which must not meet a closed pipe
 			select {
 			case <-block:
 			case <-ctx.Done():
@@ -198,7 +199,9 @@ func TestConnectionClosedFailsPendingCalls(t *testing.T) {
 	})
 	done := make(chan error, 1)
 	go func() { _, err := p.r.Call(context.Background(), "block"); done <- err }()
-	time.Sleep(20 * time.Millisecond)
+	if l := <-p.logs; l != "stdout:blocking" { // the call is pending: the solution is running it
+		t.Fatalf("log = %q", l)
+	}
 	p.solOut.CloseWithError(io.EOF) // the solution's stdout ends: host gone
 	if err := <-done; !errors.Is(err, evaluator.ErrClosed) {
 		t.Fatalf("pending call: %v, want ErrClosed", err)
@@ -223,30 +226,16 @@ func TestCallContextCancel(t *testing.T) {
 }
 
 func TestResultWrittenOnce(t *testing.T) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	r := evaluator.New(inR, outW, nil)
-	defer func() { inW.Close(); r.Close() }()
-	lines := make(chan string, 4)
-	go func() {
-		sc := bufio.NewScanner(outR)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	r, _, recv := rawRunner(t)
 	if err := r.Accept(87.456, map[string]any{"cases": 3}); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.WrongAnswer(0, nil); !errors.Is(err, evaluator.ErrResultDone) {
 		t.Fatalf("second result: %v", err)
 	}
-	outW.Close()
-	got := []string{<-lines, <-lines}
+	got := []string{recv(), recv()}
 	if got[0] != "---RESULT---" || got[1] != `{"status":"Accepted","score":8746,"details":{"cases":3}}` {
 		t.Fatalf("result lines %q", got)
-	}
-	for range lines {
 	}
 }
 
@@ -257,27 +246,16 @@ func TestResultScoreRoundsLikePython(t *testing.T) {
 		score float64
 		want  string
 	}{{0.125, "12"}, {0.375, "38"}, {87.456, "8746"}, {0.005, "0"}, {100, "10000"}} {
-		inR, inW := io.Pipe()
-		outR, outW := io.Pipe()
-		r := evaluator.New(inR, outW, nil)
-		done := make(chan string, 1)
-		go func() {
-			sc := bufio.NewScanner(outR)
-			sc.Scan() // ---RESULT---
-			sc.Scan()
-			done <- sc.Text()
-			io.Copy(io.Discard, outR)
-		}()
-		if err := r.Accept(c.score, nil); err != nil {
-			t.Fatal(err)
-		}
-		outW.Close()
-		line := <-done
-		inW.Close()
-		r.Close()
-		if want := `{"status":"Accepted","score":` + c.want + `,"details":{}}`; line != want {
-			t.Errorf("Accept(%v): %s, want %s", c.score, line, want)
-		}
+		t.Run(fmt.Sprint(c.score), func(t *testing.T) {
+			r, _, recv := rawRunner(t)
+			if err := r.Accept(c.score, nil); err != nil {
+				t.Fatal(err)
+			}
+			recv() // ---RESULT---
+			if line, want := recv(), `{"status":"Accepted","score":`+c.want+`,"details":{}}`; line != want {
+				t.Errorf("Accept(%v): %s, want %s", c.score, line, want)
+			}
+		})
 	}
 }
 

@@ -221,17 +221,7 @@ func (h *Host) serveCall(f frame.Frame) {
 		h.p.Send(frame.Error(f.ID, codec.CodeException, err.Error(), trace))
 		return
 	}
-	buf := frame.GetBuffer()
-	defer frame.PutBuffer(buf) // Send copies the line out before it returns
-	line, err := frame.AppendResult(*buf, f.ID, result)
-	*buf = line
-	if err == nil {
-		if err = codec.CheckFrameSize(len(line)); err == nil {
-			h.p.Send(line)
-			return
-		}
-	}
-	h.p.Send(frame.Error(f.ID, codec.CodeRejected, err.Error(), ""))
+	h.p.Answer(f.ID, result)
 }
 
 // invoke runs fn, turning a panic into an error with a sanitized stack:
@@ -268,18 +258,7 @@ func (h *Host) CallCapability(ctx context.Context, name string, args ...any) (an
 	if p == nil {
 		return nil, fmt.Errorf("solution: capability %s: host not serving: %w", name, ErrConnection)
 	}
-	id := frame.NewID()
-	buf := frame.GetBuffer()
-	defer frame.PutBuffer(buf) // Request copies the line out before it returns
-	line, err := frame.AppendCapability(*buf, id, name, args)
-	*buf = line
-	if err != nil {
-		return nil, fmt.Errorf("solution: capability %s: %w: %w", name, ErrCapabilityRejected, err)
-	}
-	if err := codec.CheckFrameSize(len(line)); err != nil {
-		return nil, fmt.Errorf("solution: capability %s: %w: %w", name, ErrCapabilityRejected, err)
-	}
-	resp, err := p.Request(ctx, id, line)
+	resp, err := p.Ask(ctx, "capability", name, args, 0, ErrCapabilityRejected)
 	if err != nil {
 		return nil, fmt.Errorf("solution: capability %s: %w", name, err)
 	}

@@ -65,38 +65,39 @@ func TestReadyFirstThenCalls(t *testing.T) {
 	}
 }
 
-func TestSequentialRunsInArrivalOrder(t *testing.T) {
-	send, recv, done := script(t, &solution.Options{Sequential: true}, func(h *solution.Host) {
-		h.Register("sleep", func(ctx context.Context, args []any) (any, error) {
-			time.Sleep(time.Duration(args[0].(int64)) * time.Millisecond)
-			return args[0], nil
-		})
+// registerSleep registers "sleep": it waits its argument's milliseconds
+// and returns it.
+func registerSleep(h *solution.Host) {
+	h.Register("sleep", func(ctx context.Context, args []any) (any, error) {
+		time.Sleep(time.Duration(args[0].(int64)) * time.Millisecond)
+		return args[0], nil
 	})
-	defer done()
-	recv()
-	send(`{"type":"call","id":"slow","fn":"sleep","args":[100]}`)
-	send(`{"type":"call","id":"fast","fn":"sleep","args":[0]}`)
-	if l := recv(); !strings.Contains(l, `"id":"slow"`) {
-		t.Fatalf("sequential host answered %q first", l)
-	}
-	recv()
 }
 
-func TestConcurrentAnswersFastCallFirst(t *testing.T) {
-	send, recv, done := script(t, nil, func(h *solution.Host) {
-		h.Register("sleep", func(ctx context.Context, args []any) (any, error) {
-			time.Sleep(time.Duration(args[0].(int64)) * time.Millisecond)
-			return args[0], nil
+// A sequential host answers in arrival order, a concurrent one answers a
+// fast call before a slow one that came first.
+func TestAnswerOrder(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		opts      *solution.Options
+		slowMs    string
+		wantFirst string
+	}{
+		{"sequential", &solution.Options{Sequential: true}, "100", "slow"},
+		{"concurrent", nil, "300", "fast"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			send, recv, done := script(t, c.opts, registerSleep)
+			defer done()
+			recv()
+			send(`{"type":"call","id":"slow","fn":"sleep","args":[` + c.slowMs + `]}`)
+			send(`{"type":"call","id":"fast","fn":"sleep","args":[0]}`)
+			if l := recv(); !strings.Contains(l, `"id":"`+c.wantFirst+`"`) {
+				t.Fatalf("%s host answered %q first, want %s", c.name, l, c.wantFirst)
+			}
+			recv()
 		})
-	})
-	defer done()
-	recv()
-	send(`{"type":"call","id":"slow","fn":"sleep","args":[300]}`)
-	send(`{"type":"call","id":"fast","fn":"sleep","args":[0]}`)
-	if l := recv(); !strings.Contains(l, `"id":"fast"`) {
-		t.Fatalf("concurrent host answered %q first", l)
 	}
-	recv()
 }
 
 func TestCallCapabilityWithoutServe(t *testing.T) {
@@ -110,12 +111,7 @@ func TestCallCapabilityWithoutServe(t *testing.T) {
 // idle workers waiting, a slow call still does not hold up a fast one, and
 // Serve's end stops the idle workers (goleak checks in TestMain).
 func TestReusedWorkersStillRunCallsConcurrently(t *testing.T) {
-	send, recv, done := script(t, nil, func(h *solution.Host) {
-		h.Register("sleep", func(ctx context.Context, args []any) (any, error) {
-			time.Sleep(time.Duration(args[0].(int64)) * time.Millisecond)
-			return args[0], nil
-		})
-	})
+	send, recv, done := script(t, nil, registerSleep)
 	defer done()
 	recv()
 	for round := range 3 {

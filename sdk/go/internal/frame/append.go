@@ -12,14 +12,22 @@ import (
 // PutBuffer when the line is copied out (as peer's writer does) before the
 // buffer is used again.
 
-// AppendCall appends a call frame with args to dst. timeoutMs <= 0 leaves
-// timeout_ms out. If an argument is not transferable it returns dst and the
-// codec's error, rooted at "args" as codec.MarshalArgs roots it.
-func AppendCall(dst []byte, id, fn string, args []any, timeoutMs int64) ([]byte, error) {
-	b := append(dst, `{"type":"call","id":`...)
+// AppendRequest appends a request frame with args to dst: a call (typ
+// "call", name is its fn) or a capability call (typ "capability", name is
+// the capability). timeoutMs <= 0 leaves timeout_ms out. If an argument is
+// not transferable it returns dst and the codec's error, rooted at "args"
+// as codec.MarshalArgs roots it.
+func AppendRequest(dst []byte, typ, id, name string, args []any, timeoutMs int64) ([]byte, error) {
+	nameKey := `,"name":`
+	if typ == "call" {
+		nameKey = `,"fn":`
+	}
+	b := append(dst, `{"type":"`...)
+	b = append(b, typ...) // one of two constants: nothing to escape
+	b = append(b, `","id":`...)
 	b = appendString(b, id)
-	b = append(b, `,"fn":`...)
-	b = appendString(b, fn)
+	b = append(b, nameKey...)
+	b = appendString(b, name)
 	b = append(b, `,"args":`...)
 	b, err := appendArgs(b, args)
 	if err != nil {
@@ -28,21 +36,6 @@ func AppendCall(dst []byte, id, fn string, args []any, timeoutMs int64) ([]byte,
 	if timeoutMs > 0 {
 		b = append(b, `,"timeout_ms":`...)
 		b = strconv.AppendInt(b, timeoutMs, 10)
-	}
-	return append(b, '}'), nil
-}
-
-// AppendCapability appends a capability frame with args to dst; errors as
-// AppendCall's.
-func AppendCapability(dst []byte, id, name string, args []any) ([]byte, error) {
-	b := append(dst, `{"type":"capability","id":`...)
-	b = appendString(b, id)
-	b = append(b, `,"name":`...)
-	b = appendString(b, name)
-	b = append(b, `,"args":`...)
-	b, err := appendArgs(b, args)
-	if err != nil {
-		return dst, err
 	}
 	return append(b, '}'), nil
 }

@@ -9,31 +9,35 @@ import (
 	"github.com/tether-dev/tether/codec"
 )
 
-// The Append forms must write exactly what the two-step encoders write.
-func TestAppendFormsMatchTwoStepEncoders(t *testing.T) {
+// The Append forms write the frame around the codec's own encoding of
+// the args or value, after whatever dst held.
+func TestAppendFormsWrapTheCodecsEncoding(t *testing.T) {
 	argLists := [][]any{nil, {}, {int64(12344), 1}, {"héllo", []any{true, nil}, map[string]any{"k": 2.5}}, {[]byte("hi")}}
 	for _, args := range argLists {
 		enc, err := codec.MarshalArgs(args)
 		if err != nil {
 			t.Fatal(err)
 		}
-		prefix := []byte("kept:")
-		got, err := AppendCall(append([]byte{}, prefix...), "id1", "add", args, 250)
-		if want := Call("id1", "add", enc, 250); err != nil || !bytes.Equal(got[len(prefix):], want) || !bytes.HasPrefix(got, prefix) {
-			t.Errorf("AppendCall(%v) = %s, %v; want %s", args, got, err, want)
-		}
-		got, err = AppendCall(nil, "id1", "add", args, 0)
-		if want := Call("id1", "add", enc, 0); err != nil || !bytes.Equal(got, want) {
-			t.Errorf("AppendCall(%v, no timeout) = %s, %v; want %s", args, got, err, want)
-		}
-		got, err = AppendCapability(nil, "c1", "llm", args)
-		if want := Capability("c1", "llm", enc); err != nil || !bytes.Equal(got, want) {
-			t.Errorf("AppendCapability(%v) = %s, %v; want %s", args, got, err, want)
-		}
 		val, _ := codec.Marshal(args)
-		got, err = AppendResult(nil, "r1", args)
-		if want := Result("r1", val); err != nil || !bytes.Equal(got, want) {
-			t.Errorf("AppendResult(%v) = %s, %v; want %s", args, got, err, want)
+		for _, c := range []struct {
+			name      string
+			prefix    string
+			got       func(dst []byte) ([]byte, error)
+			wantFrame string
+		}{
+			{"call", "kept:", func(dst []byte) ([]byte, error) { return AppendRequest(dst, "call", "id1", "add", args, 250) },
+				`{"type":"call","id":"id1","fn":"add","args":` + string(enc) + `,"timeout_ms":250}`},
+			{"call without timeout", "", func(dst []byte) ([]byte, error) { return AppendRequest(dst, "call", "id1", "add", args, 0) },
+				`{"type":"call","id":"id1","fn":"add","args":` + string(enc) + `}`},
+			{"capability", "", func(dst []byte) ([]byte, error) { return AppendRequest(dst, "capability", "c1", "llm", args, 0) },
+				`{"type":"capability","id":"c1","name":"llm","args":` + string(enc) + `}`},
+			{"result", "", func(dst []byte) ([]byte, error) { return AppendResult(dst, "r1", args) },
+				`{"type":"result","id":"r1","value":` + string(val) + `}`},
+		} {
+			got, err := c.got([]byte(c.prefix))
+			if want := c.prefix + c.wantFrame; err != nil || string(got) != want {
+				t.Errorf("%s %v = %s, %v; want %s", c.name, args, got, err, want)
+			}
 		}
 	}
 }
@@ -56,10 +60,10 @@ func TestAppendFormsRejectUntransferableValues(t *testing.T) {
 			t.Errorf("%s: dst = %q, want it unchanged", name, got)
 		}
 	}
-	got, err := AppendCall(dst, "i", "f", args, 0)
-	check("AppendCall", got, err, want.Path)
-	got, err = AppendCapability(dst, "i", "n", args)
-	check("AppendCapability", got, err, want.Path)
+	got, err := AppendRequest(dst, "call", "i", "f", args, 0)
+	check("AppendRequest call", got, err, want.Path)
+	got, err = AppendRequest(dst, "capability", "i", "n", args, 0)
+	check("AppendRequest capability", got, err, want.Path)
 	got, err = AppendResult(dst, "i", args)
 	_, wantValueErr := codec.Marshal(args)
 	errors.As(wantValueErr, &want)

@@ -33,21 +33,13 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
-func BenchmarkEncodeCall(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		args, _ := codec.MarshalArgs([]any{12344, 1})
-		Call(NewID(), "add", args, 0)
-	}
-}
-
-// BenchmarkAppendCall is BenchmarkEncodeCall the way the evaluator now
-// encodes: into a pooled buffer, which the line writer copies out.
+// BenchmarkAppendCall encodes a call the way the evaluator does: into a
+// pooled buffer, which the line writer copies out.
 func BenchmarkAppendCall(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		buf := GetBuffer()
-		*buf, _ = AppendCall(*buf, NewID(), "add", []any{12344, 1}, 0)
+		*buf, _ = AppendRequest(*buf, "call", NewID(), "add", []any{12344, 1}, 0)
 		PutBuffer(buf)
 	}
 }

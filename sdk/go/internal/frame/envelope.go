@@ -70,27 +70,16 @@ func (f *Frame) setMember(k int, value []byte) bool {
 			f.Type = internType(s)
 			return true
 		}
-		str := string(s)
-		switch key {
-		case "id":
-			f.ID = str
-		case "fn":
-			f.Fn = str
-		case "name":
-			f.Name = str
-		case "code":
-			f.Code = str
-		case "message":
-			f.Message = str
-		case "trace":
-			f.Trace = str
-		case "stream":
-			f.Stream = str
-		case "data":
-			f.Data = str
-		}
+		*f.stringMember(k) = string(s)
 		return true
 	}
+}
+
+// stringMember is the field of envelopeKeys[k], a string member other
+// than type.
+func (f *Frame) stringMember(k int) *string {
+	return [...]*string{1: &f.ID, 2: &f.Fn, 3: &f.Name, 6: &f.Code, 7: &f.Message,
+		8: &f.Trace, 9: &f.Stream, 10: &f.Data}[k]
 }
 
 // keyIndex is the index of key in envelopeKeys, or -1. A switch, not a

@@ -70,9 +70,9 @@ func TestEnvelopeAgreesWithCodec(t *testing.T) {
 		}
 	}
 	// The SDKs' own frames must take the fast path, or it is not a fast path.
-	for _, line := range [][]byte{sampleResult, sampleCall, Call("a", "f", []byte(`[1]`), 5),
-		Result("r", []byte(`{"k":[1,2.5,"s"]}`)), Error("e", codec.CodeException, "msg", "trace"),
-		Capability("c", "llm", []byte(`["q"]`)), Log("stderr", "line"), Ready} {
+	for _, line := range [][]byte{sampleResult, sampleCall, must(AppendRequest(nil, "call", "a", "f", []any{1}, 5)),
+		must(AppendResult(nil, "r", map[string]any{"k": []any{1, 2.5, "s"}})), Error("e", codec.CodeException, "msg", "trace"),
+		must(AppendRequest(nil, "capability", "c", "llm", []any{"q"}, 0)), Log("stderr", "line"), Ready} {
 		if !checkAgreement(t, line) {
 			t.Errorf("parseEnvelope declined the SDK frame %s", line)
 		}

@@ -110,45 +110,6 @@ func plainASCII(s string) bool {
 	return true
 }
 
-// Call encodes a call frame; args is an encoded JSON array. timeoutMs <= 0
-// leaves timeout_ms out.
-func Call(id, fn string, args []byte, timeoutMs int64) []byte {
-	b := make([]byte, 0, 48+len(id)+len(fn)+len(args))
-	b = append(b, `{"type":"call","id":`...)
-	b = appendString(b, id)
-	b = append(b, `,"fn":`...)
-	b = appendString(b, fn)
-	b = append(b, `,"args":`...)
-	b = append(b, args...)
-	if timeoutMs > 0 {
-		b = append(b, `,"timeout_ms":`...)
-		b = fmt.Appendf(b, "%d", timeoutMs)
-	}
-	return append(b, '}')
-}
-
-// Capability encodes a capability frame; args is an encoded JSON array.
-func Capability(id, name string, args []byte) []byte {
-	b := make([]byte, 0, 48+len(id)+len(name)+len(args))
-	b = append(b, `{"type":"capability","id":`...)
-	b = appendString(b, id)
-	b = append(b, `,"name":`...)
-	b = appendString(b, name)
-	b = append(b, `,"args":`...)
-	b = append(b, args...)
-	return append(b, '}')
-}
-
-// Result encodes a result frame; value is an encoded JSON value.
-func Result(id string, value []byte) []byte {
-	b := make([]byte, 0, 40+len(id)+len(value))
-	b = append(b, `{"type":"result","id":`...)
-	b = appendString(b, id)
-	b = append(b, `,"value":`...)
-	b = append(b, value...)
-	return append(b, '}')
-}
-
 // Error encodes an error frame; an empty trace is left out.
 func Error(id, code, message, trace string) []byte {
 	b := make([]byte, 0, 48+len(id)+len(code)+len(message)+len(trace))

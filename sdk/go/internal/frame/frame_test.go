@@ -21,15 +21,23 @@ func TestNewIDIsUUID4Hex(t *testing.T) {
 	}
 }
 
+// must is the line of an Append form whose values are transferable.
+func must(line []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return line
+}
+
 func TestEncodedFramesParseBack(t *testing.T) {
 	cases := []struct {
 		line []byte
 		want Frame
 	}{
-		{Call("a1", `f"n`, []byte(`[1,"x"]`), 250), Frame{Type: "call", ID: "a1", Fn: `f"n`, Args: []any{int64(1), "x"}, TimeoutMs: 250}},
-		{Call("a1", "f", []byte(`[]`), 0), Frame{Type: "call", ID: "a1", Fn: "f", Args: []any{}}},
-		{Capability("c", "llm", []byte(`[]`)), Frame{Type: "capability", ID: "c", Name: "llm", Args: []any{}}},
-		{Result("r", []byte(`{"k":null}`)), Frame{Type: "result", ID: "r", Value: map[string]any{"k": nil}}},
+		{must(AppendRequest(nil, "call", "a1", `f"n`, []any{1, "x"}, 250)), Frame{Type: "call", ID: "a1", Fn: `f"n`, Args: []any{int64(1), "x"}, TimeoutMs: 250}},
+		{must(AppendRequest(nil, "call", "a1", "f", nil, 0)), Frame{Type: "call", ID: "a1", Fn: "f", Args: []any{}}},
+		{must(AppendRequest(nil, "capability", "c", "llm", []any{}, 0)), Frame{Type: "capability", ID: "c", Name: "llm", Args: []any{}}},
+		{must(AppendResult(nil, "r", map[string]any{"k": nil})), Frame{Type: "result", ID: "r", Value: map[string]any{"k": nil}}},
 		{Error("e", codec.CodeException, "boom\n", "tr"), Frame{Type: "error", ID: "e", Code: "Exception", Message: "boom\n", Trace: "tr"}},
 		{CapReg("llm", 10), Frame{Type: "cap_reg", Name: "llm", TimeoutMs: 10}},
 		{Log("stdout", "hi\n"), Frame{Type: "log", Stream: "stdout", Data: "hi\n"}},

@@ -7,10 +7,12 @@ package peer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"sync"
 
+	"github.com/tether-dev/tether/codec"
 	"github.com/tether-dev/tether/sdk/go/internal/frame"
 	"github.com/tether-dev/tether/wire"
 )
@@ -172,6 +174,43 @@ func (p *Peer) Request(ctx context.Context, id string, line []byte) (frame.Frame
 	}
 	replyChans.Put(ch) // received its one send and left the map: nobody else holds it
 	return f, nil
+}
+
+// Ask sends a request of type typ ("call" or "capability") for name with
+// args and a new id, and waits for its response (see Request). A frame
+// that cannot be sent -- an argument not transferable, or the frame over
+// codec.MaxFrameSize -- fails before anything is written, with an error
+// wrapping rejected (the caller's sentinel for it) and the reason.
+func (p *Peer) Ask(ctx context.Context, typ, name string, args []any, timeoutMs int64, rejected error) (frame.Frame, error) {
+	id := frame.NewID()
+	buf := frame.GetBuffer()
+	defer frame.PutBuffer(buf) // Request copies the line out before it returns
+	line, err := frame.AppendRequest(*buf, typ, id, name, args, timeoutMs)
+	*buf = line
+	if err == nil {
+		err = codec.CheckFrameSize(len(line))
+	}
+	if err != nil {
+		return frame.Frame{}, fmt.Errorf("%w: %w", rejected, err)
+	}
+	return p.Request(ctx, id, line)
+}
+
+// Answer sends the result frame of the request id with value v, or, if v
+// is not transferable or the frame would be over codec.MaxFrameSize, an
+// error frame with code Rejected and the reason.
+func (p *Peer) Answer(id string, v any) {
+	buf := frame.GetBuffer()
+	defer frame.PutBuffer(buf) // Send copies the line out before it returns
+	line, err := frame.AppendResult(*buf, id, v)
+	*buf = line
+	if err == nil {
+		if err = codec.CheckFrameSize(len(line)); err == nil {
+			p.Send(line)
+			return
+		}
+	}
+	p.Send(frame.Error(id, codec.CodeRejected, err.Error(), ""))
 }
 
 // replyChans recycles the one-slot channels a Request waits on. Only a

@@ -54,7 +54,7 @@ func TestUndecodableResponseFailsRequest(t *testing.T) {
 			r.send(c.resp)
 		}()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		f, err := r.p.Request(ctx, "ID", frame.Call("ID", "f", []byte(`[]`), 0))
+		f, err := r.p.Request(ctx, "ID", []byte(`{"type":"call","id":"ID","fn":"f","args":[]}`))
 		cancel()
 		if err != nil {
 			t.Fatalf("%s: Request: %v", c.resp, err)
