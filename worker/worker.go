@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/tether-dev/tether/internal/defaults"
 )
 
 // Defaults of Config.
@@ -48,15 +50,9 @@ func New(cfg Config) (*Worker, error) {
 	if len(cfg.Slots) == 0 {
 		cfg.Slots = make([]SlotCPUs, 1)
 	}
-	if cfg.Drain <= 0 {
-		cfg.Drain = DefaultDrain
-	}
-	if cfg.Heartbeat <= 0 {
-		cfg.Heartbeat = DefaultHeartbeat
-	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
+	defaults.Positive(&cfg.Drain, DefaultDrain)
+	defaults.Positive(&cfg.Heartbeat, DefaultHeartbeat)
+	cfg.Log = defaults.Logger(cfg.Log)
 	return &Worker{cfg: cfg}, nil
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/tether-dev/tether/internal/defaults"
 	"github.com/tether-dev/tether/worker"
 )
 
@@ -60,18 +61,10 @@ type Broker struct {
 }
 
 func (o *Options) defaults() {
-	if o.AckWait <= 0 {
-		o.AckWait = DefaultAckWait
-	}
-	if o.MaxDeliver <= 0 {
-		o.MaxDeliver = DefaultMaxDeliver
-	}
-	if o.Poll <= 0 {
-		o.Poll = DefaultPoll
-	}
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
-	}
+	defaults.Positive(&o.AckWait, DefaultAckWait)
+	defaults.Positive(&o.MaxDeliver, DefaultMaxDeliver)
+	defaults.Positive(&o.Poll, DefaultPoll)
+	o.Log = defaults.Logger(o.Log)
 }
 
 // Redacted is u without its password or token, for messages.

@@ -6,6 +6,7 @@
 package redisq
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/tether-dev/tether/internal/defaults"
 	"github.com/tether-dev/tether/worker"
 )
 
@@ -72,21 +74,11 @@ func Redacted(u string) string {
 // Open connects to Redis and checks it answers, replays kept results and
 // starts replaying them every ReplayEvery until Close.
 func Open(ctx context.Context, opts Options) (*Broker, error) {
-	if opts.Queue == "" {
-		opts.Queue = DefaultQueue
-	}
-	if opts.ResultQueue == "" {
-		opts.ResultQueue = DefaultResultQueue
-	}
-	if opts.PollTimeout <= 0 {
-		opts.PollTimeout = DefaultPollTimeout
-	}
-	if opts.ReplayEvery <= 0 {
-		opts.ReplayEvery = DefaultReplayEvery
-	}
-	if opts.Log == nil {
-		opts.Log = slog.New(slog.DiscardHandler)
-	}
+	opts.Queue = cmp.Or(opts.Queue, DefaultQueue)
+	opts.ResultQueue = cmp.Or(opts.ResultQueue, DefaultResultQueue)
+	defaults.Positive(&opts.PollTimeout, DefaultPollTimeout)
+	defaults.Positive(&opts.ReplayEvery, DefaultReplayEvery)
+	opts.Log = defaults.Logger(opts.Log)
 	ro, err := redis.ParseURL(opts.URL)
 	if err != nil {
 		return nil, fmt.Errorf("REDIS_URL %s: %v (write redis://[:password@]host:port[/db])", Redacted(opts.URL), err)
