@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/internal/nojcore"
 )
 
 // A judged task shows in /metrics by status, with the run histogram and
 // the pull wait; /healthz answers ok.
 func TestMetricsAfterARun(t *testing.T) {
-	b := &memBroker{queue: [][]byte{task("m1")}}
+	b := &memBroker{queue: [][]byte{nojcore.MinimalTask("m1")}}
 	judged := make(chan struct{})
 	judge := func(ctx context.Context, t *Task, _ SlotCPUs) (*Result, error) {
 		defer close(judged)

@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/tether-dev/tether/internal/nojcore"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -110,21 +111,13 @@ func (d *memDelivery) Complete(context.Context, []byte) error { d.settle(&d.b.co
 func (d *memDelivery) Return(context.Context) error           { d.settle(&d.b.returned); return nil }
 func (d *memDelivery) Dead(context.Context, string) error     { d.settle(&d.b.dead); return nil }
 
-func task(id string) []byte {
-	b, _ := json.Marshal(map[string]any{"submission_id": id, "problem_id": 1, "language": "python", "code": "",
-		"runtime_config": map[string]any{
-			"evaluator": map[string]any{"image": "i", "command": "c", "time_limit_ms": 1, "memory_limit_mb": 1},
-			"solution":  map[string]any{"image": "i", "call_timeout_ms": 1, "memory_limit_mb": 1}}})
-	return b
-}
-
 // The stop ends pulling; the two running tasks get the drain: one finishes
 // in it, the other is still running when it ends and goes back; the tasks
 // never started stay queued. The worker never holds more than its slots.
 func TestDrainFinishesWhatItCanAndGivesBackTheRest(t *testing.T) {
 	b := &memBroker{}
 	for i := range 5 {
-		b.queue = append(b.queue, task(fmt.Sprint(i)))
+		b.queue = append(b.queue, nojcore.MinimalTask(fmt.Sprint(i)))
 	}
 	started := make(chan string, 5)
 	finishFast := make(chan struct{})
@@ -161,7 +154,7 @@ func TestDrainFinishesWhatItCanAndGivesBackTheRest(t *testing.T) {
 
 // A second signal (kill) cuts the drain short: nothing is left unsettled.
 func TestKillGivesBackAtOnce(t *testing.T) {
-	b := &memBroker{queue: [][]byte{task("a")}}
+	b := &memBroker{queue: [][]byte{nojcore.MinimalTask("a")}}
 	started := make(chan struct{})
 	judge := func(ctx context.Context, _ *Task, _ SlotCPUs) (*Result, error) {
 		close(started)

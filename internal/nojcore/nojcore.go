@@ -17,6 +17,16 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// MinimalTask is a task with the given submission id and every other field
+// a worker needs, at its smallest: for tests of the queue, not of the run.
+func MinimalTask(id string) []byte {
+	b, _ := json.Marshal(map[string]any{"submission_id": id, "problem_id": 1, "language": "python", "code": "",
+		"runtime_config": map[string]any{
+			"evaluator": map[string]any{"image": "i", "command": "c", "time_limit_ms": 1, "memory_limit_mb": 1},
+			"solution":  map[string]any{"image": "i", "call_timeout_ms": 1, "memory_limit_mb": 1}}})
+	return b
+}
+
 // Keys of Neuro OJ's queue.
 const (
 	Queue       = "noj:judge:queue"

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/goleak"
 
+	"github.com/tether-dev/tether/internal/nojcore"
 	"github.com/tether-dev/tether/worker"
 	"github.com/tether-dev/tether/worker/natsq"
 )
@@ -34,14 +35,6 @@ func open(t *testing.T, e *natsq.Embedded, ackWait time.Duration) *natsq.Broker 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	return b
-}
-
-func task(id string) []byte {
-	b, _ := json.Marshal(map[string]any{"submission_id": id, "problem_id": 1, "language": "python", "code": "",
-		"runtime_config": map[string]any{
-			"evaluator": map[string]any{"image": "i", "command": "c", "time_limit_ms": 1, "memory_limit_mb": 1},
-			"solution":  map[string]any{"image": "i", "call_timeout_ms": 1, "memory_limit_mb": 1}}})
 	return b
 }
 
@@ -88,11 +81,11 @@ func TestDuplicateMsgIDIsDropped(t *testing.T) {
 	b := open(t, e, time.Second)
 	ctx := context.Background()
 	for range 2 {
-		if err := b.Enqueue(ctx, task("dup"), "dup", 0); err != nil {
+		if err := b.Enqueue(ctx, nojcore.MinimalTask("dup"), "dup", 0); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := b.Enqueue(ctx, task("dup"), "dup", 1); err != nil { // a rejudge is another task
+	if err := b.Enqueue(ctx, nojcore.MinimalTask("dup"), "dup", 1); err != nil { // a rejudge is another task
 		t.Fatal(err)
 	}
 	if n := streamMsgs(t, b, e, natsq.TaskStream); n != 2 {
@@ -105,7 +98,7 @@ func TestDuplicateMsgIDIsDropped(t *testing.T) {
 func TestRedeliveryAfterAWorkerDies(t *testing.T) {
 	e := embedded(t)
 	first := open(t, e, 500*time.Millisecond)
-	if err := first.Enqueue(context.Background(), task("k"), "k", 0); err != nil {
+	if err := first.Enqueue(context.Background(), nojcore.MinimalTask("k"), "k", 0); err != nil {
 		t.Fatal(err)
 	}
 	if d := pull(t, first, 10*time.Second); d == nil {
@@ -129,7 +122,7 @@ func TestRedeliveryAfterAWorkerDies(t *testing.T) {
 func TestMaxDeliverGoesToDeadLetter(t *testing.T) {
 	e := embedded(t)
 	b := open(t, e, 300*time.Millisecond)
-	if err := b.Enqueue(context.Background(), task("m"), "m", 0); err != nil {
+	if err := b.Enqueue(context.Background(), nojcore.MinimalTask("m"), "m", 0); err != nil {
 		t.Fatal(err)
 	}
 	for i := range natsq.DefaultMaxDeliver {
@@ -147,7 +140,7 @@ func TestMaxDeliverGoesToDeadLetter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(msg.Data) != string(task("m")) || !strings.Contains(msg.Header.Get(natsq.ReasonHeader), "delivered 3 times") {
+	if string(msg.Data) != string(nojcore.MinimalTask("m")) || !strings.Contains(msg.Header.Get(natsq.ReasonHeader), "delivered 3 times") {
 		t.Fatalf("dead letter %q reason %q", msg.Data, msg.Header.Get(natsq.ReasonHeader))
 	}
 	if n := streamMsgs(t, b, e, natsq.TaskStream); n != 0 {
@@ -163,7 +156,7 @@ func TestLongRunIsNotRedelivered(t *testing.T) {
 	b := open(t, e, ackWait)
 	other := open(t, e, ackWait)
 	ctx := context.Background()
-	if err := b.Enqueue(ctx, task("long"), "long", 0); err != nil {
+	if err := b.Enqueue(ctx, nojcore.MinimalTask("long"), "long", 0); err != nil {
 		t.Fatal(err)
 	}
 	var runs atomic.Int32
