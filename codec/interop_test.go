@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/internal/testenv"
 )
 
 // The interop tests check the canonical form against Python's own json
@@ -23,14 +25,7 @@ func pythonForInterop(t *testing.T) string {
 	if p := os.Getenv("TETHER_CODEC_PYTHON"); p != "" {
 		return p
 	}
-	p, err := exec.LookPath("python3")
-	if err != nil {
-		if os.Getenv("TETHER_REQUIRE_INTEROP") == "1" {
-			t.Fatalf("TETHER_REQUIRE_INTEROP=1 but no python3: %v", err)
-		}
-		t.Skip("no python3 on PATH; set TETHER_CODEC_PYTHON")
-	}
-	return p
+	return testenv.Python3(t)
 }
 
 // runPython feeds input to a Python script and returns its stdout.

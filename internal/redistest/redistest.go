@@ -8,12 +8,13 @@ import (
 	"bufio"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/internal/testenv"
 )
 
 // Server is a running redis-server.
@@ -35,11 +36,9 @@ func Start(t testing.TB) *Server {
 	t.Helper()
 	path, err := exec.LookPath("redis-server")
 	if err != nil {
-		if os.Getenv("TETHER_REQUIRE_REDIS") == "1" {
-			t.Fatalf("TETHER_REQUIRE_REDIS=1 but redis-server is not on PATH (apt-get install redis-server): %v", err)
-		}
-		t.Skip("redis-server not installed (apt-get install redis-server); set TETHER_REQUIRE_REDIS=1 to make this a failure")
+		err = fmt.Errorf("redis-server is not on PATH (apt-get install redis-server): %w", err)
 	}
+	testenv.Require(t, "TETHER_REQUIRE_REDIS", err)
 	s := &Server{dir: t.TempDir(), t: t}
 	s.port = freePort(t)
 	s.start(t, path)

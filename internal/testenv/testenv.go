@@ -1,0 +1,39 @@
+// Package testenv decides what a test does when something it needs from
+// the machine is missing (python3, redis-server, ...): it is skipped,
+// unless CI requires that thing with TETHER_REQUIRE_<X>=1 (.ci/run sets
+// them), where the test fails instead, so that CI never passes by
+// skipping.
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// Require skips t when err says what it needs is missing, or fails it
+// when the environment variable env is "1". A nil err does nothing.
+func Require(t testing.TB, env string, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	if os.Getenv(env) == "1" {
+		t.Fatalf("%s=1 but %v", env, err)
+		return // for a TB whose Fatalf returns
+	}
+	t.Skipf("%v (set %s=1 to make this a failure)", err, env)
+}
+
+// Python3 is the path of python3 on PATH; without one, see Require
+// (TETHER_REQUIRE_INTEROP).
+func Python3(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("python3")
+	if err != nil {
+		err = fmt.Errorf("no python3 on PATH (apt-get install python3): %w", err)
+	}
+	Require(t, "TETHER_REQUIRE_INTEROP", err)
+	return p
+}
