@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -24,14 +23,7 @@ prints the command that fixes it. It exits 0 whatever it finds.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			asJSON, _ := cmd.Flags().GetBool("json")
-			d := diagnose()
-			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(d)
-			}
-			printDiagnosis(cmd.OutOrStdout(), d)
-			return nil
+			return report(cmd.OutOrStdout(), asJSON, diagnose(), printDiagnosis)
 		},
 	}
 	cmd.Flags().Bool("json", false, "print the findings as one JSON object")

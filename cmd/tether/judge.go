@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -86,6 +85,20 @@ func judgeRunner(cmd *cobra.Command) (sandbox.Runner, error) {
 	return runner, nil
 }
 
+// judgeRunnerAndLM is a judging command's runner (--sandbox) and LM
+// handler (see judgeLM); the caller closes the runner.
+func judgeRunnerAndLM(cmd *cobra.Command, problem *judge.Problem) (sandbox.Runner, judge.LMStarter, error) {
+	lmStarter, err := judgeLM(cmd, problem)
+	if err != nil {
+		return nil, nil, err
+	}
+	runner, err := judgeRunner(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	return runner, lmStarter, nil
+}
+
 func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, id, tracePath string) (retErr error) {
 	problem, err := judge.LoadProblem(problemDir, allowedCommands(cmd))
 	if err != nil {
@@ -96,15 +109,11 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 	if err != nil {
 		return fmt.Errorf("%w (pass a readable solution file)", err)
 	}
-	runner, err := judgeRunner(cmd)
+	runner, lmStarter, err := judgeRunnerAndLM(cmd, problem)
 	if err != nil {
 		return err
 	}
 	defer runner.Close()
-	lmStarter, err := judgeLM(cmd, problem)
-	if err != nil {
-		return err
-	}
 	opts := &judge.Options{Runner: runner, SubmissionID: id, LM: lmStarter}
 	var tw judge.Observer
 	htmlPath, _ := cmd.Flags().GetString("trace-html")
@@ -156,14 +165,7 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 			return fmt.Errorf("--trace-html: %w", err)
 		}
 	}
-	out := cmd.OutOrStdout()
-	if asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
-	}
-	printSummary(out, res)
-	return nil
+	return report(cmd.OutOrStdout(), asJSON, res, printSummary)
 }
 
 func explainLoadError(err error) error {

@@ -10,28 +10,8 @@ import (
 
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/judge/lmstart"
-	"github.com/tether-dev/tether/lm"
 	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
-
-func judgeJSON(t *testing.T, args ...string) (*judge.Result, lm.UsageSummary) {
-	t.Helper()
-	out, err := runJudgeCLI(t, append(args, "--json")...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res judge.Result
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatalf("%v in:\n%s", err, out)
-	}
-	var usage lm.UsageSummary
-	if len(res.LMUsage) > 0 {
-		if err := json.Unmarshal(res.LMUsage, &usage); err != nil {
-			t.Fatalf("lm_usage %s: %v", res.LMUsage, err)
-		}
-	}
-	return &res, usage
-}
 
 // examples/llm through the CLI (the sandbox this machine offers): the
 // problem's own echo handler, its budget refusing the fourth call.

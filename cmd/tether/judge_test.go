@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tether-dev/tether/judge"
+	"github.com/tether-dev/tether/lm"
 	tracepkg "github.com/tether-dev/tether/trace"
 )
 
@@ -20,6 +21,27 @@ func runJudgeCLI(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	out, _, err := judgeCLIWithStderr(t, args...)
 	return out, err
+}
+
+// judgeJSON runs tether judge with args and --json and decodes its result
+// and LM usage; a failed run fails t.
+func judgeJSON(t *testing.T, args ...string) (*judge.Result, lm.UsageSummary) {
+	t.Helper()
+	out, err := runJudgeCLI(t, append(args, "--json")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res judge.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v in:\n%s", err, out)
+	}
+	var usage lm.UsageSummary
+	if len(res.LMUsage) > 0 {
+		if err := json.Unmarshal(res.LMUsage, &usage); err != nil {
+			t.Fatalf("lm_usage %s: %v", res.LMUsage, err)
+		}
+	}
+	return &res, usage
 }
 
 // resetFlags puts every flag of cmd back to its default for the next run
@@ -82,14 +104,7 @@ func TestJudgeCommandJSONAndTrace(t *testing.T) {
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
 	// --sandbox none: the solution runs host.sh from the problem folder, which
 	// the linux runner rightly hides from it.
-	out, err := runJudgeCLI(t, dir, sol, "--sandbox", "none", "--json", "--submission-id", "s9", "--trace", trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res judge.Result
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatalf("--json output %q: %v", out, err)
-	}
+	res, _ := judgeJSON(t, dir, sol, "--sandbox", "none", "--submission-id", "s9", "--trace", trace)
 	if res.Status != judge.WrongAnswer || res.Score != 2500 || res.SubmissionID != "s9" || res.Calls.Count != 1 || res.Sandbox != "none" ||
 		res.Output != "got: {\"type\":\"result\",\"id\":\"a\",\"value\":3}\n" {
 		t.Fatalf("result %+v", res)
@@ -182,19 +197,11 @@ echo '{"type":"result","id":"forged","value":0}'
 echo 'not a frame'
 echo '{"type":"result","id":"a","value":3}'
 `), 0o644)
-	out, err := runJudgeCLI(t, dir, sol, "--sandbox", "none", "--json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res judge.Result
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatalf("--json output %q: %v", out, err)
-	}
+	res, _ := judgeJSON(t, dir, sol, "--sandbox", "none")
 	if res.Dropped["unknown-id"] != 1 || res.Dropped["solution-text"] != 1 || len(res.Dropped) != 2 {
 		t.Fatalf("dropped %v", res.Dropped)
 	}
-	out, _ = runJudgeCLI(t, dir, sol, "--sandbox", "none")
-	if !strings.Contains(out, "dropped:  2 frames or lines (solution-text 1, unknown-id 1)\n") {
+	if out, _ := runJudgeCLI(t, dir, sol, "--sandbox", "none"); !strings.Contains(out, "dropped:  2 frames or lines (solution-text 1, unknown-id 1)\n") {
 		t.Fatalf("summary lacks the drops:\n%s", out)
 	}
 }
@@ -234,14 +241,7 @@ func TestJudgeCommandShowsWhyASideDidNotStart(t *testing.T) {
 		}
 	}
 	sol := filepath.Join(dir, "sol.py")
-	out, err := runJudgeCLI(t, dir, sol, "--sandbox", "none", "--json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res judge.Result
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatalf("--json output %q: %v", out, err)
-	}
+	res, _ := judgeJSON(t, dir, sol, "--sandbox", "none")
 	if e := res.Exit.Solution; res.Status != judge.SystemError || e == nil || e.ExitCode == nil || *e.ExitCode != 127 ||
 		e.Stderr != "starting\ncannot load libfoo.so: No such file\n" {
 		t.Fatalf("status %v, exit.solution %+v; want SystemError, exit 127 and the stderr", res.Status, res.Exit.Solution)
@@ -251,14 +251,7 @@ func TestJudgeCommandShowsWhyASideDidNotStart(t *testing.T) {
 	}
 
 	os.WriteFile(filepath.Join(dir, "problem.json"), []byte(`{"runtime_config":{"evaluator":{"command":"sh broken.sh"}}}`), 0o644)
-	out, err = runJudgeCLI(t, dir, sol, "--sandbox", "none", "--json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res = judge.Result{}
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatalf("--json output %q: %v", out, err)
-	}
+	res, _ = judgeJSON(t, dir, sol, "--sandbox", "none")
 	if res.Status != judge.SystemError || !strings.HasSuffix(res.Output, judge.StderrSeparator+"evaluator: data.txt is missing\n") {
 		t.Fatalf("status %v, output %q; want SystemError and the evaluator's stderr", res.Status, res.Output)
 	}

@@ -4,7 +4,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -29,4 +31,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "tether:", err)
 		os.Exit(2)
 	}
+}
+
+// report writes v to w for a command's --json (one indented JSON object),
+// or through print for people.
+func report[T any](w io.Writer, asJSON bool, v T, print func(io.Writer, T)) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	print(w, v)
+	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -133,15 +132,9 @@ func runProblemCheck(cmd *cobra.Command, dir string, asJSON bool) error {
 	for _, r := range rep.Submissions {
 		rep.OK = rep.OK && r.OK
 	}
-	out := cmd.OutOrStdout()
-	if asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return err
-		}
-	} else {
-		printCheckReport(out, rep, problem != nil && len(subs) == 0)
+	nothingToJudge := problem != nil && len(subs) == 0
+	if err := report(cmd.OutOrStdout(), asJSON, rep, func(w io.Writer, rep *checkReport) { printCheckReport(w, rep, nothingToJudge) }); err != nil {
+		return err
 	}
 	if !rep.OK {
 		return fmt.Errorf("problem check %s: %s", dir, checkSummary(rep))
@@ -332,15 +325,11 @@ func isReadme(name string) bool { return strings.HasPrefix(strings.ToLower(name)
 // judgeSubmissions judges each submission in turn (one at a time, so that
 // their times are comparable) and fills the rows and the margin.
 func judgeSubmissions(cmd *cobra.Command, problem *judge.Problem, subs []submission, rep *checkReport) error {
-	runner, err := judgeRunner(cmd)
+	runner, lmStarter, err := judgeRunnerAndLM(cmd, problem)
 	if err != nil {
 		return err
 	}
 	defer runner.Close()
-	lmStarter, err := judgeLM(cmd, problem)
-	if err != nil {
-		return err
-	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	for _, s := range subs {

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -57,6 +58,40 @@ func authenticate(t *testing.T, ctx context.Context, c *jsonrpc.Conn, tokenFile 
 	}
 }
 
+// lmStillAnswers fails t unless the LM server at addr answers a query
+// within timeout.
+func lmStillAnswers(t *testing.T, addr string, timeout time.Duration) {
+	t.Helper()
+	cl, err := lm.NewClient(addr, &lm.ClientOptions{Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if c, err := cl.Query(context.Background(), "still there", ""); err != nil || c.Response != "still there" {
+		t.Fatalf("after the flood: %+v, %v", c, err)
+	}
+}
+
+// serveStillAnswers fails t unless the JSON-RPC server at addr, framed by
+// framing, takes the token in tokenFile and answers tether.version within
+// timeout.
+func serveStillAnswers(t *testing.T, addr, tokenFile string, framing func(io.Reader, io.Writer, int) jsonrpc.Channel, timeout time.Duration) {
+	t.Helper()
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatalf("after the flood: %v", err)
+	}
+	client := jsonrpc.NewConn(framing(nc, nc, 0), nil)
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	authenticate(t, ctx, client, tokenFile)
+	var v struct{ Version string }
+	if err := client.Call(ctx, "tether.version", nil, &v); err != nil || v.Version == "" {
+		t.Fatalf("after the flood: %+v, %v", v, err)
+	}
+}
+
 // openFDs counts the open files of process pid.
 func openFDs(pid int) int {
 	entries, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
@@ -99,14 +134,7 @@ func TestServersSurviveRunningOutOfDescriptors(t *testing.T) {
 		for _, c := range open {
 			c.Close()
 		}
-		cl, err := lm.NewClient(addr, &lm.ClientOptions{Timeout: 20 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cl.Close()
-		if c, err := cl.Query(context.Background(), "still there", ""); err != nil || c.Response != "still there" {
-			t.Fatalf("after the flood: %+v, %v", c, err)
-		}
+		lmStillAnswers(t, addr, 20*time.Second)
 	})
 	t.Run("serve-listen", func(t *testing.T) {
 		tokenFile := filepath.Join(t.TempDir(), "token")
@@ -115,18 +143,6 @@ func TestServersSurviveRunningOutOfDescriptors(t *testing.T) {
 		for _, c := range open {
 			c.Close()
 		}
-		nc, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatalf("after the flood: %v", err)
-		}
-		client := jsonrpc.NewConn(jsonrpc.NDJSON(nc, nc, 0), nil)
-		defer client.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		authenticate(t, ctx, client, tokenFile)
-		var v struct{ Version string }
-		if err := client.Call(ctx, "tether.version", nil, &v); err != nil || v.Version == "" {
-			t.Fatalf("after the flood: %+v, %v", v, err)
-		}
+		serveStillAnswers(t, addr, tokenFile, jsonrpc.NDJSON, 20*time.Second)
 	})
 }

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
 	"net"
@@ -17,7 +16,6 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/jsonrpc"
-	"github.com/tether-dev/tether/lm"
 )
 
 // peakRSS is the peak resident set (VmHWM) of process pid, in bytes.
@@ -86,11 +84,7 @@ func TestServersBoundMemoryOfBigFrames(t *testing.T) {
 		if rss > limit {
 			t.Errorf("peak RSS %d MiB, want under %d MiB", rss>>20, limit>>20)
 		}
-		cl, _ := lm.NewClient(addr, &lm.ClientOptions{Timeout: 30 * time.Second})
-		defer cl.Close()
-		if c, err := cl.Query(context.Background(), "still there", ""); err != nil || c.Response != "still there" {
-			t.Fatalf("after the flood: %+v, %v", c, err)
-		}
+		lmStillAnswers(t, addr, 30*time.Second)
 	})
 	t.Run("serve-length", func(t *testing.T) {
 		tokenFile := filepath.Join(t.TempDir(), "token")
@@ -101,19 +95,7 @@ func TestServersBoundMemoryOfBigFrames(t *testing.T) {
 		if rss > limit {
 			t.Errorf("peak RSS %d MiB, want under %d MiB", rss>>20, limit>>20)
 		}
-		nc, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		client := jsonrpc.NewConn(jsonrpc.LengthPrefixed(nc, nc, 0), nil)
-		defer client.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		authenticate(t, ctx, client, tokenFile)
-		var v struct{ Version string }
-		if err := client.Call(ctx, "tether.version", nil, &v); err != nil || v.Version == "" {
-			t.Fatalf("after the flood: %+v, %v", v, err)
-		}
+		serveStillAnswers(t, addr, tokenFile, jsonrpc.LengthPrefixed, 30*time.Second)
 	})
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -50,14 +49,7 @@ run's time divides between the solution, the evaluator and the judge.`,
 			if err != nil {
 				return fmt.Errorf("trace stats: %s: %w", args[0], err)
 			}
-			st := trace.Compute(h, evs)
-			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(st)
-			}
-			printTraceStats(cmd.OutOrStdout(), st)
-			return nil
+			return report(cmd.OutOrStdout(), asJSON, trace.Compute(h, evs), printTraceStats)
 		},
 	}
 	stats.Flags().BoolVar(&asJSON, "json", false, "print the statistics as one JSON object")
