@@ -22,21 +22,29 @@ func TestRoundTripDecodedTypes(t *testing.T) {
 		map[string]any{"": "empty key", "😀": map[string]any{"é": []byte("x")}},
 	}
 	for _, v := range values {
-		data, err := Marshal(v)
-		if err != nil {
-			t.Fatalf("Marshal(%#v): %v", v, err)
-		}
-		back, err := Unmarshal(data)
-		if err != nil {
-			t.Fatalf("Unmarshal(%s): %v", data, err)
-		}
-		if !sameValue(back, v) {
-			t.Errorf("round trip of %#v gave %#v via %s", v, back, data)
-		}
-		again, err := Marshal(back)
-		if err != nil || string(again) != string(data) {
-			t.Errorf("re-encoding %s gave %s, %v", data, again, err)
-		}
+		checkRoundTrip(t, v)
+	}
+}
+
+// checkRoundTrip fails t unless v encodes, the text decodes to the same
+// value, and that encodes to the same text again (the canonical form is
+// stable).
+func checkRoundTrip(t *testing.T, v any) {
+	t.Helper()
+	wire, err := Marshal(v)
+	if err != nil {
+		t.Fatalf("Marshal(%#v): %v", v, err)
+	}
+	back, err := Unmarshal(wire)
+	if err != nil {
+		t.Fatalf("cannot decode own output %q: %v", wire, err)
+	}
+	if !sameValue(back, v) {
+		t.Fatalf("round trip of %#v gave %#v via %q", v, back, wire)
+	}
+	again, err := Marshal(back)
+	if err != nil || string(again) != string(wire) {
+		t.Fatalf("canonical form not stable: %q then %q (%v)", wire, again, err)
 	}
 }
 

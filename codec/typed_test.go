@@ -14,6 +14,30 @@ import (
 type tupleValue struct{ Items []any } // Python tuple: not transferable
 type setValue struct{ Items []any }   // Python set: not transferable
 
+// typedFromString is the value of a TYPED scalar written as a string.
+func typedFromString(kind, s string) (any, error) {
+	switch kind {
+	case "int":
+		n, ok := new(big.Int).SetString(s, 10)
+		if !ok {
+			return nil, fmt.Errorf("bad int %q", s)
+		}
+		if n.IsInt64() {
+			return n.Int64(), nil
+		}
+		return n, nil
+	case "float":
+		return strconv.ParseFloat(s, 64) // accepts NaN, Infinity, -Infinity, -0.0
+	case "bytes":
+		b, err := base64.StdEncoding.DecodeString(s)
+		if b == nil {
+			b = []byte{}
+		}
+		return b, err
+	}
+	return s, nil
+}
+
 func typedToGo(raw json.RawMessage) (any, error) {
 	var t map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &t); err != nil {
@@ -30,39 +54,12 @@ func typedToGo(raw json.RawMessage) (any, error) {
 			var b bool
 			err := json.Unmarshal(body, &b)
 			return b, err
-		case "int":
+		case "int", "float", "str", "bytes": // each written as a JSON string
 			var s string
 			if err := json.Unmarshal(body, &s); err != nil {
 				return nil, err
 			}
-			n, ok := new(big.Int).SetString(s, 10)
-			if !ok {
-				return nil, fmt.Errorf("bad int %q", s)
-			}
-			if n.IsInt64() {
-				return n.Int64(), nil
-			}
-			return n, nil
-		case "float":
-			var s string
-			if err := json.Unmarshal(body, &s); err != nil {
-				return nil, err
-			}
-			return strconv.ParseFloat(s, 64) // accepts NaN, Infinity, -Infinity, -0.0
-		case "str":
-			var s string
-			err := json.Unmarshal(body, &s)
-			return s, err
-		case "bytes":
-			var s string
-			if err := json.Unmarshal(body, &s); err != nil {
-				return nil, err
-			}
-			b, err := base64.StdEncoding.DecodeString(s)
-			if b == nil {
-				b = []byte{}
-			}
-			return b, err
+			return typedFromString(kind, s)
 		case "list", "tuple", "set":
 			var items []json.RawMessage
 			if err := json.Unmarshal(body, &items); err != nil {
