@@ -9,11 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PYTHON=${PYTHON:-python3}
-if ! command -v "$PYTHON" >/dev/null 2>&1; then
-	apt-get update -qq
-	apt-get install -y -qq python3
-fi
+. scripts/python-env.sh
+need_python "ci-codec: the interop tests" 9
 
 export TETHER_CODEC_PYTHON
 TETHER_CODEC_PYTHON=$(command -v "$PYTHON")

@@ -9,17 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VENV=.venv-jsonrpc
-PYTHON=${PYTHON:-python3}
-
-if ! "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null; then
-	apt-get update -qq
-	apt-get install -y -qq python3-venv
-fi
-if ! "$VENV/bin/python" -c 'import jsonrpcclient' 2>/dev/null; then
-	rm -rf "$VENV"
-	"$PYTHON" -m venv "$VENV"
-	"$VENV/bin/pip" install -q --disable-pip-version-check jsonrpcclient==4.0.3
-fi
+. scripts/python-env.sh
+need_python "ci-jsonrpc: the interop client" 9
+make_venv "$VENV" 'import jsonrpcclient' 'jsonrpcclient==4.0.3'
 
 export TETHER_JSONRPC_PYTHON="$PWD/$VENV/bin/python"
 export TETHER_REQUIRE_INTEROP=1

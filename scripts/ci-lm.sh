@@ -11,22 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VENV=.venv-lm
-PYTHON=${PYTHON:-python3}
-
-if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
-	echo "ci-lm: rlms 0.1.3 needs Python >= 3.11; $PYTHON is $("$PYTHON" --version 2>&1)" >&2
-	exit 1
-fi
-if ! "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null; then
-	apt-get update -qq
-	apt-get install -y -qq python3-venv
-fi
-if ! "$VENV/bin/python" -c 'import rlm.core.comms_utils, rlm.core.lm_handler, pytest' 2>/dev/null; then
-	rm -rf "$VENV"
-	"$PYTHON" -m venv "$VENV"
-	"$VENV/bin/pip" install -q --disable-pip-version-check --no-deps rlms==0.1.3
-	"$VENV/bin/pip" install -q --disable-pip-version-check python-dotenv==1.2.4 rich==15.0.0 pytest==9.0.2
-fi
+. scripts/python-env.sh
+need_python "ci-lm: rlms 0.1.3" 11
+make_venv "$VENV" 'import rlm.core.comms_utils, rlm.core.lm_handler, pytest' \
+	'--no-deps rlms==0.1.3' 'python-dotenv==1.2.4 rich==15.0.0 pytest==9.0.2'
 
 export TETHER_RLM_PYTHON="$PWD/$VENV/bin/python"
 export TETHER_REQUIRE_INTEROP=1

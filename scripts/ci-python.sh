@@ -10,25 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VENV=.venv-python
-PYTHON=${PYTHON:-python3}
-
-if ! command -v "$PYTHON" >/dev/null 2>&1; then
-	apt-get update -qq
-	apt-get install -y -qq python3
-fi
-if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 9))'; then
-	echo "ci-python: the SDK needs Python >= 3.9; $PYTHON is $("$PYTHON" --version 2>&1)" >&2
-	exit 1
-fi
-if ! "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null; then
-	apt-get update -qq
-	apt-get install -y -qq python3-venv
-fi
-if ! "$VENV/bin/python" -c 'import pytest' 2>/dev/null; then
-	rm -rf "$VENV"
-	"$PYTHON" -m venv "$VENV"
-	"$VENV/bin/pip" install -q --disable-pip-version-check pytest==9.0.2
-fi
+. scripts/python-env.sh
+need_python "ci-python: the SDK" 9
+make_venv "$VENV" 'import pytest' 'pytest==9.0.2'
 
 bin_dir=$(mktemp -d)
 trap 'rm -rf "$bin_dir"' EXIT
