@@ -134,20 +134,31 @@ func (d *decoder) array(depth int) (any, *pathTrace) {
 			return nil, trace.index(len(list))
 		}
 		list = append(list, v)
-		d.skipSpace()
-		if d.pos < len(d.data) {
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-				d.skipSpace()
-				continue
-			case ']':
-				d.pos++
-				return list, nil
-			}
+		switch d.next(']') {
+		case ',':
+			continue
+		case ']':
+			return list, nil
 		}
 		return nil, d.unexpected("after a list element (want ',' or ']')")
 	}
+}
+
+// next reads what follows a list element or map entry: a ',' (and the
+// space after it) or end, the list's or map's closing byte, which it
+// returns; anything else it leaves for the caller's error, returning 0.
+func (d *decoder) next(end byte) byte {
+	d.skipSpace()
+	if d.pos < len(d.data) {
+		if c := d.data[d.pos]; c == ',' || c == end {
+			d.pos++
+			if c == ',' {
+				d.skipSpace()
+			}
+			return c
+		}
+	}
+	return 0
 }
 
 func (d *decoder) object(depth int) (any, *pathTrace) {
@@ -190,17 +201,11 @@ func (d *decoder) object(depth int) (any, *pathTrace) {
 			return nil, trace.key(k)
 		}
 		m[k] = v
-		d.skipSpace()
-		if d.pos < len(d.data) {
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-				d.skipSpace()
-				continue
-			case '}':
-				d.pos++
-				return unwrapBytes(m)
-			}
+		switch d.next('}') {
+		case ',':
+			continue
+		case '}':
+			return unwrapBytes(m)
 		}
 		return nil, d.unexpected("after a map entry (want ',' or '}')")
 	}
