@@ -33,12 +33,7 @@ func init() {
 		Long: `judge runs the problem's evaluator and the solution, each in its own sandbox,
 relays frames between them and prints the verdict. The exit status is 0 for
 every verdict; it is non-zero only for bad usage or when the judge itself fails.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 2 {
-				return fmt.Errorf("judge takes PROBLEM_DIR and SOLUTION_FILE, got %d argument(s); e.g. tether judge examples/aplusb examples/aplusb/solution.py", len(args))
-			}
-			return nil
-		},
+		Args: exactArgs(2, "judge takes PROBLEM_DIR and SOLUTION_FILE", "tether judge examples/aplusb examples/aplusb/solution.py"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runJudge(cmd, args[0], args[1], asJSON, submissionID, tracePath)
 		},

@@ -44,3 +44,18 @@ func report[T any](w io.Writer, asJSON bool, v T, print func(io.Writer, T)) erro
 	print(w, v)
 	return nil
 }
+
+// exactArgs is a command's Args check: exactly n arguments, else an error
+// saying what the command takes and, if example is not empty, how it is
+// called.
+func exactArgs(n int, takes, example string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) == n {
+			return nil
+		}
+		if example != "" {
+			return fmt.Errorf("%s, got %d argument(s); e.g. %s", takes, len(args), example)
+		}
+		return fmt.Errorf("%s, got %d argument(s)", takes, len(args))
+	}
+}

@@ -54,12 +54,7 @@ time_limit_exceeded, memory_limit_exceeded.
 It ends with the time margin: how close the slowest accepted submission came
 to each limit. The exit status is non-zero when the problem has an error or a
 submission's verdict differs from its folder's.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return fmt.Errorf("check takes PROBLEM_DIR, got %d argument(s); e.g. tether problem check examples/aplusb", len(args))
-			}
-			return nil
-		},
+		Args: exactArgs(1, "check takes PROBLEM_DIR", "tether problem check examples/aplusb"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runProblemCheck(cmd, args[0], asJSON)
 		},

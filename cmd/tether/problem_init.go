@@ -45,12 +45,7 @@ passes at once. Templates:
   llm          the solution asks a language model through the evaluator
 
 DIR must not exist yet, or be empty. The folder is described in docs/problem.md.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return fmt.Errorf("init takes DIR, got %d argument(s); e.g. tether problem init myproblem --template interactive", len(args))
-			}
-			return nil
-		},
+		Args: exactArgs(1, "init takes DIR", "tether problem init myproblem --template interactive"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runProblemInit(cmd, args[0], tmpl)
 		},

@@ -27,12 +27,7 @@ without hidden files, __pycache__, *.pyc or the submissions/ tree. The same
 folder always packs to the same bytes. It prints the zip's SHA-256 and the
 noj-download://base64 URL a judge task's download_url can carry (the whole
 zip in the URL; docs/packages.md has the other forms, the caps and the cache).`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return fmt.Errorf("pack takes one problem folder, got %d argument(s); e.g. tether problem pack examples/aplusb -o aplusb.zip", len(args))
-			}
-			return nil
-		},
+		Args: exactArgs(1, "pack takes one problem folder", "tether problem pack examples/aplusb -o aplusb.zip"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPack(cmd, args[0], out, asJSON)
 		},

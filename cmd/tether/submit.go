@@ -35,12 +35,7 @@ URL inside the task), queues a task in Neuro OJ's format for the workers of
 
   tether worker                                                   # one terminal
   tether submit examples/aplusb examples/aplusb/solution.py --wait # another`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 2 {
-				return fmt.Errorf("submit takes PROBLEM_DIR and SOLUTION_FILE, got %d argument(s); e.g. tether submit examples/aplusb examples/aplusb/solution.py --wait", len(args))
-			}
-			return nil
-		},
+		Args: exactArgs(2, "submit takes PROBLEM_DIR and SOLUTION_FILE", "tether submit examples/aplusb examples/aplusb/solution.py --wait"),
 		RunE: runSubmit,
 	}
 	f := cmd.Flags()

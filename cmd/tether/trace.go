@@ -33,12 +33,7 @@ func init() {
 calls there were, their p50/p90/p99/max latency as the judge measured it
 and how many did not end in a result; then the slowest calls, and how the
 run's time divides between the solution, the evaluator and the judge.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return fmt.Errorf("trace stats takes one FILE (a trace written by tether judge --trace FILE), got %d argument(s)", len(args))
-			}
-			return nil
-		},
+		Args: exactArgs(1, "trace stats takes one FILE (a trace written by tether judge --trace FILE)", ""),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := os.Open(args[0])
 			if err != nil {

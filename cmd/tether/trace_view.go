@@ -23,12 +23,7 @@ with the wheel, pan by dragging), a table of calls to sort, filter and
 search, each call's arguments and answer, and per-function statistics. The
 page makes no network request, so it can be attached to a ticket and opened
 offline. Without -o it is written beside FILE, as FILE.html.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return fmt.Errorf("trace view takes one FILE (a trace written by tether judge --trace FILE), got %d argument(s)", len(args))
-			}
-			return nil
-		},
+		Args: exactArgs(1, "trace view takes one FILE (a trace written by tether judge --trace FILE)", ""),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				out = strings.TrimSuffix(args[0], filepath.Ext(args[0])) + ".html"

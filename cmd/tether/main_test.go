@@ -1,0 +1,25 @@
+package main
+
+import "testing"
+
+// A wrong number of arguments is told in the user's terms: what the
+// command takes, how many it got and, where there is one, an example.
+func TestExactArgsSaysWhatTheCommandTakes(t *testing.T) {
+	for _, c := range []struct {
+		example string
+		args    []string
+		want    string
+	}{
+		{"tether x a", []string{"a"}, ""},
+		{"tether x a", nil, "x takes A, got 0 argument(s); e.g. tether x a"},
+		{"", []string{"a", "b"}, "x takes A, got 2 argument(s)"},
+	} {
+		got := "" // no error
+		if err := exactArgs(1, "x takes A", c.example)(nil, c.args); err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%q: error %q, want %q", c.args, got, c.want)
+		}
+	}
+}
