@@ -349,13 +349,7 @@ func TestLRUEvictionByCount(t *testing.T) {
 	use(zs[1])
 	use(zs[0]) // zs[0] is now the most recent: zs[1] goes first
 	use(zs[2])
-	zips, _ := cached(t, c)
-	slices.Sort(zips)
-	want := []string{sumHex(zs[0]), sumHex(zs[2])}
-	slices.Sort(want)
-	if !slices.Equal(zips, want) {
-		t.Errorf("cache holds %v; want %v (the least recently used evicted)", zips, want)
-	}
+	checkCachedZips(t, c, zs[0], zs[2]) // the least recently used evicted
 	if ev.count(EventEvict) != 1 {
 		t.Errorf("%d evictions; want 1", ev.count(EventEvict))
 	}
@@ -375,13 +369,7 @@ func TestLRUEvictionBySize(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	zips, _ := cached(t, c)
-	slices.Sort(zips)
-	want := []string{sumHex(zs[1]), sumHex(zs[2])}
-	slices.Sort(want)
-	if !slices.Equal(zips, want) {
-		t.Errorf("cache holds %v; want %v", zips, want)
-	}
+	checkCachedZips(t, c, zs[1], zs[2])
 	last := ev.list[len(ev.list)-1]
 	if last.TotalBytes > 2*size+size/2 || last.Items != 2 {
 		t.Errorf("last event %+v: the cache is over its size cap", last)

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -195,6 +196,22 @@ func cached(t *testing.T, c *Cache) (zips, tmps []string) {
 		}
 	}
 	return zips, tmps
+}
+
+// checkCachedZips fails t unless the cache holds exactly the packages zs,
+// in any order.
+func checkCachedZips(t *testing.T, c *Cache, zs ...[]byte) {
+	t.Helper()
+	zips, _ := cached(t, c)
+	want := make([]string, len(zs))
+	for i, z := range zs {
+		want[i] = sumHex(z)
+	}
+	slices.Sort(zips)
+	slices.Sort(want)
+	if !slices.Equal(zips, want) {
+		t.Errorf("cache holds %v; want %v", zips, want)
+	}
 }
 
 func poolOf(srv *pkgServer) *x509.CertPool {
