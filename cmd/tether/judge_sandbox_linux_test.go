@@ -15,20 +15,8 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/judge"
-	"github.com/tether-dev/tether/sandbox"
+	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
-
-// sbxRequireLinux skips when this machine cannot run the linux sandbox,
-// unless TETHER_REQUIRE_SANDBOX=1 (CI), where that fails the test.
-func sbxRequireLinux(t *testing.T) {
-	t.Helper()
-	if _, err := sandbox.NewLinux(nil); err != nil {
-		if os.Getenv("TETHER_REQUIRE_SANDBOX") == "1" {
-			t.Fatalf("TETHER_REQUIRE_SANDBOX=1 but: %v", err)
-		}
-		t.Skipf("linux sandbox unavailable: %v", err)
-	}
-}
 
 // sbxTetherBinary builds the tether command: the cleanup tests signal a
 // real judge process, not this test binary.
@@ -213,7 +201,7 @@ func sbxWantClean(t *testing.T, pid int, before sbxState) {
 // SIGTERM mid-call: the judge stops both sandboxes and removes everything
 // it made before it exits. Mounts never reach the host's mount table.
 func TestJudgeSIGTERMCleansUp(t *testing.T) {
-	sbxRequireLinux(t)
+	sandboxtest.Linux(t) // the test runs the linux sandbox through the binary
 	bin := sbxTetherBinary(t)
 	problem := sbxProblem(t)
 	cmd, stderr, running := sbxStartJudge(t, bin, problem)
@@ -235,7 +223,7 @@ func TestJudgeSIGTERMCleansUp(t *testing.T) {
 // kill -9 of the judge ends its sandboxes' processes at once; the next
 // judge run on the machine removes their cgroups and temp dirs.
 func TestJudgeAfterKill9CleansUpTheDeadJudge(t *testing.T) {
-	sbxRequireLinux(t)
+	sandboxtest.Linux(t) // the test runs the linux sandbox through the binary
 	bin := sbxTetherBinary(t)
 	problem := sbxProblem(t)
 	cmd, _, running := sbxStartJudge(t, bin, problem)
@@ -264,7 +252,7 @@ func TestJudgeAfterKill9CleansUpTheDeadJudge(t *testing.T) {
 // error: SystemError whose message says what to fix (the judge checks it
 // once, before anything is started).
 func TestJudgeRefusesUnreadableProblemFolder(t *testing.T) {
-	sbxRequireLinux(t)
+	sandboxtest.Linux(t) // the test runs the linux sandbox through the binary
 	dir, sol := shellProblem(t)
 	if err := os.Chmod(dir, 0o700); err != nil {
 		t.Fatal(err)
