@@ -28,6 +28,14 @@ func embedded(t *testing.T) *natsq.Embedded {
 	return e
 }
 
+// enqueue queues nojcore.MinimalTask(id) as rejudge seq of id.
+func enqueue(t *testing.T, b *natsq.Broker, id string, seq int64) {
+	t.Helper()
+	if err := b.Enqueue(context.Background(), nojcore.MinimalTask(id), id, seq); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func open(t *testing.T, e *natsq.Embedded, ackWait time.Duration) *natsq.Broker {
 	t.Helper()
 	b, err := natsq.Open(context.Background(), natsq.Options{URL: e.URL, Token: e.Token, AckWait: ackWait, Poll: 200 * time.Millisecond})
@@ -79,15 +87,10 @@ func TestEmbeddedNeedsTheToken(t *testing.T) {
 func TestDuplicateMsgIDIsDropped(t *testing.T) {
 	e := embedded(t)
 	b := open(t, e, time.Second)
-	ctx := context.Background()
 	for range 2 {
-		if err := b.Enqueue(ctx, nojcore.MinimalTask("dup"), "dup", 0); err != nil {
-			t.Fatal(err)
-		}
+		enqueue(t, b, "dup", 0)
 	}
-	if err := b.Enqueue(ctx, nojcore.MinimalTask("dup"), "dup", 1); err != nil { // a rejudge is another task
-		t.Fatal(err)
-	}
+	enqueue(t, b, "dup", 1) // a rejudge is another task
 	if n := streamMsgs(t, b, e, natsq.TaskStream); n != 2 {
 		t.Fatalf("%d tasks stored, want 2 (the duplicate dropped)", n)
 	}
@@ -98,9 +101,7 @@ func TestDuplicateMsgIDIsDropped(t *testing.T) {
 func TestRedeliveryAfterAWorkerDies(t *testing.T) {
 	e := embedded(t)
 	first := open(t, e, 500*time.Millisecond)
-	if err := first.Enqueue(context.Background(), nojcore.MinimalTask("k"), "k", 0); err != nil {
-		t.Fatal(err)
-	}
+	enqueue(t, first, "k", 0)
 	if d := pull(t, first, 10*time.Second); d == nil {
 		t.Fatal("no task")
 	}
@@ -122,9 +123,7 @@ func TestRedeliveryAfterAWorkerDies(t *testing.T) {
 func TestMaxDeliverGoesToDeadLetter(t *testing.T) {
 	e := embedded(t)
 	b := open(t, e, 300*time.Millisecond)
-	if err := b.Enqueue(context.Background(), nojcore.MinimalTask("m"), "m", 0); err != nil {
-		t.Fatal(err)
-	}
+	enqueue(t, b, "m", 0)
 	for i := range natsq.DefaultMaxDeliver {
 		if d := pull(t, b, 20*time.Second); d == nil {
 			t.Fatalf("delivery %d did not come", i+1)
@@ -156,9 +155,7 @@ func TestLongRunIsNotRedelivered(t *testing.T) {
 	b := open(t, e, ackWait)
 	other := open(t, e, ackWait)
 	ctx := context.Background()
-	if err := b.Enqueue(ctx, nojcore.MinimalTask("long"), "long", 0); err != nil {
-		t.Fatal(err)
-	}
+	enqueue(t, b, "long", 0)
 	var runs atomic.Int32
 	running := make(chan struct{})
 	finish := make(chan struct{})
