@@ -36,6 +36,14 @@ func (f *fakeSide) recv() (string, error) {
 	return strings.TrimSuffix(s, "\n"), err
 }
 
+// expect fails t unless the next line the relay wrote to the side is want.
+func (f *fakeSide) expect(t *testing.T, want string) {
+	t.Helper()
+	if got, err := f.recv(); got != want {
+		t.Fatalf("got %q (%v), want %s", got, err, want)
+	}
+}
+
 // echoSolution sends ready and answers every call with its own args as value
 // until its stdin ends.
 func echoSolution(f *fakeSide) error {
@@ -147,20 +155,12 @@ func TestRelaySolutionNeverReadsStdin(t *testing.T) {
 		wait := runRelay(context.Background(), r)
 		sol.send(ready)
 		sol.send(`{"type":"capability","id":"c","name":"n","args":[]}`)
-		got, _ := ev.recv()
-		if got != `{"type":"capability","id":"c","name":"n","args":[]}` {
-			t.Fatalf("evaluator got %q", got)
-		}
+		ev.expect(t, `{"type":"capability","id":"c","name":"n","args":[]}`)
 		start := time.Now()
 		ev.send(`{"type":"call","id":"1","fn":"f","args":[]}`) // the relay's write to the solution blocks
 		sol.send(`{"type":"log","stream":"stdout","data":"still talking"}`)
-		if got, _ := ev.recv(); got != `{"type":"log","stream":"stdout","data":"still talking"}` {
-			t.Fatalf("evaluator got %q", got)
-		}
-		got, _ = ev.recv()
-		if want := errFrame("1", "SystemError", "solution is gone: stdin write blocked for 3s"); got != want {
-			t.Fatalf("got %s want %s", got, want)
-		}
+		ev.expect(t, `{"type":"log","stream":"stdout","data":"still talking"}`)
+		ev.expect(t, errFrame("1", "SystemError", "solution is gone: stdin write blocked for 3s"))
 		if el := time.Since(start); el != DefaultWriteStall {
 			t.Fatalf("gone after %v", el)
 		}
@@ -206,15 +206,10 @@ func TestRelayEvaluatorHeldUpBySolutionIsNotGone(t *testing.T) {
 		sol.send(ready)
 		sol.send(`{"type":"log","stream":"stdout","data":"hi"}`) // blocks the relay's write to the evaluator
 		sol.send(`{"type":"capability","id":"c","name":"n","args":[]}`)
-		got, _ := sol.recv()
-		if want := errFrame("c", "CallTimeout", "call timeout"); got != want {
-			t.Fatalf("solution got %q", got)
-		}
+		sol.expect(t, errFrame("c", "CallTimeout", "call timeout"))
 		time.Sleep(10 * DefaultWriteStall) // the evaluator is busy elsewhere for a while (a fake clock)
 		for _, want := range []string{`{"type":"log","stream":"stdout","data":"hi"}`, `{"type":"capability","id":"c","name":"n","args":[]}`} {
-			if got, err := ev.recv(); got != want {
-				t.Fatalf("evaluator got %q (%v), want %s", got, err, want)
-			}
+			ev.expect(t, want)
 		}
 		ev.send("---RESULT---")
 		ev.send(`{"status":"WrongAnswer","score":0}`)
@@ -274,10 +269,7 @@ func TestRelayHugeLineAndGarbage(t *testing.T) {
 	})
 	ev.send(`{"type":"call","id":"1","fn":"f","args":[]}`)
 	ev.send("\xfe\xfd not utf8")
-	got, _ := ev.recv()
-	if got != `{"type":"result","id":"1","value":1}` {
-		t.Fatalf("evaluator got %q", got)
-	}
+	ev.expect(t, `{"type":"result","id":"1","value":1}`)
 	ev.stdout.Close()
 	sum, err := wait()
 	if err != nil {
@@ -306,15 +298,9 @@ func TestRelaySolutionClosesStdoutMidCall(t *testing.T) {
 	sol.recv()
 	exited <- "exit status 2"
 	sol.stdout.Close()
-	got, _ := ev.recv()
-	if want := errFrame("1", "SystemError", "solution is gone: exit status 2"); got != want {
-		t.Fatalf("got %s want %s", got, want)
-	}
+	ev.expect(t, errFrame("1", "SystemError", "solution is gone: exit status 2"))
 	ev.send(`{"type":"call","id":"2","fn":"f","args":[]}`)
-	got, _ = ev.recv()
-	if want := errFrame("2", "SystemError", "solution is gone: exit status 2"); got != want {
-		t.Fatalf("got %s want %s", got, want)
-	}
+	ev.expect(t, errFrame("2", "SystemError", "solution is gone: exit status 2"))
 	ev.stdout.Close()
 	if _, err := wait(); err != nil {
 		t.Fatal(err)
@@ -353,15 +339,9 @@ func TestRelayRestartAfterTimeout(t *testing.T) {
 		sol.send(ready)
 		ev.send(`{"type":"call","id":"hang","fn":"f","args":[],"timeout_ms":1000}`)
 		sol.recv() // the first solution never answers
-		got, _ := ev.recv()
-		if got != errFrame("hang", "CallTimeout", "call timeout") {
-			t.Fatalf("got %q", got)
-		}
+		ev.expect(t, errFrame("hang", "CallTimeout", "call timeout"))
 		ev.send(`{"type":"call","id":"next","fn":"f","args":[]}`)
-		got, _ = ev.recv()
-		if got != `{"type":"result","id":"next","value":"ok"}` {
-			t.Fatalf("got %q", got)
-		}
+		ev.expect(t, `{"type":"result","id":"next","value":"ok"}`)
 		sol.send(`{"type":"result","id":"next","value":"stale"}`) // the old process: its pipe was closed
 		ev.stdout.Close()
 		sum, err := wait()
