@@ -10,17 +10,18 @@ import (
 // line itself when the pump can write the pipe without blocking (try), and
 // queues only what the pipe did not take: that saves waking the writer.
 type writeQueue struct {
-	mu      sync.Mutex
-	cond    sync.Cond // signalled on put, pop, close and when a put's own write ends
-	items   [][]byte
-	head    int
-	bytes   int
-	limit   int
-	closed  bool
-	writing bool             // a batch (the writer's, or a put's own) may be unwritten: others queue behind it
-	try     func([]byte) int // writes what the pipe takes now without blocking; nil when it cannot
-	slack   int64            // what the pipe holds unread at most
-	onRoom  func()           // called, without the lock, when a pop brings the queue back under its limit
+	mu     sync.Mutex
+	cond   sync.Cond // signalled on put, pop, close and when a put's own write ends
+	items  [][]byte
+	head   int
+	bytes  int
+	limit  int
+	closed bool
+	direct bool             // a put is writing into the pipe itself: the writer waits
+	held   bool             // the writer holds a batch it may not have written: puts queue behind it
+	try    func([]byte) int // writes what the pipe takes now without blocking; nil when it cannot
+	slack  int64            // what the pipe holds unread at most
+	onRoom func()           // called, without the lock, when a pop brings the queue back under its limit
 
 	// Positions in the stream of bytes for the side's stdin: in counts the
 	// bytes accepted, out those written into the pipe, unaskedEnd where the
@@ -51,12 +52,12 @@ func (q *writeQueue) put(buf []byte, wait, unasked bool) bool {
 	if q.in += int64(len(buf)); unasked {
 		q.unaskedEnd = q.in
 	}
-	if q.try != nil && !q.writing && q.bytes == 0 {
-		q.writing = true // the writer waits, so no line overtakes this one
+	if q.try != nil && !q.direct && !q.held && q.bytes == 0 {
+		q.direct = true // the writer waits, so no line overtakes this one
 		q.mu.Unlock()
 		n := q.try(buf)
 		q.mu.Lock()
-		q.writing = false
+		q.direct = false
 		q.out += int64(n)
 		if n == len(buf) {
 			putLine(buf)
@@ -85,8 +86,8 @@ const maxBatch = 64 << 10
 // again tells the queue the previous batch is written.
 func (q *writeQueue) pop(dst []byte) ([]byte, bool) {
 	q.mu.Lock()
-	q.writing = false
-	for !q.closed && (q.bytes == 0 || q.writing) {
+	q.held = false
+	for !q.closed && (q.bytes == 0 || q.direct) {
 		q.cond.Wait()
 	}
 	if q.closed {
@@ -107,7 +108,7 @@ func (q *writeQueue) pop(dst []byte) ([]byte, bool) {
 		q.items, q.head = q.items[:0], 0
 	}
 	q.bytes -= len(dst) - start
-	q.writing = true
+	q.held = true
 	q.cond.Broadcast()
 	room := full && q.bytes < q.limit
 	q.mu.Unlock()

@@ -402,3 +402,46 @@ func TestRelayEvaluatorStdinBroken(t *testing.T) {
 		t.Fatalf("progress %v", progress)
 	}
 }
+
+// The writer's first pop may come while a put is still writing into the
+// pipe itself (the writer goroutine starts as the pump starts reading):
+// a line put meanwhile must wait behind that write, not overtake it.
+func TestQueueKeepsOrderWhileAPutWritesItself(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		var mu sync.Mutex
+		var pipe []string // what reached the pipe, in order
+		wrote := func(b []byte) {
+			mu.Lock()
+			pipe = append(pipe, string(b))
+			mu.Unlock()
+		}
+		q := newWriteQueue(1<<20, func(b []byte) int {
+			if string(b) == "first\n" {
+				<-release // the pipe write is slow
+			}
+			wrote(b)
+			return len(b)
+		}, 0)
+		go q.put([]byte("first\n"), true, false)
+		synctest.Wait()
+		go func() { // the writer goroutine
+			for {
+				b, ok := q.pop(nil)
+				if !ok {
+					return
+				}
+				wrote(b)
+			}
+		}()
+		synctest.Wait()
+		q.put([]byte("second\n"), true, false)
+		synctest.Wait()
+		close(release)
+		synctest.Wait()
+		q.close()
+		if got := strings.Join(pipe, ""); got != "first\nsecond\n" {
+			t.Fatalf("the pipe got %q, want first then second", got)
+		}
+	})
+}
