@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/sandbox"
-	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
 
 // twoCPUs is two CPUs this process may run on, the last first, so that a
@@ -35,7 +35,7 @@ func twoCPUs(t *testing.T) (int, int) {
 // Each side runs on the CPUs its option names (a worker slot's placement):
 // the evaluator reports its own and asks the solution for its.
 func TestSideCPUs(t *testing.T) {
-	sandboxtest.Python3(t)
+	testenv.Python3(t)
 	evCPU, solCPU := twoCPUs(t)
 	files := map[string]string{
 		"problem.json": `{"runtime_config":{"solution":{"call_timeout_ms":10000}}}`,

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/judge/lmstart"
 	"github.com/tether-dev/tether/lm"
@@ -36,7 +37,7 @@ type lmDetails struct {
 // listener whose port the evaluator tries.
 func judgeLMProblem(t *testing.T, runner sandbox.Runner) (*judge.Result, lmDetails) {
 	t.Helper()
-	sandboxtest.Python3(t)
+	testenv.Python3(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -6,14 +6,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/sandbox"
-	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
 
 // TestInteropPythonSDK judges a Neuro OJ style problem with the default
 // commands: python3 evaluate.py and the embedded Python solution host.
 func TestInteropPythonSDK(t *testing.T) {
-	sandboxtest.Python3(t)
+	testenv.Python3(t)
 	dir := t.TempDir()
 	files := map[string]string{
 		"problem.json": `{"format_version":1,"title":"add","image":"ignored","runtime_config":{"solution":{"call_timeout_ms":3000}}}`,

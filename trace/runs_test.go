@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/judge/lmstart"
 	"github.com/tether-dev/tether/sandbox"
-	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
 
 // traceRun judges solution against the problem in dir (no isolation: the
@@ -84,7 +84,7 @@ func wantComplete(t *testing.T, res *judge.Result, h Header, evs []*Event) {
 }
 
 func TestTracesOfEveryExample(t *testing.T) {
-	sandboxtest.Python3(t)
+	testenv.Python3(t)
 	examples, _ := filepath.Glob("../examples/*/problem.json")
 	if len(examples) < 6 {
 		t.Fatalf("found %d examples", len(examples))
@@ -169,7 +169,7 @@ func writeProblem(t *testing.T, files map[string]string) string {
 // other call failed by the restart, the restart, the killed solution's
 // exit and the fresh solution answering.
 func TestTraceOfARestart(t *testing.T) {
-	sandboxtest.Python3(t)
+	testenv.Python3(t)
 	dir := writeProblem(t, map[string]string{
 		"problem.json": `{"title":"restart","runtime_config":{"solution":{"call_timeout_ms":20000}}}`,
 		"evaluate.py": `from tether_sdk.evaluator import SolutionRunner, SolutionTimeoutError, result
@@ -216,7 +216,7 @@ result.accept(100, value=r.call("add", 1, 2))
 // the verdict and the end line still close it, and the end line counts
 // the lines it left out.
 func TestTraceOfAFlood(t *testing.T) {
-	sandboxtest.Python3(t)
+	testenv.Python3(t)
 	dir := writeProblem(t, map[string]string{
 		"problem.json": `{"title":"flood","runtime_config":{"solution":{"call_timeout_ms":20000}}}`,
 		"evaluate.py": `from tether_sdk.evaluator import SolutionRunner, result

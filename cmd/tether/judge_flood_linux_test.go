@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tether-dev/tether/sandbox/sandboxtest"
+	"github.com/tether-dev/tether/internal/testenv"
 )
 
 // floodChannel finds the solution host's private copy of the protocol
@@ -95,7 +95,7 @@ func runMeasured(t *testing.T, stdin string, bin string, args ...string) ([]byte
 // dropped is counted, and the verdict is the solution's own (WrongAnswer).
 // The same holds for judge.run under `tether serve`.
 func TestJudgeBoundedUnderLogFlood(t *testing.T) {
-	sandboxtest.Python3(t)
+	testenv.Python3(t)
 	bin := sbxTetherBinary(t)
 	dir := floodProblem(t)
 	judgeArgs := func(sol string) []string {

@@ -8,15 +8,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/judge/lmstart"
-	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
 
 // examples/llm through the CLI (the sandbox this machine offers): the
 // problem's own echo handler, its budget refusing the fourth call.
 func TestJudgeLMExample(t *testing.T) {
-	sandboxtest.Python3(t)
+	testenv.Python3(t)
 	res, usage := judgeJSON(t, "../../examples/llm", "../../examples/llm/solution.py")
 	if res.Status != judge.Accepted || res.Score != 10000 {
 		t.Fatalf("got %v %d, details %s, output:\n%s", res.Status, res.Score, res.Details, res.Output)
@@ -47,7 +47,7 @@ func mustCompact(t *testing.T, raw json.RawMessage) []byte {
 // a larger budget, so the example's fourth call is served (and the
 // evaluator, which expects the refusal, says WrongAnswer).
 func TestJudgeLMConfigFlagReplacesProblems(t *testing.T) {
-	sandboxtest.Python3(t)
+	testenv.Python3(t)
 	conf := filepath.Join(t.TempDir(), "lm.json")
 	os.WriteFile(conf, []byte(`{"backends":{"judge-echo":{"type":"echo"}},"budget":{"calls":10}}`), 0o644)
 	res, usage := judgeJSON(t, "../../examples/llm", "../../examples/llm/solution.py", "--lm-config", conf)

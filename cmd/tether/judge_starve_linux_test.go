@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
 
@@ -46,7 +47,7 @@ def attack():
 // process too) ends in time on a busy machine: the bug needed only a 3 s
 // stall within the call.
 func TestJudgeWrongSolutionCannotCauseSystemError(t *testing.T) {
-	sandboxtest.Python3(t)
+	testenv.Python3(t)
 	sandboxtest.Linux(t) // the test runs the linux sandbox through the binary
 	bin := sbxTetherBinary(t)
 	dir := t.TempDir()

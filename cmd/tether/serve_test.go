@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/jsonrpc"
-	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
 
 // resetServeFlags puts serve's flags back to their defaults, since cobra
@@ -94,7 +94,7 @@ func TestServeNeedsExactlyOneMode(t *testing.T) {
 // judge.run over JSON-RPC gives a problem's LM handler to its run, as
 // `tether judge` does: examples/llm is Accepted with its usage reported.
 func TestServeJudgeRunWithProblemLM(t *testing.T) {
-	sandboxtest.Python3(t)
+	testenv.Python3(t)
 	defer resetServeFlags(t)
 	in := `{"jsonrpc":"2.0","id":1,"method":"judge.run","params":{"problem":"../../examples/llm",` +
 		`"solution":{"language":"python","path":"../../examples/llm/solution.py"}}}` + "\n"

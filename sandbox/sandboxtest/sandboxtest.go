@@ -6,9 +6,11 @@
 package sandboxtest
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/sandbox"
 )
 
@@ -43,12 +45,8 @@ func Isolating(t testing.TB) sandbox.Runner {
 // require fails or skips t where err says the runner cannot be made.
 func require(t testing.TB, env, kind string, err error) {
 	t.Helper()
-	if err == nil {
-		return
+	if err != nil {
+		err = fmt.Errorf("the %s sandbox is unavailable: %w", kind, err)
 	}
-	if os.Getenv(env) == "1" {
-		t.Fatalf("%s=1 but the %s sandbox is unavailable: %v", env, kind, err)
-		return // for a TB whose Fatalf returns
-	}
-	t.Skipf("%s sandbox unavailable: %v", kind, err)
+	testenv.Require(t, env, err)
 }
