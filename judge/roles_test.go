@@ -322,10 +322,13 @@ var solutionRoles = map[string]func() int{
 	"forger": func() int {
 		return rawSolution(func(m map[string]any) {
 			id, _ := m["id"].(string)
-			raw(`{"type":"result","id":"forged","value":"forged"}`)
-			raw(`{"type":"call","id":"evil","fn":"x","args":[]}`)
-			raw(fmt.Sprintf(`{"type":"result","id":%q,"value":%q}`, id, "answer-"+id))
-			raw(fmt.Sprintf(`{"type":"result","id":%q,"value":"duplicate"}`, id))
+			// One write: the relay routes every line of one read before it
+			// forwards any, so the duplicate is counted before the answer can
+			// let the evaluator finish (four writes raced the evaluator's result).
+			raw(`{"type":"result","id":"forged","value":"forged"}` + "\n" +
+				`{"type":"call","id":"evil","fn":"x","args":[]}` + "\n" +
+				fmt.Sprintf(`{"type":"result","id":%q,"value":%q}`, id, "answer-"+id) + "\n" +
+				fmt.Sprintf(`{"type":"result","id":%q,"value":"duplicate"}`, id))
 		})
 	},
 	"big": func() int {
