@@ -103,7 +103,7 @@ type Conn struct {
 	outstanding atomic.Int32 // requests running or queued
 	maxOutstand int32
 	shared      *sharedLimit  // nil, or the bounds this Conn shares with others
-	slots       chan struct{} // a token per handler running (MaxConcurrent), inline ones included
+	slots       chan struct{} // a token per handler running (MaxConcurrent) while one runs inline (inline.go)
 	workerWG    sync.WaitGroup
 	sole        soleChannel // nil, or ch if it can serve requests inline
 	inl         inliner     // running a lone request on the reader (inline.go)

@@ -203,7 +203,13 @@ func (c *Conn) run(in *inflight, inline bool) {
 	in.readMeta()
 	var result any
 	var err error
-	if inline || c.takeSlots(in, true) {
+	// Workers alone cannot exceed MaxConcurrent, so a worker takes this
+	// Conn's slot only beside a handler running on the reader (which took
+	// one already): a channel send and receive per request cost the
+	// in-memory benchmarks 10-15%. No run can begin inline while this
+	// request is outstanding, so one seen idle stays idle until it ends.
+	own := inline || c.inl.active()
+	if inline || c.takeSlots(in, own, true) {
 		result, err = c.handle(in)
 		// The server's slot goes back before the answer is written, so a
 		// peer slow to read holds none; this Conn's after, so that with
@@ -211,7 +217,9 @@ func (c *Conn) run(in *inflight, inline bool) {
 		if c.shared != nil {
 			<-c.shared.slots
 		}
-		defer c.giveSlot()
+		if own {
+			defer c.giveSlot()
+		}
 	} else {
 		err = in.cause() // cancelled while it waited for a slot: answered -32800, never run
 	}
@@ -256,15 +264,18 @@ func asPanic(err error) *panicError {
 	return nil
 }
 
-// takeSlots takes a running slot of this Conn and, when it shares bounds
-// with others, one of theirs. It waits for them if wait is set (false
-// when in is cancelled meanwhile), else fails at once when one is taken.
-func (c *Conn) takeSlots(in *inflight, wait bool) bool {
-	if !take(c.slots, in, wait) {
+// takeSlots takes a running slot of this Conn if own is set and, when it
+// shares bounds with others, one of theirs. It waits for them if wait is
+// set (false when in is cancelled meanwhile), else fails at once when one
+// is taken.
+func (c *Conn) takeSlots(in *inflight, own, wait bool) bool {
+	if own && !take(c.slots, in, wait) {
 		return false
 	}
 	if c.shared != nil && !take(c.shared.slots, in, wait) {
-		<-c.slots
+		if own {
+			<-c.slots
+		}
 		return false
 	}
 	return true

@@ -60,7 +60,7 @@ func (c *Conn) tryInline(in *inflight) bool {
 	if c.sole == nil || c.outstanding.Load() != 1 || c.inl.state.Load() != inlineIdle || !c.sole.drained() {
 		return false
 	}
-	if !c.takeSlots(in, false) {
+	if !c.takeSlots(in, true, false) {
 		return false
 	}
 	c.inl.next = in
@@ -84,6 +84,10 @@ func (c *Conn) runInline() bool {
 	c.inl.state.Store(inlineIdle)
 	return false
 }
+
+// active says whether a handler runs on the reader, or on the reader it
+// handed reading off from.
+func (inl *inliner) active() bool { return inl.state.Load() != inlineIdle }
 
 // handOff gives reading to a new goroutine if the reader is running a
 // handler inline; the old reader is waited for like a handler goroutine.
