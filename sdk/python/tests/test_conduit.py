@@ -16,16 +16,54 @@ from tether_sdk._conduit import Conduit, LineReader
 JOIN = 10.0  # seconds before a thread that should have finished counts as stuck
 
 
+class Pipe:
+    """An os.pipe() and the reader threads started on its read end.
+
+    ``close`` ends it as a peer would: the write end first, so each reader
+    reads EOF and is joined, and only then the read end. Closing the read end
+    under a live reader frees its fd number for the next test's pipe, and the
+    old reader would then take that test's lines (bench/pyflake.sh once saw a
+    test hang so, its line read by the previous test's reader)."""
+
+    def __init__(self):
+        self.r, self.w = os.pipe()
+        self._open = [self.r, self.w]
+        self._readers = []
+
+    def conduit(self, on_line=None, on_close=None):
+        """A started Conduit on r whose lines are ``ID=VALUE`` answers (or given to on_line)."""
+        def dispatch(line):
+            if on_line is not None and on_line(line):
+                return
+            call_id, _, value = line.decode().partition("=")
+            c.resolve(call_id, value)
+
+        c = Conduit(self.r, dispatch, lambda: ConnectionError("closed"), on_close=on_close)
+        c.start("test-reader")
+        self._readers.append(c._thread)
+        return c
+
+    def close_write(self):
+        self._close(self.w)
+
+    def close(self):
+        self.close_write()
+        for t in self._readers:
+            t.join(JOIN)
+            assert not t.is_alive(), "a conduit reader did not stop at its pipe's EOF"
+        self._close(self.r)
+
+    def _close(self, fd):
+        if fd in self._open:
+            self._open.remove(fd)
+            os.close(fd)
+
+
 @pytest.fixture
 def pipe():
-    r, w = os.pipe()
-    fds = [r, w]
-    yield fds
-    for fd in fds:
-        try:
-            os.close(fd)
-        except OSError:
-            pass
+    p = Pipe()
+    yield p
+    p.close()
 
 
 def _lines(reader):
@@ -38,41 +76,28 @@ def _lines(reader):
 
 
 def test_line_reader_splits_joins_and_keeps_a_final_line(pipe):
-    r, w = pipe
+    r, w = pipe.r, pipe.w
     os.write(w, b'{"a":1}\n{"b"')
     os.write(w, b":2}\n\nlast")
-    os.close(w)
+    pipe.close_write()
     assert _lines(LineReader(r)) == [b'{"a":1}', b'{"b":2}', b"", b"last"]
 
 
 def test_line_reader_skips_an_overlong_line_whole(pipe):
-    r, w = pipe
+    r, w = pipe.r, pipe.w
     long_line = b"x" * 100
     reader = LineReader(r, max_line=32)
     os.write(w, b"before\n" + long_line[:40])
     assert reader.readline() == b"before"  # one read took the start of the long line too
     os.write(w, long_line[40:] + b"\nafter\n" + b"y" * 30)
-    os.close(w)
+    pipe.close_write()
     # the 30-byte tail is not over the cap: it counts as a final line
     assert _lines(reader) == [b"after", b"y" * 30]
 
 
-def _conduit(r, on_line=None, on_close=None):
-    """A started Conduit whose lines are ``ID=VALUE`` answers (or given to on_line)."""
-    def dispatch(line):
-        if on_line is not None and on_line(line):
-            return
-        call_id, _, value = line.decode().partition("=")
-        c.resolve(call_id, value)
-
-    c = Conduit(r, dispatch, lambda: ConnectionError("closed"), on_close=on_close)
-    c.start("test-reader")
-    return c
-
-
 def test_waiters_get_their_own_answers_out_of_order(pipe):
-    r, w = pipe
-    c = _conduit(r)
+    w = pipe.w
+    c = pipe.conduit()
     got = {}
     waiters = {i: c.add(i) for i in ("a", "b", "c")}
 
@@ -91,12 +116,10 @@ def test_waiters_get_their_own_answers_out_of_order(pipe):
 
 
 def test_eof_fails_every_waiter_and_later_adds(pipe):
-    r, w = pipe
     closed = threading.Event()
-    c = _conduit(r, on_close=closed.set)
+    c = pipe.conduit(on_close=closed.set)
     waiter = c.add("x")
-    os.close(w)
-    pipe.remove(w)
+    pipe.close_write()
     c.wait(waiter)
     assert isinstance(waiter.error, ConnectionError) and waiter.frame is None
     assert closed.wait(JOIN) and c.closed is not None
@@ -105,7 +128,7 @@ def test_eof_fails_every_waiter_and_later_adds(pipe):
 
 
 def test_close_from_dispatch_stops_the_reader(pipe):
-    r, w = pipe
+    w = pipe.w
     seen = queue.Queue()
 
     def on_line(line):
@@ -114,7 +137,7 @@ def test_close_from_dispatch_stops_the_reader(pipe):
             c.close()
         return True
 
-    c = _conduit(r, on_line=on_line)
+    c = pipe.conduit(on_line=on_line)
     waiter = c.add("pending")
     os.write(w, b"one\nstop\nafter\n")
     c.wait(waiter)
@@ -125,8 +148,8 @@ def test_close_from_dispatch_stops_the_reader(pipe):
 
 
 def test_fail_ids_fails_only_those(pipe):
-    r, w = pipe
-    c = _conduit(r)
+    w = pipe.w
+    c = pipe.conduit()
     a, b = c.add("a"), c.add("b")
     c.fail_ids(["a", "missing"], lambda: ConnectionError("runner closed"))
     c.wait(a)
