@@ -12,8 +12,11 @@
 #
 # Builds ./cmd/tether once into a temp dir for the e2e tests (TETHER_BIN).
 # Stops at the first failing run and keeps that run's whole output in a file
-# whose name it prints; at the end prints "N of N passed in a row" and the
-# wall time. The busy loops are killed on exit, however the script ends.
+# whose name it prints. A hang fails too: a test still running after 2 minutes
+# has every thread's stack written to the output (pytest's faulthandler), and
+# a run still going after 20 minutes is killed (a whole run takes under one).
+# At the end it prints "N of N passed in a row" and the wall time. The busy
+# loops are killed on exit, however the script ends.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -74,7 +77,8 @@ for ((run = 1; run <= runs; run++)); do
 	t0=$(date +%s)
 	# In the background so a signal's trap runs at once (bash runs traps
 	# after a foreground child exits, but interrupts `wait`).
-	"$python" -m pytest -q -p no:cacheprovider "${suite[@]}" >"$work/out" 2>&1 &
+	timeout -k 10 1200 "$python" -m pytest -q -p no:cacheprovider -o faulthandler_timeout=120 \
+		"${suite[@]}" >"$work/out" 2>&1 &
 	suite_pid=$!
 	status=0
 	wait "$suite_pid" || status=$?
@@ -86,6 +90,7 @@ for ((run = 1; run <= runs; run++)); do
 	kept=$(mktemp "${TMPDIR:-/tmp}/pyflake-fail-XXXXXX.txt")
 	cp "$work/out" "$kept"
 	tail -n 30 "$kept"
+	((status != 124)) || echo "pyflake: run $run hung: killed after 20 minutes" >&2
 	echo "pyflake: run $run failed after $((run - 1)) of $runs passed in a row ($(($(date +%s) - start)) s); its output is in $kept" >&2
 	exit 1
 done
