@@ -29,7 +29,7 @@ func (e *encoder) encode(recs []rec, data []byte, failed bool, write func([]byte
 	off := 0
 	for i := range recs {
 		r := &recs[i]
-		n := off + int(r.a) + int(r.b)
+		n := off + int(r.a) + int(r.b) + int(r.c)
 		e.event(r, data[off:n])
 		off = n
 		if len(e.out) >= writeAt {
@@ -102,19 +102,26 @@ func appendEvent(dst []byte, r *rec, b []byte) []byte {
 	}
 	switch r.kind {
 	case judge.EventLine:
+		dst = append(dst, `,"kind":"`...)
+		dst = append(dst, r.lineKind.String()...)
+		dst = append(dst, '"')
 		dst = appendLine(dst, r, b)
 	case judge.EventCallOpened, judge.EventCallClosed:
+		line, id, name := b[:r.a], b[r.a:r.a+r.b], b[r.a+r.b:]
 		dst = append(dst, `,"id":`...)
-		dst = appendText(dst, b[:r.a])
+		dst = appendText(dst, id)
 		if r.hasName {
 			dst = append(dst, `,"fn":`...)
-			dst = appendText(dst, b[r.a:])
+			dst = appendText(dst, name)
 		}
 		if r.kind == judge.EventCallClosed {
 			dst = append(dst, `,"outcome":"`...)
 			dst = append(dst, r.outcome.String()...)
 			dst = append(dst, `","us":`...)
-			dst = appendInt(dst, r.n)
+			dst = appendInt(dst, r.us)
+		}
+		if r.a > 0 { // the frame that opened or answered it
+			dst = appendLine(dst, r, line)
 		}
 	case judge.EventDrop:
 		dst = append(dst, `,"reason":"`...)
@@ -133,9 +140,7 @@ func appendEvent(dst []byte, r *rec, b []byte) []byte {
 // is (big __bytes__ values summarised), anything else as text.
 func appendLine(dst []byte, r *rec, line []byte) []byte {
 	cut := r.n > int64(len(line))
-	dst = append(dst, `,"kind":"`...)
-	dst = append(dst, r.lineKind.String()...)
-	dst = append(dst, `","len":`...)
+	dst = append(dst, `,"len":`...)
 	dst = appendInt(dst, r.n)
 	if cut {
 		dst = append(dst, `,"cut":true`...)

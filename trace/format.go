@@ -9,8 +9,10 @@ import (
 )
 
 // Version is the format version this package writes. Readers accept every
-// version up to it.
-const Version = 1
+// version up to it. Version 2 records a call or answer together with the
+// frame that opened or answered it, where version 1 had a line event
+// before it; the Reader gives both as version 1 does.
+const Version = 2
 
 // DefaultMax is the default cap of a trace file (tether judge --trace-max).
 const DefaultMax = 64 << 20

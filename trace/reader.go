@@ -18,6 +18,7 @@ type Reader struct {
 	Header Header
 	sc     *bufio.Scanner
 	line   int
+	next   *Event // the call or answer whose line Next returned first
 }
 
 // ErrNotTrace: the first line is not a trace header.
@@ -48,8 +49,14 @@ func NewReader(r io.Reader) (*Reader, error) {
 }
 
 // Next returns the next event, or io.EOF after the last. A line that is
-// not an event is an error naming its line number.
+// not an event is an error naming its line number. A call or answer that
+// carries its frame (version 2) comes as two events, as in version 1: the
+// line, then the call or answer.
 func (r *Reader) Next() (*Event, error) {
+	if ev := r.next; ev != nil {
+		r.next = nil
+		return ev, nil
+	}
 	for r.sc.Scan() {
 		r.line++
 		b := r.sc.Bytes()
@@ -62,6 +69,10 @@ func (r *Reader) Next() (*Event, error) {
 		}
 		if ev.Ev == "" {
 			return nil, fmt.Errorf("trace: line %d: no \"ev\" member", r.line)
+		}
+		if (ev.Ev == KindCall || ev.Ev == KindAnswer) && ev.Len > 0 {
+			r.next = &ev
+			return ev.splitLine(), nil
 		}
 		return &ev, nil
 	}
@@ -88,4 +99,17 @@ func ReadAll(r io.Reader) (Header, []*Event, error) {
 		}
 		evs = append(evs, ev)
 	}
+}
+
+// splitLine takes the frame out of a call or answer that carries it and
+// returns it as the line event it was: written by the caller for a call,
+// by the other side for an answer.
+func (ev *Event) splitLine() *Event {
+	side := ev.Side
+	if ev.Ev == KindAnswer {
+		side = map[string]string{"evaluator": "solution", "solution": "evaluator"}[side]
+	}
+	line := &Event{T: ev.T, Ev: KindLine, Side: side, Kind: "frame", Len: ev.Len, Frame: ev.Frame, Text: ev.Text, Cut: ev.Cut}
+	ev.Len, ev.Frame, ev.Text, ev.Cut = 0, nil, nil, false
+	return line
 }

@@ -43,8 +43,9 @@ type Writer struct {
 	armed     bool // timer set to wake the file writer
 	closed    bool
 	closedAt  time.Time
-	capped    bool  // the file writer reached the cap: Observe keeps no more bytes
-	err       error // the first write error
+	capped    bool      // the file writer reached the cap: Observe keeps no more bytes
+	err       error     // the first write error
+	lastAt    time.Time // the last event's
 
 	enc encoder // the file writer's own
 }
@@ -54,8 +55,9 @@ type Writer struct {
 // pointers, their member already encoded).
 type rec struct {
 	t        int64 // µs since the header's Started
-	n        int64 // line: its full length; answer: µs taken; restart: restarts so far
-	a, b     int32 // bytes in data: ID and name, the line, or the member (a)
+	n        int64 // line (or the line a call or answer carries): its full length; restart: restarts so far
+	us       int64 // answer: µs taken
+	a, b, c  int32 // bytes in data: the line (a), ID (b) and name (c); or the member (a)
 	kind     judge.EventKind
 	side     dual.Side
 	lineKind dual.LineKind
@@ -115,8 +117,39 @@ func (w *Writer) Observe(ev *judge.Event) {
 	if w.closed {
 		return
 	}
-	w.recs = append(w.recs, w.keep(ev))
+	if !w.fold(ev) {
+		w.recs = append(w.recs, w.keep(ev))
+	}
+	w.lastAt = ev.At
 	w.pending()
+}
+
+// fold records a call or answer in the line event just before it when
+// that line opened or answered it (routed at the same instant): the
+// evaluator's call line (a capability's: the solution's), or the other
+// side's result or error line. A trace then holds one event per call and
+// one per answer, each with its frame. Anything else is recorded on its
+// own. w.mu held.
+func (w *Writer) fold(ev *judge.Event) bool {
+	last := len(w.recs) - 1
+	if last < 0 || !ev.At.Equal(w.lastAt) {
+		return false
+	}
+	r := &w.recs[last]
+	if r.kind != judge.EventLine || r.skipped || r.lineKind != dual.Framed || r.n != int64(r.a) {
+		return false
+	}
+	switch {
+	case ev.Kind == judge.EventCallOpened && ev.Side == r.side:
+	case ev.Kind == judge.EventCallClosed && ev.Side == r.side.Other() &&
+		(ev.Outcome == dual.OutcomeResult || ev.Outcome == dual.OutcomeError):
+	default:
+		return false
+	}
+	r.kind, r.side, r.outcome, r.us, r.hasName = ev.Kind, ev.Side, ev.Outcome, ev.Took.Microseconds(), ev.Name != nil
+	r.b, r.c = int32(len(ev.ID)), int32(len(ev.Name))
+	w.data = append(append(w.data, ev.ID...), ev.Name...)
+	return true
 }
 
 // keep is ev as a rec, its bytes appended to w.data. w.mu held.
@@ -133,8 +166,8 @@ func (w *Writer) keep(ev *judge.Event) rec {
 		r.n, r.lineKind, r.a = ev.Length, ev.LineKind, int32(len(line))
 		w.data = append(w.data, line...)
 	case ev.Kind == judge.EventCallOpened || ev.Kind == judge.EventCallClosed:
-		r.n, r.outcome, r.hasName = ev.Took.Microseconds(), ev.Outcome, ev.Name != nil
-		r.a, r.b = int32(len(ev.ID)), int32(len(ev.Name))
+		r.us, r.outcome, r.hasName = ev.Took.Microseconds(), ev.Outcome, ev.Name != nil
+		r.b, r.c = int32(len(ev.ID)), int32(len(ev.Name))
 		w.data = append(append(w.data, ev.ID...), ev.Name...)
 	case ev.Kind == judge.EventDrop:
 		r.reason = ev.Reason

@@ -64,9 +64,11 @@ func record(t *testing.T, max int64, evs []*judge.Event) (string, Header, []*Eve
 	return buf.String(), h, got
 }
 
+// Every kind round-trips; the call's frame line is recorded in the call
+// event (format 2) and read back as the line event before it.
 func TestEveryEventKindRoundTrips(t *testing.T) {
 	text, h, got := record(t, 0, everyKind())
-	if h.Trace != 1 || h.Problem != "p" || h.SubmissionID != "s" || !h.Started.Equal(t0) ||
+	if h.Trace != Version || h.Problem != "p" || h.SubmissionID != "s" || !h.Started.Equal(t0) ||
 		h.Sides["evaluator"].Command[1] != "evaluate.py" {
 		t.Fatalf("header %+v", h)
 	}
@@ -98,7 +100,7 @@ func TestEveryEventKindRoundTrips(t *testing.T) {
 	if got[10].Result.Status != judge.Accepted || got[10].Result.Score != 10000 {
 		t.Errorf("verdict %+v", got[10].Result)
 	}
-	if end.Events != 11 || end.Capped || end.Bytes != int64(len(text)-len(strings.SplitAfter(text, "\n")[12])) {
+	if end.Events != 10 || end.Capped || end.Bytes != int64(len(text)-len(strings.SplitAfter(text, "\n")[11])) {
 		t.Errorf("end %+v", end)
 	}
 }
@@ -158,7 +160,7 @@ func TestReaderRefusesWhatItCannotRead(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"", "empty"},
 		{`{"title":"x"}` + "\n", "not a trace file"},
-		{`{"trace":2}` + "\n", "format version 2 is newer"},
+		{`{"trace":3}` + "\n", "format version 3 is newer"},
 	} {
 		if _, err := NewReader(strings.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.in, err, c.want)
@@ -201,5 +203,59 @@ func TestScanFrameFindsWhatContainsFinds(t *testing.T) {
 				t.Fatalf("%q: nonFinite %v, __bytes__ %v", line, nonFinite, hasBytes)
 			}
 		}
+	}
+}
+
+// A call and its answer are each recorded with the frame that opened or
+// answered them, when the relay routed that frame at the same instant; the
+// reader gives them back as a line and a call (or answer), as version 1
+// wrote them. Anything else is recorded on its own.
+func TestCallsAndAnswersCarryTheirFrames(t *testing.T) {
+	framed := func(ms int, side dual.Side, line string) *judge.Event {
+		return &judge.Event{Kind: judge.EventLine, At: at(ms), Side: side, LineKind: dual.Framed, Line: []byte(line), Length: int64(len(line))}
+	}
+	opened := func(ms int, side dual.Side, id string) *judge.Event {
+		return &judge.Event{Kind: judge.EventCallOpened, At: at(ms), Side: side, ID: []byte(id), Name: []byte("f")}
+	}
+	closed := func(ms int, side dual.Side, id string, o dual.Outcome) *judge.Event {
+		return &judge.Event{Kind: judge.EventCallClosed, At: at(ms), Side: side, ID: []byte(id), Name: []byte("f"), Outcome: o, Took: time.Millisecond}
+	}
+	evs := []*judge.Event{
+		framed(1, dual.Evaluator, `{"type":"call","id":"a","fn":"f","args":[]}`), opened(1, dual.Evaluator, "a"), // folded
+		framed(2, dual.Solution, `{"type":"call","id":"k","fn":"f","args":[NaN]}`), opened(2, dual.Solution, "k"), // folded, kept as text
+		framed(3, dual.Evaluator, `{"type":"result","id":"k","value":1}`), closed(3, dual.Solution, "k", dual.OutcomeResult), // folded
+		framed(4, dual.Solution, `{"type":"error","id":"a","error":{"code":1,"message":"m"}}`), closed(4, dual.Evaluator, "a", dual.OutcomeError), // folded
+		framed(5, dual.Evaluator, `{"type":"call","id":"a","fn":"f","args":[]}`), closed(5, dual.Evaluator, "a", dual.OutcomeRefused), // not: refused
+		framed(6, dual.Evaluator, `{"type":"call","id":"b","fn":"f","args":[]}`), opened(7, dual.Evaluator, "b"), // not: another instant
+		closed(8, dual.Evaluator, "b", dual.OutcomeTimeout), // no line
+	}
+	text, _, got := record(t, 0, evs)
+	if n := strings.Count(text, "\n"); n != 1+9+1 { // header, 9 events, end
+		t.Fatalf("%d lines, want 11:\n%s", n, text)
+	}
+	for _, want := range []string{
+		`"ev":"call","side":"evaluator","id":"a","fn":"f","len":43,"frame":{"type":"call","id":"a","fn":"f","args":[]}}`,
+		`"ev":"call","side":"solution","id":"k","fn":"f","len":46,"text":"{\"type\":\"call\",\"id\":\"k\",\"fn\":\"f\",\"args\":[NaN]}"}`,
+		`"ev":"answer","side":"solution","id":"k","fn":"f","outcome":"result","us":1000,"len":36,"frame":{"type":"result","id":"k","value":1}}`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %s in\n%s", want, text)
+		}
+	}
+	var seq []string
+	for _, ev := range got {
+		seq = append(seq, ev.Ev+"/"+ev.Side)
+	}
+	want := "line/evaluator call/evaluator line/solution call/solution line/evaluator answer/solution " +
+		"line/solution answer/evaluator line/evaluator answer/evaluator line/evaluator call/evaluator answer/evaluator end/"
+	if strings.Join(seq, " ") != want {
+		t.Fatalf("read back as\n%s\nwant\n%s", strings.Join(seq, " "), want)
+	}
+	if l, c := got[6], got[7]; l.T != 4000 || l.Kind != "frame" || l.Len != 58 || !strings.Contains(string(l.Frame), `"error"`) ||
+		c.Outcome != "error" || c.ID != "a" || c.Us != 1000 || c.Frame != nil || c.Len != 0 {
+		t.Errorf("the error answer read back as %+v and %+v", l, c)
+	}
+	if l := got[2]; l.Text == nil || l.Frame != nil {
+		t.Errorf("the NaN frame read back as %+v", l)
 	}
 }
