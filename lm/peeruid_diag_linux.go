@@ -32,6 +32,7 @@ const (
 // the request it guarded) is not needed. A socket that misbehaves is closed
 // and a new one opened. Nothing is allocated per lookup.
 type sockDiag struct {
+	family func(netip.Addr) uint8 // the address family asked for: diagFamily (tests ask for one the kernel has no handler for)
 	mu     sync.Mutex
 	fd     int // -1 when not open
 	closed bool
@@ -40,7 +41,14 @@ type sockDiag struct {
 	buf    [diagBufLen]byte
 }
 
-func newSockDiag() *sockDiag { return &sockDiag{fd: -1} }
+func newSockDiag() *sockDiag { return &sockDiag{fd: -1, family: diagFamily} }
+
+func diagFamily(a netip.Addr) uint8 {
+	if a.Is4() {
+		return unix.AF_INET
+	}
+	return unix.AF_INET6
+}
 
 // lookup returns the uid owning the socket whose local address is local and
 // remote address remote; found is false when no such socket has an owner
@@ -76,14 +84,21 @@ func (d *sockDiag) lookup(local, remote netip.AddrPort) (uid uint32, found bool,
 	}
 }
 
+// answers reports whether the kernel's lookup works here, asked when it
+// found no peer socket: a kernel without inet_diag answers "no such
+// socket" (ENOENT) to every request, as it does for a socket that is
+// gone. It looks up the server's own side of the connection, which is
+// open while the server checks its peer.
+func (d *sockDiag) answers(server, peer netip.AddrPort) bool {
+	_, found, err := d.lookup(server, peer)
+	return err == nil && found
+}
+
 // ask sends one request on d.fd and reads its answer; under d.mu.
 func (d *sockDiag) ask(local, remote netip.AddrPort) (uid uint32, found bool, err error) {
 	local = netip.AddrPortFrom(local.Addr().Unmap(), local.Port())
 	remote = netip.AddrPortFrom(remote.Addr().Unmap(), remote.Port())
-	family := uint8(unix.AF_INET6)
-	if local.Addr().Is4() {
-		family = unix.AF_INET
-	}
+	family := d.family(local.Addr())
 	d.seq++
 	req := d.req[:]
 	clear(req)

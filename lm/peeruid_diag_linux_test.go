@@ -208,3 +208,24 @@ func roundTrip(c net.Conn) error {
 	}
 	return nil
 }
+
+// A kernel without inet_diag answers every lookup "no such socket"
+// (ENOENT, as for a family it has no handler for); the peer's uid is then
+// found in the socket tables, not refused as an owner that has gone.
+func TestPeerUIDFallsBackWhenTheKernelCannotLookUp(t *testing.T) {
+	d := newSockDiag()
+	defer d.close()
+	d.family = func(netip.Addr) uint8 { return unix.AF_DECnet } // no kernel has a diag handler for it
+	local, peer := loopbackPair(t, listenLoopback(t))
+	if _, found, err := d.lookup(peer, local); err != nil || found {
+		t.Fatalf("the stand-in for a kernel without inet_diag: found %v, err %v; want not found", found, err)
+	}
+	uid, err := peerUID(d, local, peer)
+	if err != nil || uid != uint32(os.Getuid()) {
+		t.Fatalf("peerUID: %d, %v; want %d from the socket tables", uid, err, os.Getuid())
+	}
+	gone := netip.AddrPortFrom(peer.Addr(), peer.Port()+1)
+	if _, err := peerUID(d, local, gone); !errors.Is(err, errNoOwner) {
+		t.Fatalf("a peer no socket has: %v, want errNoOwner", err)
+	}
+}

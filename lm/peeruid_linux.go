@@ -34,7 +34,8 @@ func peerLookupErr() error {
 // peerUID is the uid owning the socket at the other end of a loopback TCP
 // connection: the socket whose local address is peer and whose remote
 // address is server. d, the kernel's exact lookup, answers unless the
-// kernel has none; then the socket tables are scanned.
+// kernel has none (it cannot open the socket, or it finds not even the
+// server's own side); then the socket tables are scanned.
 //
 // The kernel prints the table a page per read and finds its place again
 // by counting sockets, so sockets opened or closed meanwhile can make a
@@ -43,9 +44,9 @@ func peerUID(d *sockDiag, server, peer netip.AddrPort) (uint32, error) {
 	switch uid, found, err := d.lookup(peer, server); {
 	case err == nil && found:
 		return uid, nil
-	case err == nil:
+	case err == nil && d.answers(server, peer):
 		return 0, errNoOwner
-	case !errors.Is(err, errNoDiag):
+	case err != nil && !errors.Is(err, errNoDiag):
 		return 0, err
 	}
 	runtime.LockOSThread()
