@@ -69,7 +69,11 @@ func (e *encoder) event(r *rec, b []byte) {
 		e.unrec = map[string]int64{}
 	}
 	e.unrec[kindOf(r.kind)]++
-	if r.kind == judge.EventLine {
+	carries := r.a > 0 && (r.kind == judge.EventCallOpened || r.kind == judge.EventCallClosed)
+	if carries {
+		e.unrec[KindLine]++ // its frame: a line of its own in format 1
+	}
+	if r.kind == judge.EventLine || carries {
 		e.unrecBytes += r.n
 	}
 }

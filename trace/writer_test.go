@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -257,5 +258,36 @@ func TestCallsAndAnswersCarryTheirFrames(t *testing.T) {
 	}
 	if l := got[2]; l.Text == nil || l.Frame != nil {
 		t.Errorf("the NaN frame read back as %+v", l)
+	}
+}
+
+// Past the cap, a call or answer that carries its frame is counted as
+// what format 1 would have left out: the call or answer, and its line
+// with its bytes.
+func TestCapCountsTheFramesOfCallsLeftOut(t *testing.T) {
+	var evs []*judge.Event
+	var lineBytes int64
+	for i := range 200 {
+		call := []byte(fmt.Sprintf(`{"type":"call","id":"c%d","fn":"f","args":[%q]}`, i, strings.Repeat("x", 100)))
+		id := []byte(fmt.Sprintf("c%d", i))
+		evs = append(evs,
+			&judge.Event{Kind: judge.EventLine, At: at(i), Side: dual.Evaluator, LineKind: dual.Framed, Line: call, Length: int64(len(call))},
+			&judge.Event{Kind: judge.EventCallOpened, At: at(i), Side: dual.Evaluator, ID: id, Name: []byte("f")})
+		lineBytes += int64(len(call))
+	}
+	evs = append(evs, &judge.Event{Kind: judge.EventVerdict, At: at(300), Result: &judge.Result{Status: judge.Accepted}})
+	_, _, got := record(t, 8<<10, evs)
+	end := got[len(got)-1]
+	var kept, keptBytes int64
+	for _, ev := range got {
+		if ev.Ev == KindLine {
+			kept++
+			keptBytes += ev.Len
+		}
+	}
+	if !end.Capped || end.Unrecorded["call"] != 200-kept || end.Unrecorded["line"] != 200-kept ||
+		end.UnrecordedBytes != lineBytes-keptBytes {
+		t.Fatalf("after %d calls kept: end %+v, want %d calls and lines and %d bytes left out",
+			kept, end, 200-kept, lineBytes-keptBytes)
 	}
 }
