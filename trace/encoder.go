@@ -69,7 +69,7 @@ func (e *encoder) event(r *rec, b []byte) {
 		e.unrec = map[string]int64{}
 	}
 	e.unrec[kindOf(r.kind)]++
-	carries := r.a > 0 && (r.kind == judge.EventCallOpened || r.kind == judge.EventCallClosed)
+	carries := r.carriesFrame()
 	if carries {
 		e.unrec[KindLine]++ // its frame: a line of its own in format 1
 	}
@@ -124,7 +124,7 @@ func appendEvent(dst []byte, r *rec, b []byte) []byte {
 			dst = append(dst, `","us":`...)
 			dst = appendInt(dst, r.us)
 		}
-		if r.a > 0 { // the frame that opened or answered it
+		if r.carriesFrame() {
 			dst = appendLine(dst, r, line)
 		}
 	case judge.EventDrop:

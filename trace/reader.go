@@ -107,7 +107,10 @@ func ReadAll(r io.Reader) (Header, []*Event, error) {
 func (ev *Event) splitLine() *Event {
 	side := ev.Side
 	if ev.Ev == KindAnswer {
-		side = map[string]string{"evaluator": "solution", "solution": "evaluator"}[side]
+		side = "evaluator"
+		if ev.Side == "evaluator" {
+			side = "solution"
+		}
 	}
 	line := &Event{T: ev.T, Ev: KindLine, Side: side, Kind: "frame", Len: ev.Len, Frame: ev.Frame, Text: ev.Text, Cut: ev.Cut}
 	ev.Len, ev.Frame, ev.Text, ev.Cut = 0, nil, nil, false

@@ -67,6 +67,12 @@ type rec struct {
 	skipped  bool // after the cap: only counted
 }
 
+// carriesFrame reports whether r is a call or answer recorded with the
+// frame that opened or answered it (see Writer.fold).
+func (r *rec) carriesFrame() bool {
+	return r.a > 0 && (r.kind == judge.EventCallOpened || r.kind == judge.EventCallClosed)
+}
+
 const recSize = int(unsafe.Sizeof(rec{}))
 
 // NewWriter writes h and then the run's events to out, keeping the trace
