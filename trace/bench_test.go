@@ -167,15 +167,14 @@ func BenchmarkWriterPerCall(b *testing.B) {
 // call's four events.
 func BenchmarkEncodePerCall(b *testing.B) {
 	w := &Writer{start: time.Now()}
-	var recs []rec
 	for _, ev := range oneCall() {
-		recs = append(recs, w.keep(&ev))
+		w.record(&ev)
 	}
 	e := encoder{max: 1 << 40}
 	discard := func([]byte) error { return nil }
 	cpu := processCPU()
 	for b.Loop() {
-		e.encode(recs, w.data, false, discard)
+		e.encode(w.recs, w.data, false, discard)
 	}
 	b.ReportMetric(float64(processCPU()-cpu)*1000/float64(b.N), "cpu-ns/call")
 }

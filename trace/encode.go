@@ -26,24 +26,10 @@ var replacement = []byte("\uFFFD")
 // appendText appends s as a JSON string. Bytes that are not UTF-8 become
 // U+FFFD (as encoding/json writes them), so any line yields valid JSON.
 func appendText(dst, s []byte) []byte {
-	if plain(s) {
-		return append(append(append(dst, '"'), s...), '"')
-	}
 	if !utf8.Valid(s) {
 		s = bytes.ToValidUTF8(s, replacement)
 	}
 	return codec.AppendString(dst, s)
-}
-
-// plain reports whether s is printable ASCII with nothing to escape, as
-// nearly every id and function name is: appendText then copies it as it is.
-func plain(s []byte) bool {
-	for _, c := range s {
-		if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
 }
 
 // appendFrame appends a frame line as the "frame" member's value, or

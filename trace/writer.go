@@ -123,11 +123,17 @@ func (w *Writer) Observe(ev *judge.Event) {
 	if w.closed {
 		return
 	}
+	w.record(ev)
+	w.pending()
+}
+
+// record appends ev to w.recs, or folds it into the line before it. w.mu
+// held.
+func (w *Writer) record(ev *judge.Event) {
 	if !w.fold(ev) {
 		w.recs = append(w.recs, w.keep(ev))
 	}
 	w.lastAt = ev.At
-	w.pending()
 }
 
 // fold records a call or answer in the line event just before it when
