@@ -1,16 +1,21 @@
-// Command relayfloor measures the judge relay against its floor: the same
-// raw-protocol Go evaluator and solution joined directly by two pipes, and
-// joined through `tether judge --sandbox none`, interleaved in one run.
+// Command relayfloor measures the judge relay against its floors: the same
+// raw-protocol Go evaluator and solution joined directly by two pipes
+// (direct), joined through the simplest relay, two goroutines copying bytes
+// each way with no parsing (forwarder), and joined through `tether judge
+// --sandbox none`, the three interleaved in every round. Direct is the
+// limit of any join; the forwarder does a relay's I/O (four pipe hops a
+// round trip, not two) and nothing else, the floor of a plain relay.
 //
 //	go build -o /tmp/tether ./cmd/tether
 //	go run ./bench/relayfloor -tether /tmp/tether -calls 20000 -rounds 3
 //
 // One binary plays every part: run with -role evaluator or -role solution
 // it is a side (tether starts it through a problem folder it writes to a
-// temp dir); otherwise it is the driver. The evaluator measures: with one
-// call in flight, the mean round trip; with -inflight calls in flight,
-// calls per second. It reports both on stderr (direct) and in its result's
-// details (through tether). Every run is bounded and talks only over pipes.
+// temp dir; the driver starts it itself for direct and forwarder);
+// otherwise it is the driver. The evaluator measures: with one call in
+// flight, the mean round trip; with -inflight calls in flight, calls per
+// second. It reports both on stderr (direct, forwarder) and in its
+// result's details (tether). Every run is bounded and talks only over pipes.
 package main
 
 import (
@@ -38,7 +43,7 @@ func main() {
 	tether := flag.String("tether", "", "the tether binary to measure (required for the driver)")
 	calls := flag.Int("calls", 20000, "calls per measurement")
 	inflight := flag.Int("inflight", 64, "calls in flight for the throughput measurement")
-	rounds := flag.Int("rounds", 3, "interleaved rounds of direct and tether")
+	rounds := flag.Int("rounds", 3, "interleaved rounds of direct, forwarder and tether")
 	flag.Parse()
 	var err error
 	switch *role {
@@ -159,19 +164,32 @@ func drive(tether string, calls, inflight, rounds int) error {
 	}
 	defer os.RemoveAll(problem)
 	fmt.Printf("%d calls per measurement, %d in flight for throughput, %d rounds\n", calls, inflight, rounds)
-	fmt.Printf("%-8s %-7s %14s %14s\n", "round", "path", "round trip", "calls/s")
+	fmt.Printf("%-6s %-10s %14s %14s\n", "round", "path", "round trip", "calls/s")
 	for round := 1; round <= rounds; round++ {
 		direct, err := runDirect(self, calls, inflight)
 		if err != nil {
 			return fmt.Errorf("direct: %w", err)
 		}
+		fwd, err := runForwarder(self, calls, inflight)
+		if err != nil {
+			return fmt.Errorf("forwarder: %w", err)
+		}
 		relayed, err := runTether(tether, problem)
 		if err != nil {
 			return fmt.Errorf("tether: %w", err)
 		}
-		fmt.Printf("%-8d %-7s %11.1f µs %14.0f\n", round, "direct", direct.RoundTripNs/1e3, direct.CallsPerSec)
-		fmt.Printf("%-8d %-7s %11.1f µs %14.0f   (%.2fx the round trip, %.0f%% of the throughput)\n", round, "tether",
-			relayed.RoundTripNs/1e3, relayed.CallsPerSec, relayed.RoundTripNs/direct.RoundTripNs, 100*relayed.CallsPerSec/direct.CallsPerSec)
+		row := func(path string, m measurement) {
+			fmt.Printf("%-6d %-10s %11.1f µs %14.0f", round, path, m.RoundTripNs/1e3, m.CallsPerSec)
+		}
+		row("direct", direct)
+		fmt.Println()
+		row("forwarder", fwd)
+		fmt.Printf("   (%.2fx direct's round trip, %.0f%% of its throughput)\n",
+			fwd.RoundTripNs/direct.RoundTripNs, 100*fwd.CallsPerSec/direct.CallsPerSec)
+		row("tether", relayed)
+		fmt.Printf("   (%.2fx direct's round trip, %.2fx the forwarder's; %.0f%% of direct's throughput, %.0f%% of the forwarder's)\n",
+			relayed.RoundTripNs/direct.RoundTripNs, relayed.RoundTripNs/fwd.RoundTripNs,
+			100*relayed.CallsPerSec/direct.CallsPerSec, 100*relayed.CallsPerSec/fwd.CallsPerSec)
 	}
 	return nil
 }
@@ -200,8 +218,6 @@ func writeProblem(self string, calls, inflight int) (string, error) {
 
 // runDirect joins the two sides by two pipes, as the floor.
 func runDirect(self string, calls, inflight int) (measurement, error) {
-	ev := exec.Command(self, sideArgs(self, "evaluator", calls, inflight)[1:]...)
-	sol := exec.Command(self, sideArgs(self, "solution", calls, inflight)[1:]...)
 	evIn, solOut, err := os.Pipe()
 	if err != nil {
 		return measurement{}, err
@@ -210,36 +226,96 @@ func runDirect(self string, calls, inflight int) (measurement, error) {
 	if err != nil {
 		return measurement{}, err
 	}
+	wait, err := startSides(self, calls, inflight, evIn, evOut, solIn, solOut, evIn)
+	if err != nil {
+		return measurement{}, err
+	}
+	return wait()
+}
+
+// runForwarder joins the two sides through this process, the simplest
+// relay doing tether's I/O: a pipe to and from each side, and a goroutine
+// each way copying bytes (io.Copy), with no parsing and no routing.
+func runForwarder(self string, calls, inflight int) (measurement, error) {
+	var p [8]*os.File // read and write ends: ev stdin, ev stdout, sol stdin, sol stdout
+	for i := 0; i < len(p); i += 2 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return measurement{}, err
+		}
+		p[i], p[i+1] = r, w
+	}
+	evIn, toEv, fromEv, evOut := p[0], p[1], p[2], p[3]
+	solIn, toSol, fromSol, solOut := p[4], p[5], p[6], p[7]
+	wait, err := startSides(self, calls, inflight, evIn, evOut, solIn, solOut, fromSol)
+	if err != nil {
+		for _, f := range []*os.File{toEv, fromEv, toSol, fromSol} {
+			f.Close()
+		}
+		return measurement{}, err
+	}
+	// Each copy ends at its source's EOF (the side exited) and then closes
+	// the other side's stdin, as a relay would.
+	copied := make(chan struct{}, 2)
+	forward := func(dst, src *os.File) {
+		io.Copy(dst, src)
+		dst.Close()
+		src.Close()
+		copied <- struct{}{}
+	}
+	go forward(toSol, fromEv)
+	go forward(toEv, fromSol)
+	m, err := wait()
+	<-copied
+	<-copied
+	return m, err
+}
+
+// startSides starts the solution on solIn/solOut, drops its ready line
+// from ready, then starts the evaluator on evIn/evOut, and closes those
+// four ends in this process. wait waits for both sides and returns the
+// evaluator's measurement.
+func startSides(self string, calls, inflight int, evIn, evOut, solIn, solOut, ready *os.File) (wait func() (measurement, error), err error) {
+	ev := exec.Command(self, sideArgs(self, "evaluator", calls, inflight)[1:]...)
+	sol := exec.Command(self, sideArgs(self, "solution", calls, inflight)[1:]...)
 	var report bytes.Buffer
 	ev.Stdin, ev.Stdout, ev.Stderr = evIn, evOut, &report
 	sol.Stdin, sol.Stdout, sol.Stderr = solIn, solOut, os.Stderr
+	defer func() {
+		for _, f := range []*os.File{evIn, evOut, solIn, solOut} {
+			f.Close()
+		}
+	}()
 	if err := sol.Start(); err != nil {
-		return measurement{}, err
+		return nil, err
 	}
 	// The evaluator waits for nothing: the solution's ready line is the
 	// first thing it reads, so drop it before the clock starts.
-	ready := make([]byte, len(`{"type":"ready"}`+"\n"))
-	if _, err := io.ReadFull(evIn, ready); err != nil {
-		return measurement{}, err
-	}
-	if err := ev.Start(); err != nil {
-		return measurement{}, err
-	}
-	for _, f := range []*os.File{evIn, solOut, solIn, evOut} {
-		f.Close()
-	}
-	if err := ev.Wait(); err != nil {
+	line := make([]byte, len(`{"type":"ready"}`+"\n"))
+	if _, err := io.ReadFull(ready, line); err != nil {
 		sol.Process.Kill()
 		sol.Wait()
-		return measurement{}, fmt.Errorf("evaluator: %w: %s", err, report.String())
+		return nil, fmt.Errorf("reading the solution's ready line: %w", err)
 	}
-	sol.Wait()
-	var m measurement
-	line := bytes.TrimSpace(report.Bytes())
-	if i := bytes.LastIndexByte(line, '\n'); i >= 0 {
-		line = line[i+1:]
+	if err := ev.Start(); err != nil {
+		sol.Process.Kill()
+		sol.Wait()
+		return nil, err
 	}
-	return m, json.Unmarshal(line, &m)
+	return func() (measurement, error) {
+		if err := ev.Wait(); err != nil {
+			sol.Process.Kill()
+			sol.Wait()
+			return measurement{}, fmt.Errorf("evaluator: %w: %s", err, report.String())
+		}
+		sol.Wait()
+		var m measurement
+		line := bytes.TrimSpace(report.Bytes())
+		if i := bytes.LastIndexByte(line, '\n'); i >= 0 {
+			line = line[i+1:]
+		}
+		return m, json.Unmarshal(line, &m)
+	}, nil
 }
 
 // runTether judges the problem through tether with no sandbox, so the
