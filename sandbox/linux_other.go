@@ -18,6 +18,7 @@ type LinuxOptions struct {
 	SystemPaths  []string
 	TempRoot     string
 	WorkDirBytes int64
+	WarmStarts   int
 }
 
 // Linux is the "linux" runner; off Linux it cannot be made.

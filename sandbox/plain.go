@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unsafe"
 )
 
 // NewPlain returns the "none" runner: each program is a plain child process
@@ -88,17 +87,14 @@ func (plainRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 		return nil, fmt.Errorf("sandbox: start %s: %w", spec.Args[0], err)
 	}
 	cmd := &exec.Cmd{
-		Path:   path,
-		Args:   args,
-		Env:    env,
-		Dir:    dir,
-		Stdin:  p.childStdin,
-		Stdout: p.childStdout,
-		Stderr: p.childStderr,
-		SysProcAttr: &syscall.SysProcAttr{
-			Setpgid:   true,
-			Pdeathsig: syscall.SIGKILL,
-		},
+		Path:        path,
+		Args:        args,
+		Env:         env,
+		Dir:         dir,
+		Stdin:       p.childStdin,
+		Stdout:      p.childStdout,
+		Stderr:      p.childStderr,
+		SysProcAttr: plainProcAttr(),
 	}
 	p.cmd = cmd
 	p.limits = spec.Limits
@@ -197,16 +193,6 @@ func applyRlimits(pid int, l Limits) error {
 		if err := prlimit(pid, syscall.RLIMIT_NOFILE, uint64(l.OpenFiles), uint64(l.OpenFiles)); err != nil {
 			return fmt.Errorf("open files: %w", err)
 		}
-	}
-	return nil
-}
-
-func prlimit(pid, resource int, soft, hard uint64) error {
-	lim := [2]uint64{soft, hard}
-	_, _, errno := syscall.RawSyscall6(syscall.SYS_PRLIMIT64, uintptr(pid), uintptr(resource),
-		uintptr(unsafe.Pointer(&lim)), 0, 0, 0)
-	if errno != 0 {
-		return errno
 	}
 	return nil
 }
