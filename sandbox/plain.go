@@ -18,7 +18,8 @@ import (
 // with prlimit(2) right after the start (so the first instructions of the
 // program run before them; a program cannot use that window to raise its
 // hard limits beyond what it inherited, but it can spend a few microseconds
-// of CPU unaccounted). What it does not enforce: Memory (measured only, as
+// of CPU unaccounted; prlimit(2) is Linux's, so elsewhere a Spec with limits
+// is refused). What it does not enforce: Memory (measured only, as
 // MemoryPeak from the rusage high-water mark), Pids, Binds (every host path
 // is visible) and Network (the host network is always there).
 //
