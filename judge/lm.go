@@ -148,7 +148,9 @@ func (r *run) startLM(ctx context.Context) error {
 	socket := filepath.Join(dir, lmSocketName)
 	var observe func(LMRequest)
 	if r.wants(EventLM) {
-		observe = func(req LMRequest) { r.emit(Event{Kind: EventLM, At: time.Now(), Side: dual.Evaluator, LM: &req}) }
+		observe = func(req LMRequest) {
+			r.emit(func(ev *Event) { ev.Kind, ev.At, ev.Side, ev.LM = EventLM, time.Now(), dual.Evaluator, &req })
+		}
 	}
 	h, err := r.opts.LM(ctx, r.problem, socket, observe)
 	if err != nil {

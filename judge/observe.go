@@ -147,19 +147,16 @@ func wants(o Observer, k EventKind) bool {
 // wants says whether the run's observer is told events of kind k.
 func (r *run) wants(k EventKind) bool { return wants(r.opts.Observer, k) }
 
-// emit tells the run's observer ev (with stats, for EventProgress), one
-// event at a time; the relay's hooks, the sides' waiters, restarts and the
-// LM handler all come through here. The event is passed in the run's own
-// scratch copy, so an event costs no allocation.
-func (r *run) emit(ev Event, stats ...dual.Stats) {
+// emit tells the run's observer one event, which set fills in, one event
+// at a time; the relay's hooks, the sides' waiters, restarts and the LM
+// handler all come through here. set fills the run's own scratch Event
+// (zero when set is called), so an event costs no allocation and no copy:
+// the relay's hooks call this for every line and call.
+func (r *run) emit(set func(ev *Event)) {
 	r.obsMu.Lock()
 	defer r.obsMu.Unlock()
 	defer recoverTo(r.fail)
-	r.obsEv = ev
-	if len(stats) > 0 {
-		r.obsStats = stats[0]
-		r.obsEv.Stats = &r.obsStats
-	}
+	set(&r.obsEv)
 	r.opts.Observer.Observe(&r.obsEv)
 	r.obsEv = Event{} // keep no reference to the caller's bytes
 }
@@ -168,26 +165,32 @@ func (r *run) emit(ev Event, stats ...dual.Stats) {
 func (r *run) observeHooks(h *dual.Hooks) {
 	if r.wants(EventDrop) {
 		h.Warn = func(from dual.Side, reason dual.DropReason) {
-			r.emit(Event{Kind: EventDrop, At: time.Now(), Side: from, Reason: reason})
+			r.emit(func(ev *Event) { ev.Kind, ev.At, ev.Side, ev.Reason = EventDrop, time.Now(), from, reason })
 		}
 	}
 	if r.wants(EventProgress) {
-		h.Progress = func(s dual.Stats) { r.emit(Event{Kind: EventProgress, At: time.Now()}, s) }
+		h.Progress = func(s dual.Stats) {
+			r.emit(func(ev *Event) { r.obsStats = s; ev.Kind, ev.At, ev.Stats = EventProgress, time.Now(), &r.obsStats })
+		}
 	}
 	if opened, closed := r.wants(EventCallOpened), r.wants(EventCallClosed); opened || closed {
 		h.Call = func(c dual.CallEvent) {
-			ev := Event{Kind: EventCallOpened, At: c.At, Side: c.From, ID: c.ID, Name: c.Name}
-			if c.Closed {
-				ev.Kind, ev.Outcome, ev.Took = EventCallClosed, c.Outcome, c.Took
+			if c.Closed && !closed || !c.Closed && !opened {
+				return
 			}
-			if c.Closed && closed || !c.Closed && opened {
-				r.emit(ev)
-			}
+			r.emit(func(ev *Event) {
+				ev.Kind, ev.At, ev.Side, ev.ID, ev.Name = EventCallOpened, c.At, c.From, c.ID, c.Name
+				if c.Closed {
+					ev.Kind, ev.Outcome, ev.Took = EventCallClosed, c.Outcome, c.Took
+				}
+			})
 		}
 	}
 	if r.wants(EventLine) {
 		h.Trace = func(t dual.TraceEvent) {
-			r.emit(Event{Kind: EventLine, At: t.At, Side: t.From, Line: t.Line, Length: t.Length, LineKind: t.Kind})
+			r.emit(func(ev *Event) {
+				ev.Kind, ev.At, ev.Side, ev.Line, ev.Length, ev.LineKind = EventLine, t.At, t.From, t.Line, t.Length, t.Kind
+			})
 		}
 	}
 }
@@ -198,5 +201,8 @@ func (r *run) sideExited(which dual.Side) func(*side) {
 	if !r.wants(EventSideExit) {
 		return nil
 	}
-	return func(s *side) { r.emit(Event{Kind: EventSideExit, At: time.Now(), Side: which, Exit: s.exit()}) }
+	return func(s *side) {
+		exit := s.exit()
+		r.emit(func(ev *Event) { ev.Kind, ev.At, ev.Side, ev.Exit = EventSideExit, time.Now(), which, exit })
+	}
 }

@@ -122,7 +122,7 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 		}
 		res = r.result()
 		if r.wants(EventVerdict) {
-			r.emit(Event{Kind: EventVerdict, At: time.Now(), Result: res})
+			r.emit(func(ev *Event) { ev.Kind, ev.At, ev.Result = EventVerdict, time.Now(), res })
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil && err == nil {
 			err = fmt.Errorf("%w: %w", ErrCancelled, ctxErr)
@@ -204,7 +204,7 @@ func (r *run) relayConfig() dual.RelayConfig {
 					r.mu.Unlock()
 				})
 				if r.wants(EventOutput) {
-					r.emit(Event{Kind: EventOutput, At: time.Now(), Side: dual.Evaluator, Text: line})
+					r.emit(func(ev *Event) { ev.Kind, ev.At, ev.Side, ev.Text = EventOutput, time.Now(), dual.Evaluator, line })
 				}
 			},
 			Log: func(stream string, data []byte) {
@@ -214,7 +214,9 @@ func (r *run) relayConfig() dual.RelayConfig {
 					r.mu.Unlock()
 				})
 				if r.wants(EventLog) {
-					r.emit(Event{Kind: EventLog, At: time.Now(), Side: dual.Solution, Stream: stream, Text: data})
+					r.emit(func(ev *Event) {
+						ev.Kind, ev.At, ev.Side, ev.Stream, ev.Text = EventLog, time.Now(), dual.Solution, stream, data
+					})
 				}
 			},
 			FirstEvaluatorLine: func(at time.Time) { r.guard(func() { r.evaluatorStarted(at) }) },
@@ -304,7 +306,7 @@ func (r *run) restartSolution(ctx context.Context) (dual.Endpoint, error) {
 	n := r.restarts
 	r.mu.Unlock()
 	if r.wants(EventRestart) {
-		r.emit(Event{Kind: EventRestart, At: time.Now(), Side: dual.Solution, Restarts: n})
+		r.emit(func(ev *Event) { ev.Kind, ev.At, ev.Side, ev.Restarts = EventRestart, time.Now(), dual.Solution, n })
 	}
 	return endpointOf(s), nil
 }
