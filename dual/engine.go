@@ -184,7 +184,7 @@ func (e *Engine) evaluatorFrame(line []byte, now time.Time, out []Action) []Acti
 		if f.Name == nil || len(line) > e.cfg.MaxFrame {
 			return e.drop(out, Evaluator, DropMalformed)
 		}
-		name := unquote(f.Name)
+		name := Unquote(f.Name)
 		if f.TimeoutMS > 0 {
 			e.capTimeouts[string(name)] = time.Duration(f.TimeoutMS) * time.Millisecond
 		} else {
@@ -264,7 +264,7 @@ func (e *Engine) requestID(out []Action, from Side, size int) ([]Action, bool) {
 	if size > e.cfg.MaxFrame {
 		return e.rejectRequest(out, from, f, size), false
 	}
-	if len(unquote(f.ID)) > e.cfg.MaxIDLen {
+	if len(Unquote(f.ID)) > e.cfg.MaxIDLen {
 		msg := append([]byte(msgIDTooLongPrefix), fmt.Sprint(e.cfg.MaxIDLen, " bytes")...)
 		out = e.refused(out, from, f)
 		return e.reply(out, from, f.ID, codec.CodeRejected, string(msg), &e.stats.Rejected), false
@@ -277,7 +277,7 @@ func (e *Engine) call(line []byte, now time.Time, out []Action) []Action {
 	if !ok {
 		return out
 	}
-	id := unquote(e.f.ID)
+	id := Unquote(e.f.ID)
 	var code, msg string
 	var counter *int64
 	switch {
@@ -325,7 +325,7 @@ func (e *Engine) capability(line []byte, now time.Time, out []Action) []Action {
 	if !ok {
 		return out
 	}
-	id := unquote(e.f.ID)
+	id := Unquote(e.f.ID)
 	if e.t.find(toEvaluator, id) >= 0 {
 		out = e.refused(out, Solution, &e.f)
 		return e.reply(out, Solution, e.f.ID, codec.CodeRejected, MsgDuplicateCap, &e.stats.Rejected)
@@ -338,7 +338,7 @@ func (e *Engine) capability(line []byte, now time.Time, out []Action) []Action {
 	// timeout_ms in the frame is the untrusted side's and is ignored.
 	timeout := e.cfg.CallTimeout
 	if e.f.Name != nil {
-		if d, ok := e.capTimeouts[string(unquote(e.f.Name))]; ok {
+		if d, ok := e.capTimeouts[string(Unquote(e.f.Name))]; ok {
 			timeout = d
 		}
 	}
@@ -355,7 +355,7 @@ func (e *Engine) response(out []Action, from Side, f *Frame, line []byte, size i
 	if rawID == nil || len(rawID) == 2 {
 		return e.drop(out, from, DropNoID)
 	}
-	id := unquote(rawID)
+	id := Unquote(rawID)
 	owed := toEvaluator // the evaluator answers capabilities
 	if from == Solution {
 		owed = toSolution
@@ -406,7 +406,7 @@ func (e *Engine) opened(out []Action, i int32, name []byte, now time.Time) []Act
 	en.opened = now
 	en.fn = en.fn[:0]
 	if name != nil {
-		en.fn = append(en.fn, unquote(name)...)
+		en.fn = append(en.fn, Unquote(name)...)
 	}
 	return append(out, Action{Kind: CallOpened, From: en.dir.waiter(), ID: en.id, Text: en.fn})
 }
@@ -431,9 +431,9 @@ func (e *Engine) refused(out []Action, from Side, f *Frame) []Action {
 		name = f.Name
 	}
 	if name != nil {
-		name = unquote(name)
+		name = Unquote(name)
 	}
-	return append(out, Action{Kind: CallClosed, From: from, ID: unquote(f.ID), Text: name, Outcome: OutcomeRefused})
+	return append(out, Action{Kind: CallClosed, From: from, ID: Unquote(f.ID), Text: name, Outcome: OutcomeRefused})
 }
 
 // reply appends an engine-written error frame to side to.
@@ -497,7 +497,7 @@ func (e *Engine) log(line []byte, out []Action) []Action {
 	e.scratch = append(e.scratch, '}')
 	return append(out,
 		Action{Kind: Send, To: Evaluator, Frame: e.scratch[start:], Unasked: true},
-		Action{Kind: Log, From: Solution, Stream: stream, Text: unquote(f.Data)})
+		Action{Kind: Log, From: Solution, Stream: stream, Text: Unquote(f.Data)})
 }
 
 // Log streams: what a solution names a stream is one of these, so a name
@@ -510,7 +510,7 @@ const (
 
 func streamName(tok []byte) string {
 	if tok != nil {
-		switch string(unquote(tok)) {
+		switch string(Unquote(tok)) {
 		case StreamStdout:
 			return StreamStdout
 		case StreamStderr:

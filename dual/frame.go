@@ -123,9 +123,9 @@ func frameType(tok []byte) FrameType {
 	return TypeOther
 }
 
-// unquote returns the decoded contents of a JSON string token: a sub-slice
+// Unquote returns the decoded contents of a JSON string token: a sub-slice
 // of tok when it holds no escapes (the usual case), else a fresh slice.
-func unquote(tok []byte) []byte {
+func Unquote(tok []byte) []byte {
 	s := tok[1 : len(tok)-1]
 	if bytes.IndexByte(s, '\\') < 0 {
 		return s

@@ -65,7 +65,7 @@ func TestClassifyFields(t *testing.T) {
 	if k, _ := Classify([]byte(line), &f); k != Framed {
 		t.Fatal("not a frame")
 	}
-	if string(f.ID) != `"x\"y"` || string(unquote(f.ID)) != `x"y` || string(f.Name) != `"llm"` ||
+	if string(f.ID) != `"x\"y"` || string(Unquote(f.ID)) != `x"y` || string(f.Name) != `"llm"` ||
 		f.TimeoutMS != 250 || string(f.Stream) != `"stderr"` || string(f.Data) != `"d"` || string(f.Fn) != `"f"` {
 		t.Fatalf("fields: %+v", f)
 	}

@@ -30,7 +30,7 @@ func scanObject(b []byte, f *Frame) bool {
 func (f *Frame) set(key, val []byte) {
 	k := key[1 : len(key)-1]
 	if bytes.IndexByte(k, '\\') >= 0 {
-		k = unquote(key) // rare: an escaped key still names its member
+		k = Unquote(key) // rare: an escaped key still names its member
 	}
 	if len(k) > 10 || len(k) < 2 {
 		return
