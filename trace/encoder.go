@@ -112,9 +112,19 @@ func appendEvent(dst []byte, r *rec, b []byte) []byte {
 		dst = appendLine(dst, r, b)
 	case judge.EventCallOpened, judge.EventCallClosed:
 		line, id, name := b[:r.a], b[r.a:r.a+r.b], b[r.a+r.b:]
-		dst = append(dst, `,"id":`...)
-		dst = appendText(dst, id)
-		if r.hasName {
+		verbatim := r.carriesFrame() && verbatimFrame(r, line)
+		if r.carriesFrame() && !verbatim { // Observe kept neither the id nor a call's fn
+			var fn []byte
+			id, fn = frameNames(line, r.kind == judge.EventCallOpened)
+			if r.kind == judge.EventCallOpened {
+				name = fn
+			}
+		}
+		if !verbatim { // a frame kept as written holds the id, and a call's frame its fn
+			dst = append(dst, `,"id":`...)
+			dst = appendText(dst, id)
+		}
+		if r.hasName && !(verbatim && r.kind == judge.EventCallOpened) {
 			dst = append(dst, `,"fn":`...)
 			dst = appendText(dst, name)
 		}
@@ -124,7 +134,11 @@ func appendEvent(dst []byte, r *rec, b []byte) []byte {
 			dst = append(dst, `","us":`...)
 			dst = appendInt(dst, r.us)
 		}
-		if r.carriesFrame() {
+		switch {
+		case verbatim: // its len is the frame's
+			dst = append(dst, `,"frame":`...)
+			dst = append(dst, line...)
+		case r.carriesFrame():
 			dst = appendLine(dst, r, line)
 		}
 	case judge.EventDrop:
@@ -138,6 +152,17 @@ func appendEvent(dst []byte, r *rec, b []byte) []byte {
 		dst = append(dst, b...)
 	}
 	return append(dst, "}\n"...)
+}
+
+// verbatimFrame reports whether line, the frame r carries, is kept as it
+// was written: whole, and neither holding NaN or Infinity nor __bytes__
+// values to summarise.
+func verbatimFrame(r *rec, line []byte) bool {
+	if r.n > int64(len(line)) {
+		return false
+	}
+	nonFinite, hasBytes := scanFrame(line)
+	return !nonFinite && !hasBytes
 }
 
 // appendLine appends a line event's members: a frame as the JSON value it

@@ -11,8 +11,10 @@ import (
 // Version is the format version this package writes. Readers accept every
 // version up to it. Version 2 records a call or answer together with the
 // frame that opened or answered it, where version 1 had a line event
-// before it; the Reader gives both as version 1 does.
-const Version = 2
+// before it; version 3 leaves out of such a call or answer what its frame,
+// when kept as written, already holds (len, id, a call's fn). The Reader
+// gives every version as version 1 has it.
+const Version = 3
 
 // DefaultMax is the default cap of a trace file (tether judge --trace-max).
 const DefaultMax = 64 << 20

@@ -50,8 +50,8 @@ func NewReader(r io.Reader) (*Reader, error) {
 
 // Next returns the next event, or io.EOF after the last. A line that is
 // not an event is an error naming its line number. A call or answer that
-// carries its frame (version 2) comes as two events, as in version 1: the
-// line, then the call or answer.
+// carries its frame (versions 2 and 3) comes as two events, as in version
+// 1: the line, then the call or answer with its id and fn.
 func (r *Reader) Next() (*Event, error) {
 	if ev := r.next; ev != nil {
 		r.next = nil
@@ -70,7 +70,8 @@ func (r *Reader) Next() (*Event, error) {
 		if ev.Ev == "" {
 			return nil, fmt.Errorf("trace: line %d: no \"ev\" member", r.line)
 		}
-		if (ev.Ev == KindCall || ev.Ev == KindAnswer) && ev.Len > 0 {
+		if (ev.Ev == KindCall || ev.Ev == KindAnswer) && (ev.Len > 0 || ev.Frame != nil) {
+			ev.fromFrame()
 			r.next = &ev
 			return ev.splitLine(), nil
 		}
@@ -98,6 +99,21 @@ func ReadAll(r io.Reader) (Header, []*Event, error) {
 			return rd.Header, evs, err
 		}
 		evs = append(evs, ev)
+	}
+}
+
+// fromFrame fills in what a version 3 call or answer leaves to the frame
+// it carries when that frame is kept as written: its len, its id, and a
+// call's fn (a capability's name).
+func (ev *Event) fromFrame() {
+	if ev.Frame == nil || ev.Len > 0 {
+		return
+	}
+	ev.Len = int64(len(ev.Frame))
+	id, fn := frameNames(ev.Frame, ev.Ev == KindCall)
+	ev.ID = string(bytes.ToValidUTF8(id, replacement))
+	if ev.Ev == KindCall {
+		ev.Fn = string(bytes.ToValidUTF8(fn, replacement))
 	}
 }
 

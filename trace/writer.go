@@ -51,8 +51,10 @@ type Writer struct {
 }
 
 // rec is one event as Observe keeps it: its facts, and the lengths of its
-// bytes in data (ID and name; the line; or, for the rare kinds holding
-// pointers, their member already encoded).
+// bytes in data (ID and name; the line; a call and the line that opened
+// it: the line; an answer and the line that answered it: the line and
+// name; or, for the rare kinds holding pointers, their member already
+// encoded).
 type rec struct {
 	t        int64 // µs since the header's Started
 	n        int64 // line (or the line a call or answer carries): its full length; restart: restarts so far
@@ -159,8 +161,10 @@ func (w *Writer) fold(ev *judge.Event) bool {
 		return false
 	}
 	r.kind, r.side, r.outcome, r.us, r.hasName = ev.Kind, ev.Side, ev.Outcome, ev.Took.Microseconds(), ev.Name != nil
-	r.b, r.c = int32(len(ev.ID)), int32(len(ev.Name))
-	w.data = append(append(w.data, ev.ID...), ev.Name...)
+	if ev.Kind == judge.EventCallClosed { // the frame holds the id, and a call's frame its fn (frameNames)
+		r.c = int32(len(ev.Name))
+		w.data = append(w.data, ev.Name...)
+	}
 	return true
 }
 

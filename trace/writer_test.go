@@ -161,7 +161,7 @@ func TestReaderRefusesWhatItCannotRead(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"", "empty"},
 		{`{"title":"x"}` + "\n", "not a trace file"},
-		{`{"trace":3}` + "\n", "format version 3 is newer"},
+		{`{"trace":4}` + "\n", "format version 4 is newer"},
 	} {
 		if _, err := NewReader(strings.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.in, err, c.want)
@@ -235,9 +235,11 @@ func TestCallsAndAnswersCarryTheirFrames(t *testing.T) {
 		t.Fatalf("%d lines, want 11:\n%s", n, text)
 	}
 	for _, want := range []string{
-		`"ev":"call","side":"evaluator","id":"a","fn":"f","len":43,"frame":{"type":"call","id":"a","fn":"f","args":[]}}`,
+		// a frame kept as written holds the id, its length, and a call's fn
+		`"ev":"call","side":"evaluator","frame":{"type":"call","id":"a","fn":"f","args":[]}}`,
+		`"ev":"answer","side":"solution","fn":"f","outcome":"result","us":1000,"frame":{"type":"result","id":"k","value":1}}`,
+		// one kept as text does not: they are read off it as the judge reads them
 		`"ev":"call","side":"solution","id":"k","fn":"f","len":46,"text":"{\"type\":\"call\",\"id\":\"k\",\"fn\":\"f\",\"args\":[NaN]}"}`,
-		`"ev":"answer","side":"solution","id":"k","fn":"f","outcome":"result","us":1000,"len":36,"frame":{"type":"result","id":"k","value":1}}`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %s in\n%s", want, text)
@@ -258,6 +260,78 @@ func TestCallsAndAnswersCarryTheirFrames(t *testing.T) {
 	}
 	if l := got[2]; l.Text == nil || l.Frame != nil {
 		t.Errorf("the NaN frame read back as %+v", l)
+	}
+	for i, want := range map[int]string{1: "a/f", 3: "k/f", 5: "k/f"} {
+		if ev := got[i]; ev.ID+"/"+ev.Fn != want || got[i-1].Len != int64(len(got[i-1].Frame)+len(deref(got[i-1].Text))) {
+			t.Errorf("event %d read back as %+v after %+v, want id/fn %s", i, ev, got[i-1], want)
+		}
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// A frame kept as written gives the reader the id (and a call's fn, a
+// capability's name) decoded as the judge decoded them for the writer:
+// escapes decoded, a lone surrogate as U+FFFD, as a trace written with
+// the id has them.
+func TestIDsAndNamesAreReadOffTheFrame(t *testing.T) {
+	cases := []struct {
+		side           dual.Side
+		line           string
+		id, name       string // as the judge reports them with the call
+		wantID, wantFn string
+	}{
+		{dual.Evaluator, `{"type":"call","id":"a\u00e9\\\"","fn":"f\n","args":[]}`, "aé\\\"", "f\n", "aé\\\"", "f\n"},
+		{dual.Solution, `{"type":"capability","id":"c1","name":"ask","args":[]}`, "c1", "ask", "c1", "ask"},
+		{dual.Evaluator, `{"type":"call","id":"\ud800x","fn":"f","args":[]}`, "\uFFFDx", "f", "\uFFFDx", "f"},
+	}
+	for _, c := range cases {
+		evs := []*judge.Event{
+			{Kind: judge.EventLine, At: at(1), Side: c.side, LineKind: dual.Framed, Line: []byte(c.line), Length: int64(len(c.line))},
+			{Kind: judge.EventCallOpened, At: at(1), Side: c.side, ID: []byte(c.id), Name: []byte(c.name)},
+		}
+		text, _, got := record(t, 0, evs)
+		if !strings.Contains(text, `"ev":"call","side":"`+c.side.String()+`","frame":`) {
+			t.Errorf("%s: not kept as written:\n%s", c.line, text)
+		}
+		if call := got[1]; call.Ev != KindCall || call.ID != c.wantID || call.Fn != c.wantFn {
+			t.Errorf("%s: read back as id %q fn %q, want %q %q", c.line, call.ID, call.Fn, c.wantID, c.wantFn)
+		}
+	}
+}
+
+// Version 1 and version 2 traces read as they always did: the same call
+// and answer, written by each version, read back alike.
+func TestOlderVersionsStillRead(t *testing.T) {
+	call := `{"type":"call","id":"a","fn":"f","args":[]}`
+	res := `{"type":"result","id":"a","value":1}`
+	versions := map[int]string{
+		1: `{"t":1,"ev":"line","side":"evaluator","kind":"frame","len":43,"frame":` + call + `}` + "\n" +
+			`{"t":1,"ev":"call","side":"evaluator","id":"a","fn":"f"}` + "\n" +
+			`{"t":2,"ev":"line","side":"solution","kind":"frame","len":36,"frame":` + res + `}` + "\n" +
+			`{"t":2,"ev":"answer","side":"evaluator","id":"a","fn":"f","outcome":"result","us":1}` + "\n",
+		2: `{"t":1,"ev":"call","side":"evaluator","id":"a","fn":"f","len":43,"frame":` + call + `}` + "\n" +
+			`{"t":2,"ev":"answer","side":"evaluator","id":"a","fn":"f","outcome":"result","us":1,"len":36,"frame":` + res + `}` + "\n",
+		3: `{"t":1,"ev":"call","side":"evaluator","frame":` + call + `}` + "\n" +
+			`{"t":2,"ev":"answer","side":"evaluator","fn":"f","outcome":"result","us":1,"frame":` + res + `}` + "\n",
+	}
+	var first string
+	for v := 1; v <= 3; v++ {
+		_, evs, err := ReadAll(strings.NewReader(fmt.Sprintf(`{"trace":%d}`, v) + "\n" + versions[v]))
+		if err != nil {
+			t.Fatalf("version %d: %v", v, err)
+		}
+		b, _ := json.Marshal(evs)
+		if v == 1 {
+			first = string(b)
+		} else if string(b) != first {
+			t.Errorf("version %d read as\n%s\nversion 1 as\n%s", v, b, first)
+		}
 	}
 }
 
