@@ -10,6 +10,9 @@
 //
 //	go test -c -o /tmp/trace.test ./trace
 //	go run ./bench/tracecost -test /tmp/trace.test -rounds 40
+//
+// With -candidate BIN, a fourth variant "cand" runs the trace writer of
+// another build of the package (a change being tried) in the same rounds.
 package main
 
 import (
@@ -26,7 +29,7 @@ import (
 	"strings"
 )
 
-var variants = []string{"off", "floor", "on"}
+var baseVariants = []string{"off", "floor", "on"}
 
 // metrics are the benchmark's units this reports, in order.
 var metrics = []string{"ns/call", "judge-cpu-ns/call"}
@@ -36,10 +39,15 @@ func main() {
 	rounds := flag.Int("rounds", 40, "rounds; each runs every variant once")
 	calls := flag.Int("calls", 40000, "calls per run")
 	inflight := flag.Int("inflight", 64, "calls in flight (1 or 64)")
+	candidate := flag.String("candidate", "", "another build of the trace package's test binary: its trace writer runs as the variant cand")
 	flag.Parse()
 	if *test == "" || *rounds < 2 {
 		fmt.Fprintln(os.Stderr, "tracecost: -test BIN is required (build it with: go test -c -o BIN ./trace), and -rounds at least 2")
 		os.Exit(2)
+	}
+	variants := slices.Clone(baseVariants)
+	if *candidate != "" {
+		variants = append(variants, "cand")
 	}
 	// results[round][variant][metric]
 	results := make([]map[string][]float64, *rounds)
@@ -48,15 +56,22 @@ func main() {
 		results[r] = map[string][]float64{}
 		for k := range variants {
 			v := variants[(r+k)%len(variants)]
-			m, err := run(*test, *inflight, v, *calls)
+			bin, trace := *test, v
+			if v == "cand" {
+				bin, trace = *candidate, "on"
+			}
+			m, err := run(bin, *inflight, trace, *calls)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "tracecost: round %d, %s: %v\n", r+1, v, err)
 				os.Exit(1)
 			}
 			results[r][v] = m
 		}
-		fmt.Printf("round %2d  off %6.0f  floor %6.0f  on %6.0f ns/call\n", r+1,
-			results[r]["off"][0], results[r]["floor"][0], results[r]["on"][0])
+		fmt.Printf("round %2d ", r+1)
+		for _, v := range variants {
+			fmt.Printf(" %s %6.0f", v, results[r][v][0])
+		}
+		fmt.Println(" ns/call")
 	}
 	for i, unit := range metrics {
 		fmt.Printf("\n%s\n", unit)
