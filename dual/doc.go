@@ -98,8 +98,10 @@
 // the pipe's capacity says what may sit unread in it). That stall is the
 // solution's doing: the evaluator is waited for, not ended, and its time
 // limit (the caller's) bounds the wait. The Run goroutine owns the single
-// timer for the earliest deadline and the restart hook. Memory is bounded
-// by twice the line cap per side (its buffer, and the frames collected
-// from one read of it) plus QueueBytes per side and one batch in each
-// writer's hand, whatever the sides write.
+// timer for the earliest deadline and the restart hook. Hooks are called
+// once the frames of the lines they report are put (owed.go), so an
+// observer never holds up a frame. Memory is bounded by three times the
+// line cap per side (its buffer, the frames collected from one read of it,
+// and the copies its hooks are owed) plus QueueBytes per side and one
+// batch in each writer's hand, whatever the sides write.
 package dual

@@ -192,6 +192,7 @@ func (p *poller) drain(s *polledSource, sends *[]pendingSend) bool {
 		if !p.r.route(s.c, line, err, sends) {
 			s.done = true
 			p.r.putSends(sends, false)
+			p.r.tell()
 			p.r.sourceEnded(s.c, err)
 			return true
 		}
@@ -200,6 +201,7 @@ func (p *poller) drain(s *polledSource, sends *[]pendingSend) bool {
 		}
 	}
 	p.r.putSends(sends, false)
+	p.r.tell()
 	return read > 0
 }
 

@@ -53,6 +53,10 @@ type Relay struct {
 	lastProgress  int64
 	armedAt       time.Time // the deadline Run's timer is set for
 	armed         bool
+	owed          owedHooks // hook calls queued for tell
+
+	tellMu  sync.Mutex // one tell at a time; guards telling
+	telling owedHooks
 }
 
 // conn is one process's pipes and its write queue.
@@ -150,6 +154,7 @@ func (r *Relay) Run(ctx context.Context) (Summary, error) {
 			sends := r.dispatchLocked(nil, now)
 			r.putSends(&sends, false)
 			r.mu.Unlock()
+			r.tell()
 		case rs := <-restartDone:
 			if restarting = false; rs.err != nil {
 				runErr = &RestartError{Err: rs.err}
@@ -177,6 +182,7 @@ func (r *Relay) Run(ctx context.Context) (Summary, error) {
 	cancel()
 	r.wg.Wait()
 	r.pump.close()
+	r.tell() // what the last lines and the closing owed
 	if restarting {
 		if rs := <-restartDone; rs.err == nil {
 			rs.ep.Stdin.Close()
@@ -221,7 +227,10 @@ func (r *Relay) closeConn(c *conn) {
 func (r *Relay) read(c *conn) {
 	defer r.wg.Done()
 	sends := make([]pendingSend, 0, 4)
-	flush := func() { r.putSends(&sends, true) }
+	flush := func() {
+		r.putSends(&sends, true)
+		r.tell()
+	}
 	lr := wire.NewLineReader(flushingReader{c.ep.Stdout, flush}, r.cfg.MaxLine)
 	for {
 		line, err := lr.ReadLine()
@@ -327,8 +336,9 @@ func (r *Relay) endReason(c *conn, err error) string {
 	}
 }
 
-// observe reports a line the engine just routed to the trace and
-// first-output hooks, before its actions are carried out. r.mu held.
+// observe reports a line the engine just routed to the first-output hook,
+// and queues it for the trace hook, before its actions are carried out.
+// r.mu held.
 func (r *Relay) observe(from Side, now time.Time, line []byte, tooLong *wire.LineTooLongError) {
 	if from == Evaluator && r.firstOut.IsZero() {
 		r.firstOut = now
@@ -336,14 +346,14 @@ func (r *Relay) observe(from Side, now time.Time, line []byte, tooLong *wire.Lin
 			h(now)
 		}
 	}
-	if h := r.cfg.Hooks.Trace; h != nil {
-		ev := TraceEvent{From: from, At: now, Line: line, Length: int64(len(line))}
+	if r.cfg.Hooks.Trace != nil {
+		hc := owedCall{kind: hookTrace, from: from, at: now, n: int64(len(line))}
 		if tooLong != nil {
-			ev.Line, ev.Length = tooLong.Head, tooLong.Length
+			line, hc.n = tooLong.Head, tooLong.Length
 		} else {
-			ev.Kind, ev.Line = r.eng.LastLine()
+			hc.lineKind, line = r.eng.LastLine()
 		}
-		h(ev)
+		r.owed.add(hc, line, nil)
 	}
 }
 
@@ -409,6 +419,7 @@ func (r *Relay) stallCausedBySolution(c *conn) bool {
 // sideGone marks c gone (once, and only while it is the side's current
 // process) and lets the engine fail what it owed.
 func (r *Relay) sideGone(c *conn, reason string) {
+	defer r.tell() // once unlocked
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed || c.gone || r.conns[c.side] != c {
@@ -443,22 +454,22 @@ func (r *Relay) dispatchLocked(sends []pendingSend, now time.Time) []pendingSend
 			}
 		case Output:
 			if h.Output != nil {
-				h.Output(a.Text)
+				r.owed.add(owedCall{kind: hookOutput}, a.Text, nil)
 			}
 		case Result:
 			r.result = append([]byte(nil), a.Text...)
 			r.ended = true
 			r.signal()
 			if h.Result != nil {
-				h.Result(a.Text)
+				r.owed.add(owedCall{kind: hookResult}, a.Text, nil)
 			}
 		case Log:
 			if h.Log != nil {
-				h.Log(a.Stream, a.Text)
+				r.owed.add(owedCall{kind: hookLog, stream: a.Stream}, a.Text, nil)
 			}
 		case Warn:
 			if h.Warn != nil {
-				h.Warn(a.From, a.Reason)
+				r.owed.add(owedCall{kind: hookWarn, from: a.From, reason: a.Reason}, nil, nil)
 			}
 		case RestartSolution:
 			r.restartWanted = true
@@ -468,8 +479,8 @@ func (r *Relay) dispatchLocked(sends []pendingSend, now time.Time) []pendingSend
 			r.signal()
 		case CallOpened, CallClosed:
 			if h.Call != nil {
-				h.Call(CallEvent{Closed: a.Kind == CallClosed, From: a.From, ID: a.ID, Name: a.Text, At: now,
-					Outcome: a.Outcome, Took: a.Took})
+				r.owed.add(owedCall{kind: hookCall, closed: a.Kind == CallClosed, from: a.From, at: now,
+					outcome: a.Outcome, took: a.Took, named: a.Text != nil}, a.ID, a.Text)
 			}
 		}
 		*a = Action{}
@@ -478,7 +489,8 @@ func (r *Relay) dispatchLocked(sends []pendingSend, now time.Time) []pendingSend
 		st := r.eng.Stats()
 		if n := st.Completed + st.CallTimeouts; n != r.lastProgress {
 			r.lastProgress = n
-			h.Progress(st)
+			r.owed.stats = append(r.owed.stats, st)
+			r.owed.add(owedCall{kind: hookProgress, n: int64(len(r.owed.stats) - 1)}, nil, nil)
 		}
 	}
 	return sends

@@ -28,9 +28,12 @@ type Endpoint struct {
 type RestartFunc func(ctx context.Context) (Endpoint, error)
 
 // Hooks receive what a run produces. Each hook may be nil. Hooks are called
-// one at a time (never concurrently), from the relay's goroutines, with the
-// relay's lock held: they must return quickly and must not call Relay
-// methods. Byte slices are valid only during the call.
+// one at a time (never concurrently), in the order things happened, from
+// the relay's goroutines: FirstEvaluatorLine at once, with the relay's lock
+// held; the others after the relay has forwarded the lines it routed with
+// them, outside its lock, and all before Run returns. They must return
+// quickly and must not call Relay methods. Byte slices are valid only
+// during the call.
 type Hooks struct {
 	// Output gets each evaluator plain-text line (trimmed; frames excluded).
 	Output func(line []byte)

@@ -445,3 +445,47 @@ func TestQueueKeepsOrderWhileAPutWritesItself(t *testing.T) {
 		}
 	})
 }
+
+// As TestHooksComeAfterTheirFramesAreForwarded, for sides whose stdout
+// the relay reads with a goroutine each (io.Pipe here).
+func TestHooksComeAfterTheirFramesAreForwardedByReaders(t *testing.T) {
+	evEP, ev := newFake()
+	solEP, sol := newFake()
+	const call = `{"type":"call","id":"1","fn":"f","args":[]}`
+	solGot := make(chan string, 1)
+	go func() { line, _ := sol.recv(); solGot <- line }()
+	routedReady, forwarded := make(chan struct{}), make(chan string, 1)
+	hooks := Hooks{Trace: func(e TraceEvent) {
+		if e.From == Solution && string(e.Line) == ready {
+			close(routedReady)
+		}
+		if e.From == Evaluator && string(e.Line) == call {
+			select {
+			case line := <-solGot:
+				forwarded <- line
+			case <-time.After(10 * time.Second): // fails the test rather than hang it
+				forwarded <- "nothing after 10 s"
+			}
+		}
+	}}
+	wait := runRelay(context.Background(), NewRelay(evEP, solEP, RelayConfig{Hooks: hooks}))
+	go sol.send(ready)
+	<-routedReady
+	go ev.send(call)
+	if got := <-forwarded; got != call {
+		t.Fatalf("when the hook saw the call, the solution had %q", got)
+	}
+	go sol.send(`{"type":"result","id":"1","value":1}`)
+	ev.expect(t, `{"type":"result","id":"1","value":1}`)
+	go func() {
+		ev.send("---RESULT---")
+		ev.send(`{"status":"Accepted"}`)
+		io.Copy(io.Discard, ev.stdin)
+	}()
+	go io.Copy(io.Discard, sol.stdin)
+	if _, err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	ev.stdout.Close()
+	sol.stdout.Close()
+}

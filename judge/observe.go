@@ -76,7 +76,8 @@ type Event struct {
 
 // Observer is told what happens in a run (Options.Observer): a trace file,
 // progress notifications, a live line. Observe is called one event at a
-// time, in order, from the run's goroutines, while the relay waits: it
+// time, in order, from the run's goroutines; the relay's events come once
+// it has forwarded the lines they report, while it waits to read more: it
 // must return quickly and must not block. A panic in it ends the run as
 // SystemError.
 type Observer interface {
