@@ -167,9 +167,9 @@ func oneCall() []judge.Event {
 }
 
 // BenchmarkWriterPerCall is the trace's own cost for one call, without
-// the processes' scheduling noise: cpu-ns/call is all the CPU the writer
-// spends (Observe on the relay's goroutine, the file writer's encoding);
-// the file is io.Discard, so ns/op is the file writer's pace.
+// the processes' scheduling noise: ns/op is what Observe costs the relay's
+// goroutine; cpu-ns/call is all the CPU the writer spends (and the file
+// writer's, here writing to io.Discard).
 func BenchmarkWriterPerCall(b *testing.B) {
 	w := NewWriter(io.Discard, Header{}, 1<<40)
 	evs := oneCall()
@@ -182,22 +182,6 @@ func BenchmarkWriterPerCall(b *testing.B) {
 	}
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
-	}
-	b.ReportMetric(float64(processCPU()-cpu)*1000/float64(b.N), "cpu-ns/call")
-}
-
-// BenchmarkEncodePerCall is the file writer's part of that: encoding one
-// call's four events.
-func BenchmarkEncodePerCall(b *testing.B) {
-	w := &Writer{start: time.Now()}
-	for _, ev := range oneCall() {
-		w.record(&ev)
-	}
-	e := encoder{max: 1 << 40}
-	discard := func([]byte) error { return nil }
-	cpu := processCPU()
-	for b.Loop() {
-		e.encode(w.recs, w.data, false, discard)
 	}
 	b.ReportMetric(float64(processCPU()-cpu)*1000/float64(b.N), "cpu-ns/call")
 }

@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/tether-dev/tether/codec"
-	"github.com/tether-dev/tether/dual"
 )
 
 // maxPayload is the most of one line a trace keeps; a longer line is kept
@@ -31,27 +30,6 @@ func appendText(dst, s []byte) []byte {
 		s = bytes.ToValidUTF8(s, replacement)
 	}
 	return codec.AppendString(dst, s)
-}
-
-// frameNames is the id of a call, capability, result or error frame, and
-// (call set) the call's fn or the capability's name, decoded as the judge
-// decodes them: what it reports with the call or answer the frame carries.
-func frameNames(frame []byte, call bool) (id, fn []byte) {
-	var f dual.Frame
-	if kind, _ := dual.Classify(frame, &f); kind != dual.Framed {
-		return nil, nil
-	}
-	if f.ID != nil {
-		id = dual.Unquote(f.ID)
-	}
-	name := f.Fn
-	if f.Type == dual.TypeCapability {
-		name = f.Name
-	}
-	if call && name != nil {
-		fn = dual.Unquote(name)
-	}
-	return id, fn
 }
 
 // appendFrame appends a frame line as the "frame" member's value, or

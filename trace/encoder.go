@@ -2,60 +2,133 @@ package trace
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/tether-dev/tether/dual"
 	"github.com/tether-dev/tether/judge"
 )
 
-// encoder turns the recs Observe kept into trace lines, on the file
-// writer's goroutine: it alone applies the cap and counts what it left out.
+// encoder turns events into trace lines (Writer.Observe's part): it folds
+// calls and answers into the frames that carry them, applies the cap and
+// counts what it left out.
 type encoder struct {
+	start      time.Time
 	max        int64
-	out        []byte // lines not yet written
+	out        []byte // lines not yet queued for the file
 	written    int64  // bytes encoded so far
 	events     int64
 	capped     bool
 	unrec      map[string]int64
 	unrecBytes int64
 	cpuAtStart int64 // the process's CPU time at NewWriter, µs
+
+	// A framed line is held until the next event, which may be the call
+	// or answer it carries (see fold).
+	held    rec
+	heldAt  time.Time
+	line    []byte // the held line's bytes
+	holding bool
+	member  []byte // a rare event's member, encoded
 }
 
-// encode encodes recs (their bytes in data, in order) and writes them,
-// writeAt bytes at a time. After a write error (failed) it only drops them.
-func (e *encoder) encode(recs []rec, data []byte, failed bool, write func([]byte) error) error {
-	if failed {
-		return nil
-	}
-	off := 0
-	for i := range recs {
-		r := &recs[i]
-		n := off + int(r.a) + int(r.b) + int(r.c)
-		e.event(r, data[off:n])
-		off = n
-		if len(e.out) >= writeAt {
-			if err := e.writeOut(write); err != nil {
-				return err
-			}
+// rec is one event to encode. Its byte slices are the event's, or the
+// held line's copy.
+type rec struct {
+	t        int64 // µs since the header's Started
+	n        int64 // line (or the line a call or answer carries): its full length; restart: restarts so far
+	us       int64 // answer: µs taken
+	line     []byte
+	id, name []byte
+	member   []byte // exit, lm, verdict: `,"name":<JSON>`
+	kind     judge.EventKind
+	side     dual.Side
+	lineKind dual.LineKind
+	outcome  dual.Outcome
+	reason   dual.DropReason
+	hasName  bool
+}
+
+// carriesFrame reports whether r is a call or answer recorded with the
+// frame that opened or answered it (see fold).
+func (r *rec) carriesFrame() bool {
+	return r.line != nil && (r.kind == judge.EventCallOpened || r.kind == judge.EventCallClosed)
+}
+
+// observe encodes ev, or holds it when it is a frame the next event may
+// carry.
+func (e *encoder) observe(ev *judge.Event) {
+	if e.holding {
+		if e.fold(ev) {
+			return
 		}
+		e.release()
 	}
-	return e.writeOut(write)
+	r := rec{t: ev.At.Sub(e.start).Microseconds(), kind: ev.Kind, side: ev.Side}
+	switch ev.Kind {
+	case judge.EventLine:
+		line := ev.Line
+		if len(line) > maxPayload {
+			line = line[:maxPayload]
+		}
+		r.n, r.lineKind, r.line = ev.Length, ev.LineKind, line
+		if r.lineKind == dual.Framed && r.n == int64(len(line)) && !e.capped {
+			e.line = append(e.line[:0], line...)
+			r.line = e.line
+			e.held, e.heldAt, e.holding = r, ev.At, true
+			return
+		}
+	case judge.EventCallOpened, judge.EventCallClosed:
+		r.us, r.outcome, r.id, r.name, r.hasName = ev.Took.Microseconds(), ev.Outcome, ev.ID, ev.Name, ev.Name != nil
+	case judge.EventDrop:
+		r.reason = ev.Reason
+	case judge.EventRestart:
+		r.n = int64(ev.Restarts)
+	default: // exit, lm, verdict
+		e.member = appendMember(e.member[:0], ev)
+		r.member = e.member
+	}
+	e.event(&r)
 }
 
-func (e *encoder) writeOut(write func([]byte) error) error {
-	if len(e.out) == 0 {
-		return nil
+// fold encodes ev together with the held line when that line opened or
+// answered it (routed at the same instant): the evaluator's call line (a
+// capability's: the solution's), or the other side's result or error line.
+// A trace then holds one line per call and one per answer, each with its
+// frame. It reports false for anything else, which is recorded on its own.
+func (e *encoder) fold(ev *judge.Event) bool {
+	h := &e.held
+	if !ev.At.Equal(e.heldAt) {
+		return false
 	}
-	err := write(e.out)
-	e.out = e.out[:0]
-	return err
+	switch {
+	case ev.Kind == judge.EventCallOpened && ev.Side == h.side:
+	case ev.Kind == judge.EventCallClosed && ev.Side == h.side.Other() &&
+		(ev.Outcome == dual.OutcomeResult || ev.Outcome == dual.OutcomeError):
+	default:
+		return false
+	}
+	h.kind, h.side, h.outcome, h.us = ev.Kind, ev.Side, ev.Outcome, ev.Took.Microseconds()
+	h.id, h.name, h.hasName = ev.ID, ev.Name, ev.Name != nil
+	e.holding = false
+	e.event(h)
+	h.id, h.name = nil, nil // ev's, valid only now
+	return true
+}
+
+// release encodes the held line on its own.
+func (e *encoder) release() {
+	if e.holding {
+		e.holding = false
+		e.event(&e.held)
+	}
 }
 
 // event encodes r, or only counts it from the first event that would
 // cross the cap on; the verdict is always recorded.
-func (e *encoder) event(r *rec, b []byte) {
-	if !r.skipped && (!e.capped || r.kind == judge.EventVerdict) {
+func (e *encoder) event(r *rec) {
+	if !e.capped || r.kind == judge.EventVerdict {
 		n := len(e.out)
-		e.out = appendEvent(e.out, r, b)
+		e.out = appendEvent(e.out, r)
 		size := int64(len(e.out) - n)
 		if r.kind == judge.EventVerdict || e.written+size <= e.max {
 			e.written += size
@@ -78,20 +151,19 @@ func (e *encoder) event(r *rec, b []byte) {
 	}
 }
 
-// end encodes and writes the end line; t is when the writer was closed.
-func (e *encoder) end(t int64, write func([]byte) error) error {
-	end := Event{T: t, Ev: KindEnd, Events: e.events, Bytes: e.written, Capped: e.capped,
+// end encodes the end line; closed is when the writer was closed.
+func (e *encoder) end(closed time.Time) {
+	end := Event{T: closed.Sub(e.start).Microseconds(), Ev: KindEnd, Events: e.events, Bytes: e.written, Capped: e.capped,
 		Unrecorded: e.unrec, UnrecordedBytes: e.unrecBytes, JudgeCPUUs: processCPU() - e.cpuAtStart}
 	if e.capped {
 		end.Max = e.max
 	}
 	b, _ := json.Marshal(end)
 	e.out = append(append(e.out, b...), '\n')
-	return e.writeOut(write)
 }
 
-// appendEvent appends r's line; b is its bytes.
-func appendEvent(dst []byte, r *rec, b []byte) []byte {
+// appendEvent appends r's line.
+func appendEvent(dst []byte, r *rec) []byte {
 	dst = append(dst, `{"t":`...)
 	dst = appendInt(dst, r.t)
 	dst = append(dst, `,"ev":"`...)
@@ -109,24 +181,16 @@ func appendEvent(dst []byte, r *rec, b []byte) []byte {
 		dst = append(dst, `,"kind":"`...)
 		dst = append(dst, r.lineKind.String()...)
 		dst = append(dst, '"')
-		dst = appendLine(dst, r, b)
+		dst = appendLine(dst, r)
 	case judge.EventCallOpened, judge.EventCallClosed:
-		line, id, name := b[:r.a], b[r.a:r.a+r.b], b[r.a+r.b:]
-		verbatim := r.carriesFrame() && verbatimFrame(r, line)
-		if r.carriesFrame() && !verbatim { // Observe kept neither the id nor a call's fn
-			var fn []byte
-			id, fn = frameNames(line, r.kind == judge.EventCallOpened)
-			if r.kind == judge.EventCallOpened {
-				name = fn
-			}
-		}
+		verbatim := r.carriesFrame() && verbatimFrame(r)
 		if !verbatim { // a frame kept as written holds the id, and a call's frame its fn
 			dst = append(dst, `,"id":`...)
-			dst = appendText(dst, id)
+			dst = appendText(dst, r.id)
 		}
 		if r.hasName && !(verbatim && r.kind == judge.EventCallOpened) {
 			dst = append(dst, `,"fn":`...)
-			dst = appendText(dst, name)
+			dst = appendText(dst, r.name)
 		}
 		if r.kind == judge.EventCallClosed {
 			dst = append(dst, `,"outcome":"`...)
@@ -137,9 +201,9 @@ func appendEvent(dst []byte, r *rec, b []byte) []byte {
 		switch {
 		case verbatim: // its len is the frame's
 			dst = append(dst, `,"frame":`...)
-			dst = append(dst, line...)
+			dst = append(dst, r.line...)
 		case r.carriesFrame():
-			dst = appendLine(dst, r, line)
+			dst = appendLine(dst, r)
 		}
 	case judge.EventDrop:
 		dst = append(dst, `,"reason":"`...)
@@ -148,26 +212,27 @@ func appendEvent(dst []byte, r *rec, b []byte) []byte {
 	case judge.EventRestart:
 		dst = append(dst, `,"n":`...)
 		dst = appendInt(dst, r.n)
-	default: // the member Observe encoded
-		dst = append(dst, b...)
+	default:
+		dst = append(dst, r.member...)
 	}
 	return append(dst, "}\n"...)
 }
 
-// verbatimFrame reports whether line, the frame r carries, is kept as it
-// was written: whole, and neither holding NaN or Infinity nor __bytes__
+// verbatimFrame reports whether the frame r carries is kept as it was
+// written: whole, and neither holding NaN or Infinity nor __bytes__
 // values to summarise.
-func verbatimFrame(r *rec, line []byte) bool {
-	if r.n > int64(len(line)) {
+func verbatimFrame(r *rec) bool {
+	if r.n > int64(len(r.line)) {
 		return false
 	}
-	nonFinite, hasBytes := scanFrame(line)
+	nonFinite, hasBytes := scanFrame(r.line)
 	return !nonFinite && !hasBytes
 }
 
-// appendLine appends a line event's members: a frame as the JSON value it
-// is (big __bytes__ values summarised), anything else as text.
-func appendLine(dst []byte, r *rec, line []byte) []byte {
+// appendLine appends a line's members: a frame as the JSON value it is
+// (big __bytes__ values summarised), anything else as text.
+func appendLine(dst []byte, r *rec) []byte {
+	line := r.line
 	cut := r.n > int64(len(line))
 	dst = append(dst, `,"len":`...)
 	dst = appendInt(dst, r.n)
@@ -184,4 +249,26 @@ func appendLine(dst []byte, r *rec, line []byte) []byte {
 	}
 	dst = append(dst, `,"text":`...)
 	return appendText(dst, line)
+}
+
+// appendMember appends the member of a rare event, `,"name":<JSON>`.
+func appendMember(dst []byte, ev *judge.Event) []byte {
+	var name string
+	var v any
+	switch ev.Kind {
+	case judge.EventSideExit:
+		name, v = "exit", ev.Exit
+	case judge.EventLM:
+		name, v = "lm", ev.LM
+	default:
+		name, v = "result", ev.Result
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		b = appendText(nil, []byte("trace: cannot encode: "+err.Error()))
+	}
+	dst = append(dst, `,"`...)
+	dst = append(dst, name...)
+	dst = append(dst, `":`...)
+	return append(dst, b...)
 }

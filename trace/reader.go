@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/tether-dev/tether/dual"
 )
 
 // maxLine bounds one line a Reader accepts: a kept payload (1 MiB) escaped
@@ -115,6 +117,27 @@ func (ev *Event) fromFrame() {
 	if ev.Ev == KindCall {
 		ev.Fn = string(bytes.ToValidUTF8(fn, replacement))
 	}
+}
+
+// frameNames is the id of a call, capability, result or error frame, and
+// (call set) the call's fn or the capability's name, decoded as the judge
+// decodes them: what it reports with the call or answer the frame carries.
+func frameNames(frame []byte, call bool) (id, fn []byte) {
+	var f dual.Frame
+	if kind, _ := dual.Classify(frame, &f); kind != dual.Framed {
+		return nil, nil
+	}
+	if f.ID != nil {
+		id = dual.Unquote(f.ID)
+	}
+	name := f.Fn
+	if f.Type == dual.TypeCapability {
+		name = f.Name
+	}
+	if call && name != nil {
+		fn = dual.Unquote(name)
+	}
+	return id, fn
 }
 
 // splitLine takes the frame out of a call or answer that carries it and

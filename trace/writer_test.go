@@ -365,3 +365,32 @@ func TestCapCountsTheFramesOfCallsLeftOut(t *testing.T) {
 			kept, end, 200-kept, lineBytes-keptBytes)
 	}
 }
+
+// writes hands each Write to the test.
+type writes chan string
+
+func (w writes) Write(b []byte) (int, error) { w <- string(b); return len(b), nil }
+
+// What a run recorded reaches the file within flushEvery even when no
+// more events come, the frame held for a call that may follow included.
+func TestEventsReachTheFileWithoutMoreEvents(t *testing.T) {
+	out := make(writes, 4)
+	w := NewWriter(out, Header{Started: t0}, 0)
+	w.Observe(&judge.Event{Kind: judge.EventLine, At: at(1), Side: dual.Evaluator, LineKind: dual.Text, Line: []byte("hello"), Length: 5})
+	call := `{"type":"call","id":"a","fn":"f","args":[]}`
+	w.Observe(&judge.Event{Kind: judge.EventLine, At: at(2), Side: dual.Evaluator, LineKind: dual.Framed, Line: []byte(call), Length: int64(len(call))})
+	select {
+	case got := <-out:
+		if lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n"); len(lines) != 3 || !strings.Contains(lines[2], call) {
+			t.Errorf("the first write holds %d lines, want the header, the text and the frame:\n%s", len(lines), got)
+		}
+	case <-time.After(10 * time.Second): // fails the test rather than hang it
+		t.Fatal("nothing written 10 s after the last event")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if end := <-out; !strings.Contains(end, `"ev":"end"`) {
+		t.Fatalf("Close wrote %q", end)
+	}
+}
