@@ -77,7 +77,7 @@ func (o *owedHooks) call(h *Hooks) {
 		case hookTrace:
 			h.Trace(TraceEvent{From: hc.from, At: hc.at, Kind: hc.lineKind, Line: data, Length: hc.n})
 		case hookWarn:
-			h.Warn(hc.from, hc.reason)
+			h.Warn(hc.from, hc.reason, hc.at)
 		case hookProgress:
 			h.Progress(o.stats[hc.n])
 		case hookCall:

@@ -469,7 +469,7 @@ func (r *Relay) dispatchLocked(sends []pendingSend, now time.Time) []pendingSend
 			}
 		case Warn:
 			if h.Warn != nil {
-				r.owed.add(owedCall{kind: hookWarn, from: a.From, reason: a.Reason}, nil, nil)
+				r.owed.add(owedCall{kind: hookWarn, from: a.From, reason: a.Reason, at: now}, nil, nil)
 			}
 		case RestartSolution:
 			r.restartWanted = true

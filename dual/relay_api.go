@@ -46,8 +46,9 @@ type Hooks struct {
 	FirstEvaluatorLine func(at time.Time)
 	// Trace gets every line read from either side, before routing.
 	Trace func(ev TraceEvent)
-	// Warn gets every line or frame the engine dropped.
-	Warn func(from Side, reason DropReason)
+	// Warn gets every line or frame the engine dropped, and when it was
+	// routed.
+	Warn func(from Side, reason DropReason, at time.Time)
 	// Progress gets the stats after each completed or timed-out call.
 	Progress func(s Stats)
 	// Call gets each call and capability as it opens and closes; setting it

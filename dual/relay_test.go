@@ -78,7 +78,7 @@ func (c *collector) hooks() Hooks {
 	return Hooks{
 		Output: func(l []byte) { c.mu.Lock(); c.output = append(c.output, string(l)); c.mu.Unlock() },
 		Log:    func(s string, d []byte) { c.mu.Lock(); c.logs = append(c.logs, s+":"+string(d)); c.mu.Unlock() },
-		Warn:   func(_ Side, r DropReason) { c.mu.Lock(); c.warns = append(c.warns, r); c.mu.Unlock() },
+		Warn:   func(_ Side, r DropReason, _ time.Time) { c.mu.Lock(); c.warns = append(c.warns, r); c.mu.Unlock() },
 	}
 }
 

@@ -165,8 +165,8 @@ func (r *run) emit(set func(ev *Event)) {
 // observeHooks sets the relay's hooks that feed the observer.
 func (r *run) observeHooks(h *dual.Hooks) {
 	if r.wants(EventDrop) {
-		h.Warn = func(from dual.Side, reason dual.DropReason) {
-			r.emit(func(ev *Event) { ev.Kind, ev.At, ev.Side, ev.Reason = EventDrop, time.Now(), from, reason })
+		h.Warn = func(from dual.Side, reason dual.DropReason, at time.Time) {
+			r.emit(func(ev *Event) { ev.Kind, ev.At, ev.Side, ev.Reason = EventDrop, at, from, reason })
 		}
 	}
 	if r.wants(EventProgress) {

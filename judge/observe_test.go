@@ -162,3 +162,37 @@ func TestRunRequiresARunner(t *testing.T) {
 		}
 	}
 }
+
+// linesAndDrops records the time of each line and drop, by side.
+type linesAndDrops struct {
+	mu      sync.Mutex
+	last    map[string]time.Time // the last line's time, by side
+	undated []string             // drops whose time is not their line's
+	drops   int
+}
+
+func (o *linesAndDrops) Wants(k EventKind) bool { return k == EventLine || k == EventDrop }
+
+func (o *linesAndDrops) Observe(ev *Event) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if ev.Kind == EventLine {
+		o.last[ev.Side.String()] = ev.At
+		return
+	}
+	o.drops++
+	if line := o.last[ev.Side.String()]; !ev.At.Equal(line) {
+		o.undated = append(o.undated, fmt.Sprintf("%s drop at %v, its line at %v", ev.Side, ev.At, line))
+	}
+}
+
+// A drop carries the time of the line it dropped, as every event the
+// relay reports carries the time it routed: a trace's times never run
+// backwards, though the observer is told after the frames went out.
+func TestDropsCarryTheirLinesTime(t *testing.T) {
+	o := &linesAndDrops{last: map[string]time.Time{}}
+	judgeCase{eval: "forged", sol: "forger", opts: Options{Observer: o}}.run(t)
+	if o.drops == 0 || len(o.undated) > 0 {
+		t.Fatalf("%d drops; not at their line's time: %v", o.drops, o.undated)
+	}
+}
