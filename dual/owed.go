@@ -105,3 +105,20 @@ func (r *Relay) tell() {
 	r.telling.call(&r.cfg.Hooks)
 	r.telling.reset()
 }
+
+// Report calls f(at) in its place among the hook calls: after those for
+// everything the relay routed before at, before those for anything it
+// routes after. The caller tells of something that happened outside the
+// relay (a process's exit, a request to the LM) in the order, and with
+// times, consistent with the relay's own.
+func (r *Relay) Report(f func(at time.Time)) {
+	r.tellMu.Lock()
+	defer r.tellMu.Unlock()
+	r.mu.Lock()
+	at := time.Now()
+	r.owed, r.telling = r.telling, r.owed
+	r.mu.Unlock()
+	r.telling.call(&r.cfg.Hooks)
+	r.telling.reset()
+	f(at)
+}

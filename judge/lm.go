@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/tether-dev/tether/dual"
 
@@ -149,7 +148,7 @@ func (r *run) startLM(ctx context.Context) error {
 	var observe func(LMRequest)
 	if r.wants(EventLM) {
 		observe = func(req LMRequest) {
-			r.emit(func(ev *Event) { ev.Kind, ev.At, ev.Side, ev.LM = EventLM, time.Now(), dual.Evaluator, &req })
+			r.emitNow(func(ev *Event) { ev.Kind, ev.Side, ev.LM = EventLM, dual.Evaluator, &req })
 		}
 	}
 	h, err := r.opts.LM(ctx, r.problem, socket, observe)

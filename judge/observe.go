@@ -204,6 +204,20 @@ func (r *run) sideExited(which dual.Side) func(*side) {
 	}
 	return func(s *side) {
 		exit := s.exit()
-		r.emit(func(ev *Event) { ev.Kind, ev.At, ev.Side, ev.Exit = EventSideExit, time.Now(), which, exit })
+		r.emitNow(func(ev *Event) { ev.Kind, ev.Side, ev.Exit = EventSideExit, which, exit })
 	}
+}
+
+// emitNow tells the observer of something that happened now outside the
+// relay (an exit, a restart, an LM request), dated now and in its place
+// among the relay's events, which the relay tells once it has forwarded
+// their lines: after those it routed before, before those it routes after.
+// set fills in all but the time.
+func (r *run) emitNow(set func(ev *Event)) {
+	tell := func(at time.Time) { r.emit(func(ev *Event) { set(ev); ev.At = at }) }
+	if relay := r.relay.Load(); relay != nil {
+		relay.Report(tell)
+		return
+	}
+	tell(time.Now())
 }

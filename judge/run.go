@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tether-dev/tether/dual"
@@ -70,6 +71,7 @@ type run struct {
 	obsMu    sync.Mutex // one Observe call at a time (see emit); guards the two below
 	obsEv    Event
 	obsStats dual.Stats
+	relay    atomic.Pointer[dual.Relay] // once it is made (see emitNow)
 }
 
 type callCounts struct {
@@ -171,6 +173,7 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 	r.phase1 = time.AfterFunc(r.opts.StartTimeout, r.startTimedOut)
 	r.mu.Unlock()
 	relay := dual.NewRelay(endpointOf(ev), endpointOf(sol), r.relayConfig())
+	r.relay.Store(relay)
 	sum, relayErr := relay.Run(relayCtx)
 	r.endPhases()
 	r.absorb(ctx, sum, relayErr)
@@ -306,7 +309,7 @@ func (r *run) restartSolution(ctx context.Context) (dual.Endpoint, error) {
 	n := r.restarts
 	r.mu.Unlock()
 	if r.wants(EventRestart) {
-		r.emit(func(ev *Event) { ev.Kind, ev.At, ev.Side, ev.Restarts = EventRestart, time.Now(), dual.Solution, n })
+		r.emitNow(func(ev *Event) { ev.Kind, ev.Side, ev.Restarts = EventRestart, dual.Solution, n })
 	}
 	return endpointOf(s), nil
 }

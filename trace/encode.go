@@ -2,7 +2,6 @@ package trace
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
@@ -58,41 +57,35 @@ func appendFrame(dst, line []byte) ([]byte, bool) {
 }
 
 // scanFrame says whether line holds NaN or Infinity, and whether it holds
-// "__bytes__", in one pass that tests 8 bytes at a time for the bytes
-// they start with ('N', 'I', '_'), which most frames never hold.
+// "__bytes__". It looks for the bytes those start with ('N', 'I', '_'),
+// which most frames never hold, with bytes.IndexByte: a vector scan that
+// costs less than one pass testing each byte here (BenchmarkScanFrame).
 func scanFrame(line []byte) (nonFinite, hasBytes bool) {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	hasByte := func(x uint64, c byte) uint64 { v := x ^ (ones * uint64(c)); return (v - ones) &^ v & highs }
-	at := func(j int) bool { // reports a NaN or Infinity at j
-		switch line[j] {
-		case 'N':
-			return bytes.HasPrefix(line[j:], nan)
-		case 'I':
-			return bytes.HasPrefix(line[j:], infinity)
-		case '_':
-			if j > 0 && line[j-1] == '"' && bytes.HasPrefix(line[j:], bytesKey[1:]) {
-				hasBytes = true
-			}
-		}
-		return false
+	if found(line, 'N', nan) || found(line, 'I', infinity) {
+		return true, false
 	}
-	i := 0
-	for ; i+8 <= len(line); i += 8 {
-		if x := binary.LittleEndian.Uint64(line[i:]); hasByte(x, 'N')|hasByte(x, 'I')|hasByte(x, '_') == 0 {
-			continue
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(line[i:], '_')
+		if j < 0 {
+			return false, false
 		}
-		for j := i; j < i+8; j++ {
-			if at(j) {
-				return true, hasBytes
-			}
+		if i += j; i > 0 && line[i-1] == '"' && bytes.HasPrefix(line[i:], bytesKey[1:]) {
+			return false, true
 		}
 	}
-	for ; i < len(line); i++ {
-		if at(i) {
-			return true, hasBytes
+}
+
+// found reports whether word, which starts with c, is in line.
+func found(line []byte, c byte, word []byte) bool {
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(line[i:], c)
+		if j < 0 {
+			return false
+		}
+		if i += j; bytes.HasPrefix(line[i:], word) {
+			return true
 		}
 	}
-	return false, hasBytes
 }
 
 var nan, infinity = []byte("NaN"), []byte("Infinity")

@@ -394,3 +394,14 @@ func TestEventsReachTheFileWithoutMoreEvents(t *testing.T) {
 		t.Fatalf("Close wrote %q", end)
 	}
 }
+
+// BenchmarkScanFrame is the look for NaN, Infinity and __bytes__ in the
+// two frames of a call.
+func BenchmarkScanFrame(b *testing.B) {
+	call := []byte(`{"type":"call","id":"3f2a9c7e5b1d4e6f8a0b2c4d6e8f0a1b","fn":"add","args":[123,1]}`)
+	res := []byte(`{"type":"result","id":"3f2a9c7e5b1d4e6f8a0b2c4d6e8f0a1b","value":124}`)
+	for b.Loop() {
+		scanFrame(call)
+		scanFrame(res)
+	}
+}
