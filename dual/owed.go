@@ -69,11 +69,11 @@ func (o *owedHooks) call(h *Hooks) {
 		data, name := o.buf[hc.a:hc.b], o.buf[hc.b:hc.c]
 		switch hc.kind {
 		case hookOutput:
-			h.Output(data)
+			h.Output(data, hc.at)
 		case hookResult:
 			h.Result(data)
 		case hookLog:
-			h.Log(hc.stream, data)
+			h.Log(hc.stream, data, hc.at)
 		case hookTrace:
 			h.Trace(TraceEvent{From: hc.from, At: hc.at, Kind: hc.lineKind, Line: data, Length: hc.n})
 		case hookWarn:

@@ -454,7 +454,7 @@ func (r *Relay) dispatchLocked(sends []pendingSend, now time.Time) []pendingSend
 			}
 		case Output:
 			if h.Output != nil {
-				r.owed.add(owedCall{kind: hookOutput}, a.Text, nil)
+				r.owed.add(owedCall{kind: hookOutput, at: now}, a.Text, nil)
 			}
 		case Result:
 			r.result = append([]byte(nil), a.Text...)
@@ -465,7 +465,7 @@ func (r *Relay) dispatchLocked(sends []pendingSend, now time.Time) []pendingSend
 			}
 		case Log:
 			if h.Log != nil {
-				r.owed.add(owedCall{kind: hookLog, stream: a.Stream}, a.Text, nil)
+				r.owed.add(owedCall{kind: hookLog, stream: a.Stream, at: now}, a.Text, nil)
 			}
 		case Warn:
 			if h.Warn != nil {

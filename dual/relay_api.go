@@ -35,12 +35,14 @@ type RestartFunc func(ctx context.Context) (Endpoint, error)
 // quickly and must not call Relay methods. Byte slices are valid only
 // during the call.
 type Hooks struct {
-	// Output gets each evaluator plain-text line (trimmed; frames excluded).
-	Output func(line []byte)
+	// Output gets each evaluator plain-text line (trimmed; frames excluded)
+	// and when it was routed.
+	Output func(line []byte, at time.Time)
 	// Result gets the payload line after ---RESULT---; the run then ends.
 	Result func(payload []byte)
-	// Log gets each solution log frame that was kept (stream, decoded data).
-	Log func(stream string, data []byte)
+	// Log gets each solution log frame that was kept (stream, decoded data)
+	// and when it was routed.
+	Log func(stream string, data []byte, at time.Time)
 	// FirstEvaluatorLine is called once, when the evaluator's first stdout
 	// line of any kind arrives (the judge's phase 2 starts there).
 	FirstEvaluatorLine func(at time.Time)

@@ -76,9 +76,13 @@ type collector struct {
 
 func (c *collector) hooks() Hooks {
 	return Hooks{
-		Output: func(l []byte) { c.mu.Lock(); c.output = append(c.output, string(l)); c.mu.Unlock() },
-		Log:    func(s string, d []byte) { c.mu.Lock(); c.logs = append(c.logs, s+":"+string(d)); c.mu.Unlock() },
-		Warn:   func(_ Side, r DropReason, _ time.Time) { c.mu.Lock(); c.warns = append(c.warns, r); c.mu.Unlock() },
+		Output: func(l []byte, _ time.Time) { c.mu.Lock(); c.output = append(c.output, string(l)); c.mu.Unlock() },
+		Log: func(s string, d []byte, _ time.Time) {
+			c.mu.Lock()
+			c.logs = append(c.logs, s+":"+string(d))
+			c.mu.Unlock()
+		},
+		Warn: func(_ Side, r DropReason, _ time.Time) { c.mu.Lock(); c.warns = append(c.warns, r); c.mu.Unlock() },
 	}
 }
 

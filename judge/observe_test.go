@@ -163,15 +163,18 @@ func TestRunRequiresARunner(t *testing.T) {
 	}
 }
 
-// linesAndDrops records the time of each line and drop, by side.
+// linesAndDrops records the time of each line by side, and checks that
+// each drop and output line carries its line's.
 type linesAndDrops struct {
 	mu      sync.Mutex
 	last    map[string]time.Time // the last line's time, by side
-	undated []string             // drops whose time is not their line's
-	drops   int
+	undated []string             // events whose time is not their line's
+	checked int
 }
 
-func (o *linesAndDrops) Wants(k EventKind) bool { return k == EventLine || k == EventDrop }
+func (o *linesAndDrops) Wants(k EventKind) bool {
+	return k == EventLine || k == EventDrop || k == EventOutput
+}
 
 func (o *linesAndDrops) Observe(ev *Event) {
 	o.mu.Lock()
@@ -180,19 +183,23 @@ func (o *linesAndDrops) Observe(ev *Event) {
 		o.last[ev.Side.String()] = ev.At
 		return
 	}
-	o.drops++
+	o.checked++
 	if line := o.last[ev.Side.String()]; !ev.At.Equal(line) {
-		o.undated = append(o.undated, fmt.Sprintf("%s drop at %v, its line at %v", ev.Side, ev.At, line))
+		o.undated = append(o.undated, fmt.Sprintf("%s %s at %v, its line at %v", ev.Side, ev.Kind, ev.At, line))
 	}
 }
 
-// A drop carries the time of the line it dropped, as every event the
-// relay reports carries the time it routed: a trace's times never run
-// backwards, though the observer is told after the frames went out.
-func TestDropsCarryTheirLinesTime(t *testing.T) {
-	o := &linesAndDrops{last: map[string]time.Time{}}
-	judgeCase{eval: "forged", sol: "forger", opts: Options{Observer: o}}.run(t)
-	if o.drops == 0 || len(o.undated) > 0 {
-		t.Fatalf("%d drops; not at their line's time: %v", o.drops, o.undated)
+// A drop or an output line carries the time its line was routed, as every
+// event the relay reports carries the time it routed: a trace's times
+// never run backwards, though the observer is told after the frames went
+// out.
+func TestDropsAndOutputCarryTheirLinesTime(t *testing.T) {
+	for _, c := range []judgeCase{{eval: "forged", sol: "forger"}, {eval: "add", sol: "basic"}} {
+		o := &linesAndDrops{last: map[string]time.Time{}}
+		c.opts = Options{Observer: o}
+		c.run(t)
+		if o.checked == 0 || len(o.undated) > 0 {
+			t.Errorf("%s: %d drops and output lines; not at their line's time: %v", c.eval, o.checked, o.undated)
+		}
 	}
 }

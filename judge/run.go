@@ -199,7 +199,7 @@ func (r *run) relayConfig() dual.RelayConfig {
 		},
 		Restart: r.restartSolution,
 		Hooks: dual.Hooks{
-			Output: func(line []byte) {
+			Output: func(line []byte, at time.Time) {
 				r.guard(func() {
 					r.mu.Lock()
 					r.stdout.Write(line)
@@ -207,10 +207,10 @@ func (r *run) relayConfig() dual.RelayConfig {
 					r.mu.Unlock()
 				})
 				if r.wants(EventOutput) {
-					r.emit(func(ev *Event) { ev.Kind, ev.At, ev.Side, ev.Text = EventOutput, time.Now(), dual.Evaluator, line })
+					r.emit(func(ev *Event) { ev.Kind, ev.At, ev.Side, ev.Text = EventOutput, at, dual.Evaluator, line })
 				}
 			},
-			Log: func(stream string, data []byte) {
+			Log: func(stream string, data []byte, at time.Time) {
 				r.guard(func() {
 					r.mu.Lock()
 					r.logs.add(stream, data)
@@ -218,7 +218,7 @@ func (r *run) relayConfig() dual.RelayConfig {
 				})
 				if r.wants(EventLog) {
 					r.emit(func(ev *Event) {
-						ev.Kind, ev.At, ev.Side, ev.Stream, ev.Text = EventLog, time.Now(), dual.Solution, stream, data
+						ev.Kind, ev.At, ev.Side, ev.Stream, ev.Text = EventLog, at, dual.Solution, stream, data
 					})
 				}
 			},
