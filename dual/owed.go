@@ -92,33 +92,31 @@ func (o *owedHooks) call(h *Hooks) {
 
 // tell makes the hook calls queued so far, in order: one caller at a time,
 // so calls queued later wait for those before them.
-func (r *Relay) tell() {
-	r.tellMu.Lock()
-	defer r.tellMu.Unlock()
-	r.mu.Lock()
-	if len(r.owed.calls) == 0 {
-		r.mu.Unlock()
-		return
-	}
-	r.owed, r.telling = r.telling, r.owed
-	r.mu.Unlock()
-	r.telling.call(&r.cfg.Hooks)
-	r.telling.reset()
-}
+func (r *Relay) tell() { r.makeOwed(nil) }
 
 // Report calls f(at) in its place among the hook calls: after those for
 // everything the relay routed before at, before those for anything it
 // routes after. The caller tells of something that happened outside the
 // relay (a process's exit, a request to the LM) in the order, and with
 // times, consistent with the relay's own.
-func (r *Relay) Report(f func(at time.Time)) {
+func (r *Relay) Report(f func(at time.Time)) { r.makeOwed(f) }
+
+// makeOwed makes the hook calls queued so far, then calls then (if set)
+// with a time after theirs and before any queued later.
+func (r *Relay) makeOwed(then func(at time.Time)) {
 	r.tellMu.Lock()
 	defer r.tellMu.Unlock()
 	r.mu.Lock()
+	if then == nil && len(r.owed.calls) == 0 {
+		r.mu.Unlock()
+		return
+	}
 	at := time.Now()
 	r.owed, r.telling = r.telling, r.owed
 	r.mu.Unlock()
 	r.telling.call(&r.cfg.Hooks)
 	r.telling.reset()
-	f(at)
+	if then != nil {
+		then(at)
+	}
 }
