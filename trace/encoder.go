@@ -38,14 +38,13 @@ type rec struct {
 	n        int64 // line (or the line a call or answer carries): its full length; restart: restarts so far
 	us       int64 // answer: µs taken
 	line     []byte
-	id, name []byte
+	id, name []byte // name nil: the call has none
 	member   []byte // exit, lm, verdict: `,"name":<JSON>`
 	kind     judge.EventKind
 	side     dual.Side
 	lineKind dual.LineKind
 	outcome  dual.Outcome
 	reason   dual.DropReason
-	hasName  bool
 }
 
 // carriesFrame reports whether r is a call or answer recorded with the
@@ -78,7 +77,7 @@ func (e *encoder) observe(ev *judge.Event) {
 			return
 		}
 	case judge.EventCallOpened, judge.EventCallClosed:
-		r.us, r.outcome, r.id, r.name, r.hasName = ev.Took.Microseconds(), ev.Outcome, ev.ID, ev.Name, ev.Name != nil
+		r.us, r.outcome, r.id, r.name = ev.Took.Microseconds(), ev.Outcome, ev.ID, ev.Name
 	case judge.EventDrop:
 		r.reason = ev.Reason
 	case judge.EventRestart:
@@ -108,7 +107,7 @@ func (e *encoder) fold(ev *judge.Event) bool {
 		return false
 	}
 	h.kind, h.side, h.outcome, h.us = ev.Kind, ev.Side, ev.Outcome, ev.Took.Microseconds()
-	h.id, h.name, h.hasName = ev.ID, ev.Name, ev.Name != nil
+	h.id, h.name = ev.ID, ev.Name
 	e.holding = false
 	e.event(h)
 	h.id, h.name = nil, nil // ev's, valid only now
@@ -188,7 +187,7 @@ func appendEvent(dst []byte, r *rec) []byte {
 			dst = append(dst, `,"id":`...)
 			dst = appendText(dst, r.id)
 		}
-		if r.hasName && !(verbatim && r.kind == judge.EventCallOpened) {
+		if r.name != nil && !(verbatim && r.kind == judge.EventCallOpened) {
 			dst = append(dst, `,"fn":`...)
 			dst = appendText(dst, r.name)
 		}
