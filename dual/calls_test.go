@@ -100,3 +100,83 @@ func TestRelayCallHook(t *testing.T) {
 		t.Fatalf("call events %q", got)
 	}
 }
+
+// With Trace and Call both set, a line's own call event (the call it
+// opened, the answer it gave, the request refused) comes with the line to
+// Trace, and only to Trace; a call event no line caused (a timeout) comes
+// to Call.
+func TestCallEventsComeWithTheirLines(t *testing.T) {
+	evEP, ev := newFake()
+	solEP, sol := newFake()
+	var mu sync.Mutex
+	var traced, called []string
+	describe := func(e *CallEvent) string {
+		s := e.From.String() + " " + string(e.ID) + " " + string(e.Name)
+		if e.Closed {
+			s += " " + e.Outcome.String()
+		}
+		return s
+	}
+	hooks := Hooks{
+		Trace: func(e TraceEvent) {
+			mu.Lock()
+			defer mu.Unlock()
+			s := e.From.String() + " " + string(e.Line)
+			if e.Call != nil {
+				s += " | " + describe(e.Call)
+			}
+			traced = append(traced, s)
+		},
+		Call: func(e CallEvent) { mu.Lock(); defer mu.Unlock(); called = append(called, describe(&e)) },
+	}
+	r := NewRelay(evEP, solEP, RelayConfig{Hooks: hooks})
+	wait := runRelay(context.Background(), r)
+	solDone := background(func() error {
+		defer sol.stdout.Close()
+		sol.send(ready)
+		for {
+			line, err := sol.recv()
+			if err != nil {
+				return nil
+			}
+			if strings.Contains(line, `"id":"c"`) { // a is in flight, and its duplicate refused
+				sol.send(resultA)
+			}
+		}
+	})
+	callB := `{"type":"call","id":"b","fn":"g","args":[],"timeout_ms":1}`
+	ev.send(callB)
+	if got, _ := ev.recv(); !strings.Contains(got, `"id":"b"`) {
+		t.Fatalf("the evaluator got %s, want b's timeout", got)
+	}
+	ev.send(callA)
+	ev.send(callA)
+	ev.send(strings.ReplaceAll(callB, `"b"`, `"c"`))
+	for range 3 { // the duplicate's refusal, then a's result and c's timeout in either order
+		if _, err := ev.recv(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev.stdout.Close()
+	if _, err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	solDone()
+	mu.Lock()
+	defer mu.Unlock()
+	all := strings.Join(traced, "\n")
+	for _, want := range []string{
+		"solution " + ready + "\n",
+		"evaluator " + callB + " | evaluator b g\n",
+		"evaluator " + callA + " | evaluator a f\n",
+		"evaluator " + callA + " | evaluator a f refused",
+		"solution " + resultA + " | evaluator a f result",
+	} {
+		if !strings.Contains(all+"\n", want) {
+			t.Errorf("no trace event %q in\n%s", want, all)
+		}
+	}
+	if strings.Join(called, "; ") != "evaluator b g timeout; evaluator c g timeout" {
+		t.Errorf("Call got %q, want only the timeouts", called)
+	}
+}

@@ -22,22 +22,28 @@ const (
 	hookCall
 )
 
+// span is where a queued call's bytes are in owedHooks.buf.
+type span struct{ from, to int }
+
 // owedCall is one queued hook call. Its bytes are copied into owedHooks.buf
 // (the line's, or the id's and name's), since the lines they come from are
 // reused once the next read begins.
 type owedCall struct {
 	kind     hookKind
-	from     Side
+	from     Side       // the line's, the drop's
+	callFrom Side       // call: the side that made it
 	lineKind LineKind   // trace
 	outcome  Outcome    // call
 	reason   DropReason // warn
+	hasCall  bool       // trace: the line's own call event joined it (TraceEvent.Call)
 	closed   bool       // call
 	named    bool       // call: it has a name
 	at       time.Time
 	n        int64         // trace: the line's full length; progress: the index in stats
 	took     time.Duration // call
 	stream   string        // log
-	a, b, c  int           // bytes in buf: [a, b) (line, payload, data or id) and [b, c) (name)
+	data     span          // the line, payload or log data
+	id, name span          // call
 }
 
 // owedHooks is the hook calls queued and not yet made.
@@ -45,28 +51,60 @@ type owedHooks struct {
 	calls []owedCall
 	buf   []byte
 	stats []Stats
+	line  int       // 1 + the index of the trace call for the line being routed; 0: none
+	call  CallEvent // a joined call event, valid during its Trace call
 }
 
-func (o *owedHooks) add(hc owedCall, data, name []byte) {
-	hc.a = len(o.buf)
-	o.buf = append(o.buf, data...)
-	hc.b = len(o.buf)
-	o.buf = append(o.buf, name...)
-	hc.c = len(o.buf)
+func (o *owedHooks) keep(b []byte) span {
+	s := span{from: len(o.buf)}
+	o.buf = append(o.buf, b...)
+	s.to = len(o.buf)
+	return s
+}
+
+func (o *owedHooks) bytes(s span) []byte { return o.buf[s.from:s.to] }
+
+func (o *owedHooks) add(hc owedCall, data []byte) {
+	hc.data = o.keep(data)
 	o.calls = append(o.calls, hc)
+}
+
+// addCall queues the call event a: with the trace call of the line being
+// routed, whose own it is (a line opens, answers or is refused at most one
+// call, and only a line does), or on its own.
+func (o *owedHooks) addCall(a *Action, at time.Time) {
+	var hc *owedCall
+	if o.line > 0 {
+		hc, o.line = &o.calls[o.line-1], 0
+		hc.hasCall = true
+	} else {
+		o.calls = append(o.calls, owedCall{kind: hookCall, at: at})
+		hc = &o.calls[len(o.calls)-1]
+	}
+	hc.callFrom, hc.closed, hc.outcome, hc.took, hc.named = a.From, a.Kind == CallClosed, a.Outcome, a.Took, a.Text != nil
+	hc.id, hc.name = o.keep(a.ID), o.keep(a.Text)
 }
 
 // reset empties o for reuse, dropping its references.
 func (o *owedHooks) reset() {
 	clear(o.calls)
-	o.calls, o.buf, o.stats = o.calls[:0], o.buf[:0], o.stats[:0]
+	o.calls, o.buf, o.stats, o.line = o.calls[:0], o.buf[:0], o.stats[:0], 0
 }
 
-// call makes the queued calls in order.
-func (o *owedHooks) call(h *Hooks) {
+// callEvent is hc's call event.
+func (o *owedHooks) callEvent(hc *owedCall) CallEvent {
+	ev := CallEvent{Closed: hc.closed, From: hc.callFrom, ID: o.bytes(hc.id), At: hc.at, Outcome: hc.outcome, Took: hc.took}
+	if hc.named {
+		ev.Name = o.bytes(hc.name)
+	}
+	return ev
+}
+
+// makeCalls makes the queued calls in order.
+func (o *owedHooks) makeCalls(h *Hooks) {
 	for i := range o.calls {
 		hc := &o.calls[i]
-		data, name := o.buf[hc.a:hc.b], o.buf[hc.b:hc.c]
+		data := o.bytes(hc.data)
 		switch hc.kind {
 		case hookOutput:
 			h.Output(data, hc.at)
@@ -75,19 +113,21 @@ func (o *owedHooks) call(h *Hooks) {
 		case hookLog:
 			h.Log(hc.stream, data, hc.at)
 		case hookTrace:
-			h.Trace(TraceEvent{From: hc.from, At: hc.at, Kind: hc.lineKind, Line: data, Length: hc.n})
+			ev := TraceEvent{From: hc.from, At: hc.at, Kind: hc.lineKind, Line: data, Length: hc.n}
+			if hc.hasCall {
+				o.call = o.callEvent(hc)
+				ev.Call = &o.call
+			}
+			h.Trace(ev)
 		case hookWarn:
 			h.Warn(hc.from, hc.reason, hc.at)
 		case hookProgress:
 			h.Progress(o.stats[hc.n])
 		case hookCall:
-			ev := CallEvent{Closed: hc.closed, From: hc.from, ID: data, At: hc.at, Outcome: hc.outcome, Took: hc.took}
-			if hc.named {
-				ev.Name = name
-			}
-			h.Call(ev)
+			h.Call(o.callEvent(hc))
 		}
 	}
+	o.call = CallEvent{}
 }
 
 // tell makes the hook calls queued so far, in order: one caller at a time,
@@ -111,10 +151,13 @@ func (r *Relay) makeOwed(then func(at time.Time)) {
 		r.mu.Unlock()
 		return
 	}
-	at := time.Now()
+	var at time.Time
+	if then != nil {
+		at = time.Now()
+	}
 	r.owed, r.telling = r.telling, r.owed
 	r.mu.Unlock()
-	r.telling.call(&r.cfg.Hooks)
+	r.telling.makeCalls(&r.cfg.Hooks)
 	r.telling.reset()
 	if then != nil {
 		then(at)

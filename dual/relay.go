@@ -280,6 +280,7 @@ func (r *Relay) route(c *conn, line []byte, err error, sends *[]pendingSend) boo
 		r.observe(c.side, now, line, nil)
 	}
 	*sends = r.dispatchLocked(*sends, now)
+	r.owed.line = 0
 	if d, ok := r.eng.NextDeadline(); ok && (!r.armed || d.Before(r.armedAt)) {
 		r.armedAt, r.armed = d, true
 		r.signal() // Run re-arms its timer for the new earliest deadline
@@ -353,7 +354,8 @@ func (r *Relay) observe(from Side, now time.Time, line []byte, tooLong *wire.Lin
 		} else {
 			hc.lineKind, line = r.eng.LastLine()
 		}
-		r.owed.add(hc, line, nil)
+		r.owed.add(hc, line)
+		r.owed.line = len(r.owed.calls) // its call event joins it
 	}
 }
 
@@ -454,22 +456,22 @@ func (r *Relay) dispatchLocked(sends []pendingSend, now time.Time) []pendingSend
 			}
 		case Output:
 			if h.Output != nil {
-				r.owed.add(owedCall{kind: hookOutput, at: now}, a.Text, nil)
+				r.owed.add(owedCall{kind: hookOutput, at: now}, a.Text)
 			}
 		case Result:
 			r.result = append([]byte(nil), a.Text...)
 			r.ended = true
 			r.signal()
 			if h.Result != nil {
-				r.owed.add(owedCall{kind: hookResult}, a.Text, nil)
+				r.owed.add(owedCall{kind: hookResult}, a.Text)
 			}
 		case Log:
 			if h.Log != nil {
-				r.owed.add(owedCall{kind: hookLog, stream: a.Stream, at: now}, a.Text, nil)
+				r.owed.add(owedCall{kind: hookLog, stream: a.Stream, at: now}, a.Text)
 			}
 		case Warn:
 			if h.Warn != nil {
-				r.owed.add(owedCall{kind: hookWarn, from: a.From, reason: a.Reason, at: now}, nil, nil)
+				r.owed.add(owedCall{kind: hookWarn, from: a.From, reason: a.Reason, at: now}, nil)
 			}
 		case RestartSolution:
 			r.restartWanted = true
@@ -479,8 +481,7 @@ func (r *Relay) dispatchLocked(sends []pendingSend, now time.Time) []pendingSend
 			r.signal()
 		case CallOpened, CallClosed:
 			if h.Call != nil {
-				r.owed.add(owedCall{kind: hookCall, closed: a.Kind == CallClosed, from: a.From, at: now,
-					outcome: a.Outcome, took: a.Took, named: a.Text != nil}, a.ID, a.Text)
+				r.owed.addCall(a, now)
 			}
 		}
 		*a = Action{}
@@ -490,7 +491,7 @@ func (r *Relay) dispatchLocked(sends []pendingSend, now time.Time) []pendingSend
 		if n := st.Completed + st.CallTimeouts; n != r.lastProgress {
 			r.lastProgress = n
 			r.owed.stats = append(r.owed.stats, st)
-			r.owed.add(owedCall{kind: hookProgress, n: int64(len(r.owed.stats) - 1)}, nil, nil)
+			r.owed.add(owedCall{kind: hookProgress, n: int64(len(r.owed.stats) - 1)}, nil)
 		}
 	}
 	return sends

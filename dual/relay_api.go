@@ -46,15 +46,19 @@ type Hooks struct {
 	// FirstEvaluatorLine is called once, when the evaluator's first stdout
 	// line of any kind arrives (the judge's phase 2 starts there).
 	FirstEvaluatorLine func(at time.Time)
-	// Trace gets every line read from either side, before routing.
+	// Trace gets every line read from either side. With Call set too, a
+	// line's own call event (the call or capability it opened, answered
+	// or was refused for) comes with it, in TraceEvent.Call, rather than
+	// to Call: one hook call per line.
 	Trace func(ev TraceEvent)
 	// Warn gets every line or frame the engine dropped, and when it was
 	// routed.
 	Warn func(from Side, reason DropReason, at time.Time)
 	// Progress gets the stats after each completed or timed-out call.
 	Progress func(s Stats)
-	// Call gets each call and capability as it opens and closes; setting it
-	// sets Config.ReportCalls.
+	// Call gets each call and capability as it opens and closes (but those
+	// that come to Trace with their line); setting it sets
+	// Config.ReportCalls.
 	Call func(ev CallEvent)
 }
 
@@ -77,6 +81,11 @@ type TraceEvent struct {
 	Kind   LineKind // TooLong lines are reported with Kind Text and Length > len(Line)
 	Line   []byte   // trimmed; for an over-cap line, its head
 	Length int64    // the line's full length
+	// Call is the call event the line caused, when Hooks.Call is set and
+	// it caused one: the call or capability it opened (Call.From is the
+	// line's side), answered (Call.From is the other side) or was refused
+	// for (Call.Outcome is OutcomeRefused). Valid during the hook call.
+	Call *CallEvent
 }
 
 // Relay defaults; a zero RelayConfig field means its default.

@@ -10,9 +10,11 @@ import (
 type EventKind uint8
 
 const (
-	// EventLine: a line Side wrote, before routing (only for a
-	// SelectiveObserver that wants it). Line is trimmed (for a line over
-	// the wire cap, its head), Length its full length, LineKind its class.
+	// EventLine: a line Side wrote (only for a SelectiveObserver that
+	// wants it). Line is trimmed (for a line over the wire cap, its head),
+	// Length its full length, LineKind its class. A line that opened,
+	// answered or was refused a call comes instead with that call's event,
+	// when the observer wants it: see Event.LineSide.
 	EventLine EventKind = iota + 1
 	// EventOutput: a line of the evaluator's plain-text output (Text); the
 	// result marker and payload are not output.
@@ -58,9 +60,9 @@ type Event struct {
 	Kind     EventKind
 	At       time.Time
 	Side     dual.Side
-	Line     []byte        // EventLine
-	Length   int64         // EventLine
-	LineKind dual.LineKind // EventLine
+	Line     []byte        // EventLine; a call's own line (see LineSide)
+	Length   int64         // with Line
+	LineKind dual.LineKind // with Line
 	Text     []byte        // EventOutput, EventLog
 	Stream   string        // EventLog
 	ID, Name []byte        // EventCallOpened, EventCallClosed
@@ -72,6 +74,19 @@ type Event struct {
 	Stats    *dual.Stats  // EventProgress
 	LM       *LMRequest   // EventLM
 	Result   *Result      // EventVerdict
+}
+
+// LineSide is the side that wrote ev.Line. An observer that wants lines is
+// told a call's own line with the call's event: an EventCallOpened with
+// the line that opened it (written by Side, who made the call), an
+// EventCallClosed with the line that answered it (written by the other
+// side) or, when its Outcome is dual.OutcomeRefused, with the request
+// refused (written by Side).
+func (ev *Event) LineSide() dual.Side {
+	if ev.Kind == EventCallClosed && ev.Outcome != dual.OutcomeRefused {
+		return ev.Side.Other()
+	}
+	return ev.Side
 }
 
 // Observer is told what happens in a run (Options.Observer): a trace file,
@@ -174,25 +189,34 @@ func (r *run) observeHooks(h *dual.Hooks) {
 			r.emit(func(ev *Event) { r.obsStats = s; ev.Kind, ev.At, ev.Stats = EventProgress, time.Now(), &r.obsStats })
 		}
 	}
-	if opened, closed := r.wants(EventCallOpened), r.wants(EventCallClosed); opened || closed {
+	opened, closed := r.wants(EventCallOpened), r.wants(EventCallClosed)
+	wanted := func(c *dual.CallEvent) bool { return c.Closed && closed || !c.Closed && opened }
+	if opened || closed {
 		h.Call = func(c dual.CallEvent) {
-			if c.Closed && !closed || !c.Closed && !opened {
-				return
+			if wanted(&c) {
+				r.emit(func(ev *Event) { setCall(ev, &c) })
 			}
-			r.emit(func(ev *Event) {
-				ev.Kind, ev.At, ev.Side, ev.ID, ev.Name = EventCallOpened, c.At, c.From, c.ID, c.Name
-				if c.Closed {
-					ev.Kind, ev.Outcome, ev.Took = EventCallClosed, c.Outcome, c.Took
-				}
-			})
 		}
 	}
 	if r.wants(EventLine) {
 		h.Trace = func(t dual.TraceEvent) {
 			r.emit(func(ev *Event) {
-				ev.Kind, ev.At, ev.Side, ev.Line, ev.Length, ev.LineKind = EventLine, t.At, t.From, t.Line, t.Length, t.Kind
+				if t.Call != nil && wanted(t.Call) {
+					setCall(ev, t.Call) // one event for the line and its call
+				} else {
+					ev.Kind, ev.At, ev.Side = EventLine, t.At, t.From
+				}
+				ev.Line, ev.Length, ev.LineKind = t.Line, t.Length, t.Kind
 			})
 		}
+	}
+}
+
+// setCall fills ev in as c's event.
+func setCall(ev *Event, c *dual.CallEvent) {
+	ev.Kind, ev.At, ev.Side, ev.ID, ev.Name = EventCallOpened, c.At, c.From, c.ID, c.Name
+	if c.Closed {
+		ev.Kind, ev.Outcome, ev.Took = EventCallClosed, c.Outcome, c.Took
 	}
 }
 

@@ -61,6 +61,9 @@ func (r *recorder) Observe(ev *Event) {
 	case EventVerdict:
 		s += " " + ev.Result.Status.String()
 	}
+	if ev.Kind != EventLine && ev.Line != nil {
+		s += fmt.Sprintf(" | line %s %s %s", ev.LineSide(), ev.LineKind, ev.Line)
+	}
 	if ev.At.IsZero() {
 		s += " (no time)"
 	}
@@ -130,11 +133,24 @@ func TestSelectiveObserverGetsOnlyWhatItWants(t *testing.T) {
 	}
 }
 
+// An observer that wants lines gets every line: a call's own line (the
+// frame that opened it, the one that answered it) with the call's event
+// when it wants that too, as a line of its own when not.
 func TestSelectiveObserverGetsEveryLine(t *testing.T) {
 	rec := &recorder{lines: true}
 	judgeCase{eval: "add", sol: "basic", opts: Options{Observer: Observers(nil, rec, ObserverFunc(func(*Event) {}))}}.run(t)
-	rec.has(t, `line solution frame {"type":"ready"}`, "line evaluator frame {", "line evaluator text case 1 ok",
-		"line evaluator marker ---RESULT---")
+	rec.has(t, `line solution frame {"type":"ready"}`, "line evaluator text case 1 ok", "line evaluator marker ---RESULT---",
+		` add | line evaluator frame {"type":"call"`, ` add result | line solution frame {"type":"result"`)
+	if n := rec.count("line evaluator frame {") + rec.count("line solution frame {\"type\":\"result"); n != 0 {
+		t.Errorf("%d call lines told apart from their calls", n)
+	}
+
+	rec = &recorder{only: map[EventKind]bool{EventLine: true, EventCallClosed: true}}
+	judgeCase{eval: "add", sol: "basic", opts: Options{Observer: rec}}.run(t)
+	rec.has(t, `line evaluator frame {"type":"call"`, ` add result | line solution frame {"type":"result"`)
+	if n := rec.count("call-opened"); n != 0 {
+		t.Errorf("%d call-opened events for an observer that did not want them", n)
+	}
 }
 
 func TestObserverSeesARestart(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 	"github.com/tether-dev/tether/judge"
 )
 
-// encoder turns events into trace lines (Writer.Observe's part): it folds
-// calls and answers into the frames that carry them, applies the cap and
-// counts what it left out.
+// encoder turns events into trace lines (Writer.Observe's part): it
+// records a call or answer with the frame that opened or answered it,
+// applies the cap and counts what it left out.
 type encoder struct {
 	start      time.Time
 	max        int64
@@ -20,19 +20,11 @@ type encoder struct {
 	capped     bool
 	unrec      map[string]int64
 	unrecBytes int64
-	cpuAtStart int64 // the process's CPU time at NewWriter, µs
-
-	// A framed line is held until the next event, which may be the call
-	// or answer it carries (see fold).
-	held    rec
-	heldAt  time.Time
-	line    []byte // the held line's bytes
-	holding bool
-	member  []byte // a rare event's member, encoded
+	cpuAtStart int64  // the process's CPU time at NewWriter, µs
+	member     []byte // a rare event's member, encoded
 }
 
-// rec is one event to encode. Its byte slices are the event's, or the
-// held line's copy.
+// rec is one event to encode. Its byte slices are the event's.
 type rec struct {
 	t        int64 // µs since the header's Started
 	n        int64 // line (or the line a call or answer carries): its full length; restart: restarts so far
@@ -48,36 +40,28 @@ type rec struct {
 }
 
 // carriesFrame reports whether r is a call or answer recorded with the
-// frame that opened or answered it (see fold).
+// frame that opened or answered it (see carriesWhole).
 func (r *rec) carriesFrame() bool {
 	return r.line != nil && (r.kind == judge.EventCallOpened || r.kind == judge.EventCallClosed)
 }
 
-// observe encodes ev, or holds it when it is a frame the next event may
-// carry.
+// observe encodes ev.
 func (e *encoder) observe(ev *judge.Event) {
-	if e.holding {
-		if e.fold(ev) {
-			return
-		}
-		e.release()
-	}
 	r := rec{t: ev.At.Sub(e.start).Microseconds(), kind: ev.Kind, side: ev.Side}
 	switch ev.Kind {
 	case judge.EventLine:
-		line := ev.Line
-		if len(line) > maxPayload {
-			line = line[:maxPayload]
-		}
-		r.n, r.lineKind, r.line = ev.Length, ev.LineKind, line
-		if r.lineKind == dual.Framed && r.n == int64(len(line)) && !e.capped {
-			e.line = append(e.line[:0], line...)
-			r.line = e.line
-			e.held, e.heldAt, e.holding = r, ev.At, true
-			return
-		}
+		r.setLine(ev)
 	case judge.EventCallOpened, judge.EventCallClosed:
 		r.us, r.outcome, r.id, r.name = ev.Took.Microseconds(), ev.Outcome, ev.ID, ev.Name
+		if ev.Line != nil {
+			line := rec{t: r.t, kind: judge.EventLine, side: ev.LineSide()}
+			line.setLine(ev)
+			if !carriesWhole(ev, &line) {
+				e.event(&line) // recorded on its own, before the call
+				break
+			}
+			r.n, r.lineKind, r.line = line.n, line.lineKind, line.line
+		}
 	case judge.EventDrop:
 		r.reason = ev.Reason
 	case judge.EventRestart:
@@ -89,37 +73,25 @@ func (e *encoder) observe(ev *judge.Event) {
 	e.event(&r)
 }
 
-// fold encodes ev together with the held line when that line opened or
-// answered it (routed at the same instant): the evaluator's call line (a
-// capability's: the solution's), or the other side's result or error line.
-// A trace then holds one line per call and one per answer, each with its
-// frame. It reports false for anything else, which is recorded on its own.
-func (e *encoder) fold(ev *judge.Event) bool {
-	h := &e.held
-	if !ev.At.Equal(e.heldAt) {
-		return false
+// setLine sets r's line from ev's, trimmed to maxPayload.
+func (r *rec) setLine(ev *judge.Event) {
+	r.n, r.lineKind, r.line = ev.Length, ev.LineKind, ev.Line
+	if len(r.line) > maxPayload {
+		r.line = r.line[:maxPayload]
 	}
-	switch {
-	case ev.Kind == judge.EventCallOpened && ev.Side == h.side:
-	case ev.Kind == judge.EventCallClosed && ev.Side == h.side.Other() &&
-		(ev.Outcome == dual.OutcomeResult || ev.Outcome == dual.OutcomeError):
-	default:
-		return false
-	}
-	h.kind, h.side, h.outcome, h.us = ev.Kind, ev.Side, ev.Outcome, ev.Took.Microseconds()
-	h.id, h.name = ev.ID, ev.Name
-	e.holding = false
-	e.event(h)
-	h.id, h.name = nil, nil // ev's, valid only now
-	return true
 }
 
-// release encodes the held line on its own.
-func (e *encoder) release() {
-	if e.holding {
-		e.holding = false
-		e.event(&e.held)
+// carriesWhole reports whether the call or answer ev is recorded with its
+// line: a whole frame that opened it, or answered it with a result or an
+// error. A trace then holds one line per call and one per answer, each
+// with its frame. A refused call's line, and an answer rejected or cut,
+// are recorded on their own.
+func carriesWhole(ev *judge.Event, line *rec) bool {
+	if line.lineKind != dual.Framed || line.n != int64(len(line.line)) {
+		return false
 	}
+	return ev.Kind == judge.EventCallOpened ||
+		ev.Outcome == dual.OutcomeResult || ev.Outcome == dual.OutcomeError
 }
 
 // event encodes r, or only counts it from the first event that would

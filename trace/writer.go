@@ -139,7 +139,6 @@ func (w *Writer) flush() {
 		closed := w.closed
 		if w.due || closed {
 			w.due, w.armed = false, false
-			w.enc.release()
 			if closed && w.err == nil {
 				w.enc.end(w.closedAt)
 			}

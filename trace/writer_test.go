@@ -17,13 +17,13 @@ var t0 = time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)
 
 func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 
-// everyKind is one event of each kind a trace records, and three it does not.
+// everyKind is one event of each kind a trace records, a call with its
+// frame, and three kinds it does not record.
 func everyKind() []*judge.Event {
 	code := 0
 	return []*judge.Event{
-		{Kind: judge.EventLine, At: at(1), Side: dual.Evaluator, LineKind: dual.Framed,
-			Line: []byte(`{"type":"call","id":"c1","fn":"add","args":[1,2]}`), Length: 49},
-		{Kind: judge.EventCallOpened, At: at(1), Side: dual.Evaluator, ID: []byte("c1"), Name: []byte("add")},
+		{Kind: judge.EventCallOpened, At: at(1), Side: dual.Evaluator, ID: []byte("c1"), Name: []byte("add"),
+			LineKind: dual.Framed, Line: []byte(`{"type":"call","id":"c1","fn":"add","args":[1,2]}`), Length: 49},
 		{Kind: judge.EventLine, At: at(2), Side: dual.Solution, LineKind: dual.Text, Line: []byte("stray \"text\"\x01\xff"), Length: 15},
 		{Kind: judge.EventDrop, At: at(2), Side: dual.Solution, Reason: dual.DropSolutionText},
 		{Kind: judge.EventCallClosed, At: at(5), Side: dual.Evaluator, ID: []byte("c1"), Name: []byte("add"),
@@ -65,8 +65,8 @@ func record(t *testing.T, max int64, evs []*judge.Event) (string, Header, []*Eve
 	return buf.String(), h, got
 }
 
-// Every kind round-trips; the call's frame line is recorded in the call
-// event (format 2) and read back as the line event before it.
+// Every kind round-trips; the call's frame is recorded in the call event
+// (format 2 on) and read back as the line event before it.
 func TestEveryEventKindRoundTrips(t *testing.T) {
 	text, h, got := record(t, 0, everyKind())
 	if h.Trace != Version || h.Problem != "p" || h.SubmissionID != "s" || !h.Started.Equal(t0) ||
@@ -208,31 +208,41 @@ func TestScanFrameFindsWhatContainsFinds(t *testing.T) {
 }
 
 // A call and its answer are each recorded with the frame that opened or
-// answered them, when the relay routed that frame at the same instant; the
-// reader gives them back as a line and a call (or answer), as version 1
-// wrote them. Anything else is recorded on its own.
+// answered it, when the judge tells them together; the reader gives them
+// back as a line and a call (or answer), as version 1 wrote them. A
+// refused call's line, an answer's line that is not a whole frame, and a
+// line told on its own are recorded on their own, before the call.
 func TestCallsAndAnswersCarryTheirFrames(t *testing.T) {
 	framed := func(ms int, side dual.Side, line string) *judge.Event {
 		return &judge.Event{Kind: judge.EventLine, At: at(ms), Side: side, LineKind: dual.Framed, Line: []byte(line), Length: int64(len(line))}
 	}
-	opened := func(ms int, side dual.Side, id string) *judge.Event {
-		return &judge.Event{Kind: judge.EventCallOpened, At: at(ms), Side: side, ID: []byte(id), Name: []byte("f")}
+	opened := func(ms int, side dual.Side, id, line string) *judge.Event {
+		ev := &judge.Event{Kind: judge.EventCallOpened, At: at(ms), Side: side, ID: []byte(id), Name: []byte("f")}
+		if line != "" {
+			ev.Line, ev.Length, ev.LineKind = []byte(line), int64(len(line)), dual.Framed
+		}
+		return ev
 	}
-	closed := func(ms int, side dual.Side, id string, o dual.Outcome) *judge.Event {
-		return &judge.Event{Kind: judge.EventCallClosed, At: at(ms), Side: side, ID: []byte(id), Name: []byte("f"), Outcome: o, Took: time.Millisecond}
+	closed := func(ms int, side dual.Side, id string, o dual.Outcome, line string) *judge.Event {
+		ev := opened(ms, side, id, line)
+		ev.Kind, ev.Outcome, ev.Took = judge.EventCallClosed, o, time.Millisecond
+		return ev
 	}
+	cut := closed(7, dual.Evaluator, "b", dual.OutcomeRejected, `{"type":"result","id":"b","value":"xx`)
+	cut.Length, cut.LineKind = 1<<30, dual.Text
 	evs := []*judge.Event{
-		framed(1, dual.Evaluator, `{"type":"call","id":"a","fn":"f","args":[]}`), opened(1, dual.Evaluator, "a"), // folded
-		framed(2, dual.Solution, `{"type":"call","id":"k","fn":"f","args":[NaN]}`), opened(2, dual.Solution, "k"), // folded, kept as text
-		framed(3, dual.Evaluator, `{"type":"result","id":"k","value":1}`), closed(3, dual.Solution, "k", dual.OutcomeResult), // folded
-		framed(4, dual.Solution, `{"type":"error","id":"a","error":{"code":1,"message":"m"}}`), closed(4, dual.Evaluator, "a", dual.OutcomeError), // folded
-		framed(5, dual.Evaluator, `{"type":"call","id":"a","fn":"f","args":[]}`), closed(5, dual.Evaluator, "a", dual.OutcomeRefused), // not: refused
-		framed(6, dual.Evaluator, `{"type":"call","id":"b","fn":"f","args":[]}`), opened(7, dual.Evaluator, "b"), // not: another instant
-		closed(8, dual.Evaluator, "b", dual.OutcomeTimeout), // no line
+		opened(1, dual.Evaluator, "a", `{"type":"call","id":"a","fn":"f","args":[]}`),                                   // folded
+		opened(2, dual.Solution, "k", `{"type":"call","id":"k","fn":"f","args":[NaN]}`),                                 // folded, kept as text
+		closed(3, dual.Solution, "k", dual.OutcomeResult, `{"type":"result","id":"k","value":1}`),                       // folded
+		closed(4, dual.Evaluator, "a", dual.OutcomeError, `{"type":"error","id":"a","error":{"code":1,"message":"m"}}`), // folded
+		closed(5, dual.Evaluator, "a", dual.OutcomeRefused, `{"type":"call","id":"a","fn":"f","args":[]}`),              // not: refused
+		framed(6, dual.Evaluator, `{"type":"call","id":"b","fn":"f","args":[]}`), opened(6, dual.Evaluator, "b", ""),    // not: told apart
+		cut, // not: a cut line
+		closed(8, dual.Evaluator, "b", dual.OutcomeTimeout, ""), // no line
 	}
 	text, _, got := record(t, 0, evs)
-	if n := strings.Count(text, "\n"); n != 1+9+1 { // header, 9 events, end
-		t.Fatalf("%d lines, want 11:\n%s", n, text)
+	if n := strings.Count(text, "\n"); n != 1+11+1 { // header, 11 events, end
+		t.Fatalf("%d lines, want 13:\n%s", n, text)
 	}
 	for _, want := range []string{
 		// a frame kept as written holds the id, its length, and a call's fn
@@ -240,6 +250,8 @@ func TestCallsAndAnswersCarryTheirFrames(t *testing.T) {
 		`"ev":"answer","side":"solution","fn":"f","outcome":"result","us":1000,"frame":{"type":"result","id":"k","value":1}}`,
 		// one kept as text does not: they are read off it as the judge reads them
 		`"ev":"call","side":"solution","id":"k","fn":"f","len":46,"text":"{\"type\":\"call\",\"id\":\"k\",\"fn\":\"f\",\"args\":[NaN]}"}`,
+		// a cut line is recorded on its own, by the side that wrote it
+		`"ev":"line","side":"solution","kind":"text","len":1073741824,"cut":true,"text":"{\"type\":\"result\",\"id\":\"b\",\"value\":\"xx"}`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %s in\n%s", want, text)
@@ -250,7 +262,8 @@ func TestCallsAndAnswersCarryTheirFrames(t *testing.T) {
 		seq = append(seq, ev.Ev+"/"+ev.Side)
 	}
 	want := "line/evaluator call/evaluator line/solution call/solution line/evaluator answer/solution " +
-		"line/solution answer/evaluator line/evaluator answer/evaluator line/evaluator call/evaluator answer/evaluator end/"
+		"line/solution answer/evaluator line/evaluator answer/evaluator line/evaluator call/evaluator " +
+		"line/solution answer/evaluator answer/evaluator end/"
 	if strings.Join(seq, " ") != want {
 		t.Fatalf("read back as\n%s\nwant\n%s", strings.Join(seq, " "), want)
 	}
@@ -260,6 +273,9 @@ func TestCallsAndAnswersCarryTheirFrames(t *testing.T) {
 	}
 	if l := got[2]; l.Text == nil || l.Frame != nil {
 		t.Errorf("the NaN frame read back as %+v", l)
+	}
+	if l, c := got[8], got[9]; l.T != 5000 || l.Side != "evaluator" || l.Frame == nil || c.Outcome != "refused" || c.Frame != nil {
+		t.Errorf("the refused call read back as %+v and %+v", l, c)
 	}
 	for i, want := range map[int]string{1: "a/f", 3: "k/f", 5: "k/f"} {
 		if ev := got[i]; ev.ID+"/"+ev.Fn != want || got[i-1].Len != int64(len(got[i-1].Frame)+len(deref(got[i-1].Text))) {
@@ -291,10 +307,8 @@ func TestIDsAndNamesAreReadOffTheFrame(t *testing.T) {
 		{dual.Evaluator, `{"type":"call","id":"\ud800x","fn":"f","args":[]}`, "\uFFFDx", "f", "\uFFFDx", "f"},
 	}
 	for _, c := range cases {
-		evs := []*judge.Event{
-			{Kind: judge.EventLine, At: at(1), Side: c.side, LineKind: dual.Framed, Line: []byte(c.line), Length: int64(len(c.line))},
-			{Kind: judge.EventCallOpened, At: at(1), Side: c.side, ID: []byte(c.id), Name: []byte(c.name)},
-		}
+		evs := []*judge.Event{{Kind: judge.EventCallOpened, At: at(1), Side: c.side, ID: []byte(c.id), Name: []byte(c.name),
+			LineKind: dual.Framed, Line: []byte(c.line), Length: int64(len(c.line))}}
 		text, _, got := record(t, 0, evs)
 		if !strings.Contains(text, `"ev":"call","side":"`+c.side.String()+`","frame":`) {
 			t.Errorf("%s: not kept as written:\n%s", c.line, text)
@@ -344,9 +358,8 @@ func TestCapCountsTheFramesOfCallsLeftOut(t *testing.T) {
 	for i := range 200 {
 		call := []byte(fmt.Sprintf(`{"type":"call","id":"c%d","fn":"f","args":[%q]}`, i, strings.Repeat("x", 100)))
 		id := []byte(fmt.Sprintf("c%d", i))
-		evs = append(evs,
-			&judge.Event{Kind: judge.EventLine, At: at(i), Side: dual.Evaluator, LineKind: dual.Framed, Line: call, Length: int64(len(call))},
-			&judge.Event{Kind: judge.EventCallOpened, At: at(i), Side: dual.Evaluator, ID: id, Name: []byte("f")})
+		evs = append(evs, &judge.Event{Kind: judge.EventCallOpened, At: at(i), Side: dual.Evaluator, ID: id, Name: []byte("f"),
+			LineKind: dual.Framed, Line: call, Length: int64(len(call))})
 		lineBytes += int64(len(call))
 	}
 	evs = append(evs, &judge.Event{Kind: judge.EventVerdict, At: at(300), Result: &judge.Result{Status: judge.Accepted}})
@@ -372,17 +385,18 @@ type writes chan string
 func (w writes) Write(b []byte) (int, error) { w <- string(b); return len(b), nil }
 
 // What a run recorded reaches the file within flushEvery even when no
-// more events come, the frame held for a call that may follow included.
+// more events come.
 func TestEventsReachTheFileWithoutMoreEvents(t *testing.T) {
 	out := make(writes, 4)
 	w := NewWriter(out, Header{Started: t0}, 0)
 	w.Observe(&judge.Event{Kind: judge.EventLine, At: at(1), Side: dual.Evaluator, LineKind: dual.Text, Line: []byte("hello"), Length: 5})
 	call := `{"type":"call","id":"a","fn":"f","args":[]}`
-	w.Observe(&judge.Event{Kind: judge.EventLine, At: at(2), Side: dual.Evaluator, LineKind: dual.Framed, Line: []byte(call), Length: int64(len(call))})
+	w.Observe(&judge.Event{Kind: judge.EventCallOpened, At: at(2), Side: dual.Evaluator, ID: []byte("a"), Name: []byte("f"),
+		LineKind: dual.Framed, Line: []byte(call), Length: int64(len(call))})
 	select {
 	case got := <-out:
 		if lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n"); len(lines) != 3 || !strings.Contains(lines[2], call) {
-			t.Errorf("the first write holds %d lines, want the header, the text and the frame:\n%s", len(lines), got)
+			t.Errorf("the first write holds %d lines, want the header, the text and the call:\n%s", len(lines), got)
 		}
 	case <-time.After(10 * time.Second): // fails the test rather than hang it
 		t.Fatal("nothing written 10 s after the last event")
