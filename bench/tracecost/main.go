@@ -2,22 +2,27 @@
 // machine whose speed drifts while it runs: it runs the variants of the
 // trace package's BenchmarkRelayTrace (off: no trace; floor: every line
 // copied into the file as it is, the least a trace of every line can do;
-// on: the trace writer) one process at a time, in a rotated order each
+// on: the trace writer) one process at a time, in a random order each
 // round, and gives each variant's cost as the geometric mean of its
 // per-round ratio to off, with a 95% bootstrap interval. Pairing within a
 // round cancels the drift that makes separate batches of the same binary
-// differ by 20% or more here.
+// differ by 20% or more here; the random order, any effect of the variant
+// run just before (a fixed rotation put the same variant before each
+// every round, and cost the one after "on" 3 points).
 //
 //	go test -c -o /tmp/trace.test ./trace
 //	go run ./bench/tracecost -test /tmp/trace.test -rounds 40
 //
-// With -candidate BIN, a fourth variant "cand" runs the trace writer of
-// another build of the package (a change being tried) in the same rounds.
+// With -candidate BIN, two more variants run another build of the package
+// (a change being tried) in the same rounds: "cand-off" its relay without
+// a trace, "cand" with its trace writer, whose cost is given against
+// cand-off (a build's relay may be faster or slower by itself).
 package main
 
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"flag"
 	"fmt"
 	"math"
@@ -47,18 +52,19 @@ func main() {
 	}
 	variants := slices.Clone(baseVariants)
 	if *candidate != "" {
-		variants = append(variants, "cand")
+		variants = append(variants, "cand-off", "cand")
 	}
+	order := rand.New(rand.NewPCG(uint64(os.Getpid()), 1))
 	// results[round][variant][metric]
 	results := make([]map[string][]float64, *rounds)
 	fmt.Printf("%d rounds of %s, %d calls each, %d in flight\n", *rounds, strings.Join(variants, ", "), *calls, *inflight)
 	for r := range results {
 		results[r] = map[string][]float64{}
-		for k := range variants {
-			v := variants[(r+k)%len(variants)]
+		for _, k := range order.Perm(len(variants)) {
+			v := variants[k]
 			bin, trace := *test, v
-			if v == "cand" {
-				bin, trace = *candidate, "on"
+			if cand, ok := strings.CutPrefix(v, "cand"); ok {
+				bin, trace = *candidate, cmp.Or(strings.TrimPrefix(cand, "-"), "on")
 			}
 			m, err := run(bin, *inflight, trace, *calls)
 			if err != nil {
@@ -76,10 +82,10 @@ func main() {
 	for i, unit := range metrics {
 		fmt.Printf("\n%s\n", unit)
 		for _, v := range variants {
-			fmt.Printf("  %-5s median %7.0f", v, median(column(results, v, i)))
-			if v != "off" {
-				g, lo, hi := pairedRatio(results, v, i)
-				fmt.Printf("   %s/off %.3f (95%% interval %.3f–%.3f)", v, g, lo, hi)
+			fmt.Printf("  %-8s median %7.0f", v, median(column(results, v, i)))
+			if base := baseOf(v); base != "" {
+				g, lo, hi := pairedRatio(results, v, base, i)
+				fmt.Printf("   %s/%s %.3f (95%% interval %.3f–%.3f)", v, base, g, lo, hi)
 			}
 			fmt.Println()
 		}
@@ -128,12 +134,24 @@ func median(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
+// baseOf is the variant v's cost is given against: its own build's relay
+// without a trace; none for off.
+func baseOf(v string) string {
+	switch v {
+	case "off":
+		return ""
+	case "cand":
+		return "cand-off"
+	}
+	return "off"
+}
+
 // pairedRatio is the geometric mean over rounds of v's metric i divided by
-// off's in the same round, and a 95% percentile-bootstrap interval for it.
-func pairedRatio(results []map[string][]float64, v string, i int) (g, lo, hi float64) {
+// base's in the same round, and a 95% percentile-bootstrap interval for it.
+func pairedRatio(results []map[string][]float64, v, base string, i int) (g, lo, hi float64) {
 	logs := make([]float64, len(results))
 	for r, res := range results {
-		logs[r] = math.Log(res[v][i] / res["off"][i])
+		logs[r] = math.Log(res[v][i] / res[base][i])
 	}
 	mean := func(pick func(int) float64) float64 {
 		sum := 0.0
