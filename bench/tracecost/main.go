@@ -7,8 +7,9 @@
 // per-round ratio to off, with a 95% bootstrap interval. Pairing within a
 // round cancels the drift that makes separate batches of the same binary
 // differ by 20% or more here; the random order, any effect of the variant
-// run just before (a fixed rotation put the same variant before each
-// every round, and cost the one after "on" 3 points).
+// run just before (under a fixed rotation, which put the same variant
+// before each every round, one build read 3 to 4 points apart by its
+// place in the round).
 //
 //	go test -c -o /tmp/trace.test ./trace
 //	go run ./bench/tracecost -test /tmp/trace.test -rounds 40
