@@ -76,11 +76,7 @@ func TestRelayCallHook(t *testing.T) {
 		if e.At.IsZero() {
 			t.Errorf("call event without a time: %+v", e)
 		}
-		s := e.From.String() + " " + string(e.ID) + " " + string(e.Name)
-		if e.Closed {
-			s += " " + e.Outcome.String()
-		}
-		got = append(got, s)
+		got = append(got, describeCall(&e))
 	}}
 	r := NewRelay(evEP, solEP, RelayConfig{Hooks: hooks})
 	wait := runRelay(context.Background(), r)
@@ -89,16 +85,32 @@ func TestRelayCallHook(t *testing.T) {
 	if _, err := ev.recv(); err != nil {
 		t.Fatal(err)
 	}
-	ev.stdout.Close()
-	if _, err := wait(); err != nil {
-		t.Fatal(err)
-	}
-	solDone()
+	endRelay(t, ev, wait, solDone)
 	mu.Lock()
 	defer mu.Unlock()
 	if strings.Join(got, "; ") != "evaluator a f; evaluator a f result" {
 		t.Fatalf("call events %q", got)
 	}
+}
+
+// describeCall is e as "from id name [outcome]".
+func describeCall(e *CallEvent) string {
+	s := e.From.String() + " " + string(e.ID) + " " + string(e.Name)
+	if e.Closed {
+		s += " " + e.Outcome.String()
+	}
+	return s
+}
+
+// endRelay closes the evaluator's stdout and waits for the relay and the
+// solution to end.
+func endRelay(t *testing.T, ev *fakeSide, wait func() (Summary, error), solDone func() error) {
+	t.Helper()
+	ev.stdout.Close()
+	if _, err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	solDone()
 }
 
 // With Trace and Call both set, a line's own call event (the call it
@@ -110,24 +122,17 @@ func TestCallEventsComeWithTheirLines(t *testing.T) {
 	solEP, sol := newFake()
 	var mu sync.Mutex
 	var traced, called []string
-	describe := func(e *CallEvent) string {
-		s := e.From.String() + " " + string(e.ID) + " " + string(e.Name)
-		if e.Closed {
-			s += " " + e.Outcome.String()
-		}
-		return s
-	}
 	hooks := Hooks{
 		Trace: func(e TraceEvent) {
 			mu.Lock()
 			defer mu.Unlock()
 			s := e.From.String() + " " + string(e.Line)
 			if e.Call != nil {
-				s += " | " + describe(e.Call)
+				s += " | " + describeCall(e.Call)
 			}
 			traced = append(traced, s)
 		},
-		Call: func(e CallEvent) { mu.Lock(); defer mu.Unlock(); called = append(called, describe(&e)) },
+		Call: func(e CallEvent) { mu.Lock(); defer mu.Unlock(); called = append(called, describeCall(&e)) },
 	}
 	r := NewRelay(evEP, solEP, RelayConfig{Hooks: hooks})
 	wait := runRelay(context.Background(), r)
@@ -157,11 +162,7 @@ func TestCallEventsComeWithTheirLines(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ev.stdout.Close()
-	if _, err := wait(); err != nil {
-		t.Fatal(err)
-	}
-	solDone()
+	endRelay(t, ev, wait, solDone)
 	mu.Lock()
 	defer mu.Unlock()
 	all := strings.Join(traced, "\n")
