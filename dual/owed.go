@@ -26,8 +26,8 @@ const (
 type span struct{ from, to int }
 
 // owedCall is one queued hook call. Its bytes are copied into owedHooks.buf
-// (the line's, or the id's and name's), since the lines they come from are
-// reused once the next read begins.
+// (the line's, and a call's id and name), since the lines they come from
+// are reused once the next read begins.
 type owedCall struct {
 	kind     hookKind
 	from     Side       // the line's, the drop's

@@ -23,7 +23,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"flag"
 	"fmt"
 	"math"
@@ -64,8 +63,11 @@ func main() {
 		for _, k := range order.Perm(len(variants)) {
 			v := variants[k]
 			bin, trace := *test, v
-			if cand, ok := strings.CutPrefix(v, "cand"); ok {
-				bin, trace = *candidate, cmp.Or(strings.TrimPrefix(cand, "-"), "on")
+			switch v {
+			case "cand-off":
+				bin, trace = *candidate, "off"
+			case "cand":
+				bin, trace = *candidate, "on"
 			}
 			m, err := run(bin, *inflight, trace, *calls)
 			if err != nil {
