@@ -60,9 +60,11 @@ var ErrLinuxUnavailable = errors.New("linux sandbox not available")
 // placeholder reads EOF and exits, and the kernel kills the rest of its
 // namespace: no sandbox outlives its judge.
 //
-// A sandbox without Spec.Network gets a network namespace of its own
-// (loopback down), so nothing a network namespace scopes is shared between
-// sandboxes that run at once; and where the kernel has it, every sandbox
+// Every sandbox gets a network namespace of its own (loopback down, or
+// with Spec.Network outbound access only, through slirp4netns: see
+// linux_outbound.go), so nothing a network namespace scopes is shared
+// between sandboxes that run at once, nor with the host; and where the
+// kernel has it, every sandbox
 // gets a Landlock domain that keeps its abstract Unix sockets to itself
 // (see linux_netns.go). Each sandbox that runs at once has a user of its
 // own (see linux_uids.go).
@@ -88,10 +90,6 @@ type Linux struct {
 	// root is the host dir every sandbox pivots into (see sharedRootDir);
 	// "" means a new one per sandbox.
 	root string
-	// hostNet is the judge's own network namespace, for a sandbox with
-	// Spec.Network started by a prepared thread (already in a new one).
-	// Closed by Close.
-	hostNet *os.File
 	// scopeSockets: the kernel can scope abstract Unix sockets (Landlock).
 	scopeSockets bool
 	// warm holds the prepared start threads; nil without WarmStarts.
@@ -162,9 +160,6 @@ func NewLinux(opts *LinuxOptions) (*Linux, error) {
 		r.warm = newWarmPool(cg, opts.WarmStarts)
 	}
 	r.scopeSockets = landlockABI() >= landlockScopeABI
-	if r.hostNet, err = openHostNetNS(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrLinuxUnavailable, err)
-	}
 	if r.warm != nil {
 		r.warm.fill() // in the background: ready by the first start of a judge run
 	}
@@ -179,7 +174,7 @@ func (r *Linux) Close() error {
 		r.warm.close()
 	}
 	var errs []error
-	for _, f := range []*os.File{r.hostNet, r.lifelineHold, r.lifeline, r.devNull} {
+	for _, f := range []*os.File{r.lifelineHold, r.lifeline, r.devNull} {
 		if f == nil {
 			continue
 		}
@@ -282,7 +277,10 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 		NoNewPrivs: true,
 		DropCaps:   true,
 	}
-	net := netPlan{host: spec.Network, hostNS: r.hostNet, scope: r.scopeSockets}
+	net := netPlan{scope: r.scopeSockets}
+	if net.outbound, err = planOutbound(spec, r.lifeline); err != nil {
+		return nil, err
+	}
 	pids := 0
 	if spec.Limits.Pids > 0 {
 		pids = spec.Limits.Pids + 1 // the placeholder is one of them

@@ -4,18 +4,17 @@ package sandbox
 
 import (
 	"fmt"
-	"os"
-	"runtime"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// Every sandbox without Spec.Network gets a network namespace of its own:
-// its start thread unshares one before it starts the sandbox's two
-// processes (a prepared thread, linux_warm.go, does so ahead of the start).
-// Its loopback device stays down: no address, no route, so a connect to
-// 127.0.0.1 fails. A namespace costs a few milliseconds to make (off the
+// Every sandbox gets a network namespace of its own: its start thread
+// unshares one before it starts the sandbox's two processes (a prepared
+// thread, linux_warm.go, does so ahead of the start). Without Spec.Network
+// its loopback device stays down: no address, no route, so a connect to
+// 127.0.0.1 fails. With Spec.Network it gets outbound access only
+// (linux_outbound.go), never the judge's own namespace. A namespace costs a few milliseconds to make (off the
 // start's path for a prepared thread) and its teardown runs in a kernel
 // work queue after the last process leaves.
 //
@@ -24,9 +23,8 @@ import (
 // what a network namespace scopes is more than connections. Two sandboxes
 // in one namespace shared the names of abstract sockets and the ports (a
 // bind that fails with EADDRINUSE is a signal), and NETLINK_USERSOCK
-// carried messages between them. Each sandbox still gets the Landlock
-// scoping where the kernel has it: a sandbox with Spec.Network shares the
-// host's namespace, and must not reach the host's abstract sockets.
+// carried messages between them. Each sandbox also gets the Landlock
+// scoping where the kernel has it.
 
 // landlockABI is the kernel's Landlock ABI version, 0 when Landlock is off.
 func landlockABI() int {
@@ -37,37 +35,21 @@ func landlockABI() int {
 	return int(v)
 }
 
-// openHostNetNS opens the judge's network namespace. Not /proc/self: that
-// is the main thread's, and a start that ran on the main thread left it in
-// a sandbox's namespace (the runtime parks a main thread that ends locked
-// rather than ending it). Every thread that can run this goroutine is still
-// in the judge's.
-func openHostNetNS() (*os.File, error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	f, err := os.Open("/proc/thread-self/ns/net")
-	if err != nil {
-		return nil, fmt.Errorf("open the judge's network namespace: %w", err)
-	}
-	return f, nil
-}
-
-// netPlan is how one start sets up the network of its start thread, which
-// its children inherit.
+// netPlan is how one start sets up the network namespace of its start
+// thread, which its children inherit.
 type netPlan struct {
-	host       bool     // Spec.Network: the judge's own namespace
-	hostNS     *os.File // the judge's namespace
-	scope      bool     // the kernel can scope abstract Unix sockets
-	fromNewNet bool     // the thread is already in a new namespace (prepared)
+	outbound *outboundPlan // Spec.Network: outbound access (linux_outbound.go); nil for none
+	scope    bool          // the kernel can scope abstract Unix sockets
 }
 
-// apply runs on the locked, throw-away start thread, after
-// prepareStartThread: back to the host's namespace for a prepared thread
-// whose sandbox has Spec.Network, then the Landlock scoping.
-func (n netPlan) apply() error {
-	if n.host && n.fromNewNet {
-		if err := unix.Setns(int(n.hostNS.Fd()), unix.CLONE_NEWNET); err != nil {
-			return fmt.Errorf("join the host's network namespace: %w", err)
+// apply runs on the locked, throw-away start thread, in the sandbox's new
+// network namespace, after prepareStartThread: outbound access for a
+// sandbox with Spec.Network, then the Landlock scoping.
+func (n netPlan) apply(p *linuxProcess) error {
+	if n.outbound != nil {
+		var err error
+		if p.outbound, err = n.outbound.start(); err != nil {
+			return err
 		}
 	}
 	if n.scope {

@@ -23,6 +23,9 @@ type linuxProcess struct {
 	cg     *sandboxCgroup
 	cpus   *unix.CPUSet // the children's affinity (Spec.CPUs), nil for any
 	uid    *uidLease    // the sandbox's own uid, held until Close; nil for a fixed one
+	// outbound is the sandbox's slirp4netns (Spec.Network), stopped once
+	// the sandbox's last process is gone; nil without the network.
+	outbound *outboundNet
 
 	init *os.Process // the namespace placeholder, PID 1 inside
 	main *os.Process // the program, PID 2 inside
@@ -58,6 +61,7 @@ func (p *linuxProcess) cleanupFailedStart() {
 			proc.Wait()
 		}
 	}
+	p.outbound.stop()
 	p.closeChildEnds()
 	p.closeParentEnds()
 	if p.cg != nil {
@@ -122,6 +126,7 @@ func (p *linuxProcess) reap() {
 	wall := time.Since(p.started)
 	p.init.Kill()
 	p.init.Wait() // returns once every process of the namespace is gone
+	p.outbound.stop()
 	p.mu.Lock()
 	p.finished = true
 	if p.cpuTimer != nil {

@@ -25,7 +25,7 @@ func startInNewPIDNamespace(placeholder, program *forkexec.Runner, net netPlan, 
 	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: see above
-		entry, err := prepareStartThread(p.cg, !net.host)
+		entry, err := prepareStartThread(p.cg)
 		if err != nil {
 			done <- err
 			return
@@ -39,14 +39,10 @@ func startInNewPIDNamespace(placeholder, program *forkexec.Runner, net netPlan, 
 }
 
 // prepareStartThread gives the calling (locked, throw-away) thread a new
-// PID namespace for its children, and with newNet a new network namespace
-// (its own and its children's), and moves it into cg.
-func prepareStartThread(cg *sandboxCgroup, newNet bool) (*cgroupEntry, error) {
-	flags := unix.CLONE_NEWPID
-	if newNet {
-		flags |= unix.CLONE_NEWNET
-	}
-	if err := unix.Unshare(flags); err != nil {
+// PID namespace for its children and a new network namespace (its own and
+// its children's), and moves it into cg.
+func prepareStartThread(cg *sandboxCgroup) (*cgroupEntry, error) {
+	if err := unix.Unshare(unix.CLONE_NEWPID | unix.CLONE_NEWNET); err != nil {
 		return nil, fmt.Errorf("unshare pid and network namespaces: %w", err)
 	}
 	return cg.enter(unix.Gettid())
@@ -58,7 +54,7 @@ func prepareStartThread(cg *sandboxCgroup, newNet bool) (*cgroupEntry, error) {
 // with vfork (CLONE_VM|CLONE_VFORK) instead of copying the judge's page
 // tables (a full fork of the judge costs ~1.7 ms more here).
 func startChildren(entry *cgroupEntry, placeholder, program *forkexec.Runner, net netPlan, p *linuxProcess) error {
-	if err := net.apply(); err != nil {
+	if err := net.apply(p); err != nil {
 		return err
 	}
 	entry.bind(placeholder, program)

@@ -19,8 +19,8 @@ import (
 // of time: it keeps up to n start threads prepared, each with a fresh empty
 // cgroup of its own (no limits yet), already inside it, a new PID
 // namespace for its children and a new network namespace. Start takes one,
-// sets the limits, goes back to the host's network for a Spec with Network,
-// and starts both children, exactly as a cold start does after its own
+// sets the limits, sets up outbound access for a Spec with Network, and
+// starts both children, exactly as a cold start does after its own
 // preparation; the thread then ends. Nothing is reused: each prepared
 // thread and cgroup serves one sandbox, and no process exists in it before
 // Start. A start that finds no prepared thread prepares its own (a cold
@@ -140,7 +140,7 @@ func (w *warmPool) prepareThread() (*warmThread, error) {
 	if err != nil {
 		return nil, err
 	}
-	entry, err := prepareStartThread(cg, true)
+	entry, err := prepareStartThread(cg)
 	if err != nil {
 		cg.destroy()
 		return nil, err
@@ -159,7 +159,6 @@ func (t *warmThread) discard() {
 func (t *warmThread) serve(job warmJob) error {
 	err := t.cg.setLimits(job.memory, job.pids, job.p.cpus)
 	if err == nil {
-		job.net.fromNewNet = true
 		err = startChildren(t.entry, job.placeholder, job.program, job.net, job.p)
 	}
 	return errors.Join(err, t.entry.done())

@@ -46,6 +46,13 @@ type Rootless struct {
 // ErrRootlessUnavailable wraps every reason the rootless runner cannot run here.
 var ErrRootlessUnavailable = errors.New("rootless sandbox not available")
 
+// ErrRootlessNetwork is the rootless runner's answer to a Spec with
+// Network: it has no way to give outbound access that keeps the host's
+// loopback and private ranges out (docs/sandbox.md), and a program that
+// asked for the network would fail in its empty namespace in ways harder
+// to read.
+var ErrRootlessNetwork = errors.New("the rootless sandbox gives no network, and this program asks for it (runtime_config.evaluator.network.enabled): run the judge as root for the linux sandbox, which gives outbound access only (docs/sandbox.md)")
+
 // NewRootless checks that this machine lets this user make the namespaces,
 // by making them once, and returns the runner. Its error wraps
 // ErrRootlessUnavailable and says what is missing.
@@ -108,6 +115,9 @@ func (r *Rootless) Start(ctx context.Context, spec Spec) (Process, error) {
 }
 
 func (r *Rootless) start(spec Spec) (_ *rootlessProcess, err error) {
+	if spec.Network {
+		return nil, ErrRootlessNetwork
+	}
 	cpus, err := cpuSet(spec.CPUs)
 	if err != nil {
 		return nil, err

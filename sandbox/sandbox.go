@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -47,11 +48,21 @@ type Spec struct {
 	Dir   string
 	Files []File // copied into the private work dir before the start
 	Binds []Bind // host paths the program may see (linux: bind-mounted at the same path)
-	// Network gives the program the host's network. Without it the linux
-	// runner gives it an empty network namespace (Unix sockets under Binds
-	// still work).
+	// Network gives the program outbound network access. The linux runner
+	// gives every program a network namespace of its own: without Network
+	// an empty one (Unix sockets under Binds still work); with it, one
+	// whose connections leave through a user-mode network stack and can
+	// reach neither the host's loopback nor its own addresses, nor private
+	// and special-purpose ranges other than NetworkAllow's
+	// (docs/sandbox.md). The rootless runner refuses it; the none runner
+	// runs every program on the host's network.
 	Network bool
-	Limits  Limits
+	// NetworkAllow are IPv4 addresses and CIDRs in the ranges a program
+	// with Network may not reach by default (private, loopback,
+	// link-local, ...) that it may reach all the same: the operator's
+	// allow-list. The host's own addresses stay out of reach.
+	NetworkAllow []netip.Prefix
+	Limits       Limits
 	// CPUs are the CPUs the program, and everything it starts, may run on
 	// (Linux only): its CPU affinity, and for the linux runner where the
 	// cpuset cgroup controller is offered also its cpuset, which the program
