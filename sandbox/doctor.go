@@ -43,6 +43,9 @@ type machine struct {
 	probeUserNS func() error
 	newLinux    func() (Runner, error)
 	newRootless func() (Runner, error)
+	// probeOutbound sets up a sandbox's outbound network once and says
+	// with what (sandboxNetworkCheck).
+	probeOutbound func() (found string, err error)
 }
 
 // landlockScopeABI is the first Landlock ABI with IPC scoping.
@@ -149,6 +152,7 @@ func diagnose(m machine) Diagnosis {
 		py.Fix = "sudo apt-get install -y python3 (the SDK needs Python " + minPython + " or newer on the judge's PATH)"
 	}
 	add(py)
+	add(sandboxNetworkCheck(m.probeOutbound))
 
 	for _, o := range []struct {
 		kind string
@@ -174,6 +178,22 @@ func diagnose(m machine) Diagnosis {
 		d.Auto = "none"
 	}
 	return d
+}
+
+// sandboxNetworkCheck says whether a sandbox that asks for the network
+// (runtime_config.evaluator.network.enabled) can have outbound access
+// here; without it such a run fails, and every other run is unaffected.
+func sandboxNetworkCheck(probe func() (string, error)) Check {
+	c := Check{Name: "sandbox_network", NeededBy: []string{"linux"}}
+	found, err := probe()
+	if err != nil {
+		c.Found = "no outbound network for sandboxes (evaluators with network.enabled fail): " + err.Error()
+		c.Fix = "sudo apt-get install -y slirp4netns nftables (and run the judge as root: the rootless sandbox gives no network)"
+		return c
+	}
+	c.OK = true
+	c.Found = "outbound only, through " + found + " (no host loopback, host addresses or private ranges)"
+	return c
 }
 
 func orNone(s string) string {

@@ -19,13 +19,14 @@ func Diagnose() Diagnosis {
 			b, err := os.ReadFile(p)
 			return strings.TrimSpace(string(b)), err
 		},
-		cgroups:     hostCgroups,
-		seccomp:     seccompSupported(),
-		landlockABI: landlockABI(),
-		python:      pythonVersion,
-		probeUserNS: probeUserNamespaces,
-		newLinux:    runnerMaker(func() (*Linux, error) { return NewLinux(nil) }),
-		newRootless: runnerMaker(NewRootless),
+		cgroups:       hostCgroups,
+		seccomp:       seccompSupported(),
+		landlockABI:   landlockABI(),
+		python:        pythonVersion,
+		probeUserNS:   probeUserNamespaces,
+		newLinux:      runnerMaker(func() (*Linux, error) { return NewLinux(nil) }),
+		newRootless:   runnerMaker(NewRootless),
+		probeOutbound: probeOutbound,
 	})
 }
 

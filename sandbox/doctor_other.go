@@ -11,12 +11,13 @@ import (
 func Diagnose() Diagnosis {
 	unavailable := errors.New("needs Linux")
 	return diagnose(machine{
-		euid:        os.Geteuid(),
-		readFile:    func(string) (string, error) { return "", unavailable },
-		cgroups:     func() (string, []string, string) { return "", nil, "" },
-		probeUserNS: func() error { return unavailable },
-		python:      pythonVersion,
-		newLinux:    func() (Runner, error) { return nil, unavailable },
-		newRootless: func() (Runner, error) { return nil, unavailable },
+		euid:          os.Geteuid(),
+		readFile:      func(string) (string, error) { return "", unavailable },
+		cgroups:       func() (string, []string, string) { return "", nil, "" },
+		probeUserNS:   func() error { return unavailable },
+		python:        pythonVersion,
+		newLinux:      func() (Runner, error) { return nil, unavailable },
+		newRootless:   func() (Runner, error) { return nil, unavailable },
+		probeOutbound: func() (string, error) { return "", unavailable },
 	})
 }

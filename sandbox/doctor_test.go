@@ -32,6 +32,9 @@ func TestDiagnoseMachineWithoutSandboxes(t *testing.T) {
 		probeUserNS: func() error { return errors.New("operation not permitted") },
 		newLinux:    func() (Runner, error) { return nil, errors.New("not running as root") },
 		newRootless: func() (Runner, error) { return nil, errors.New("no user namespaces") },
+		probeOutbound: func() (string, error) {
+			return "", errors.New("no slirp4netns and no nft on this machine")
+		},
 	})
 	if d.Auto != "none" {
 		t.Errorf("auto = %q, want none", d.Auto)
@@ -42,6 +45,7 @@ func TestDiagnoseMachineWithoutSandboxes(t *testing.T) {
 		"cgroups":         "echo '+cpu' | sudo tee /sys/fs/cgroup/user.slice/cgroup.subtree_control",
 		"landlock":        "lsm=landlock",
 		"python":          "apt-get install -y python3",
+		"sandbox_network": "apt-get install -y slirp4netns nftables",
 	}
 	for _, c := range d.Checks {
 		fix, missing := want[c.Name]
@@ -74,5 +78,19 @@ func TestVersionAtLeast(t *testing.T) {
 		if got := versionAtLeast(tc.v, "3.9"); got != tc.want {
 			t.Errorf("%s >= 3.9: %v", tc.v, got)
 		}
+	}
+}
+
+// The sandbox_network check says what gives sandboxes the network, or
+// that evaluators asking for it fail, with the packages that fix it.
+func TestSandboxNetworkCheck(t *testing.T) {
+	ok := sandboxNetworkCheck(func() (string, error) { return "/usr/bin/slirp4netns and /usr/sbin/nft", nil })
+	if !ok.OK || ok.Fix != "" || !strings.Contains(ok.Found, "slirp4netns") || !strings.Contains(ok.Found, "outbound only") {
+		t.Errorf("available: %+v", ok)
+	}
+	missing := sandboxNetworkCheck(func() (string, error) { return "", errors.New("no nft on this machine") })
+	if missing.OK || !strings.Contains(missing.Found, "no nft on this machine") || !strings.Contains(missing.Found, "network.enabled") ||
+		!strings.Contains(missing.Fix, "slirp4netns nftables") {
+		t.Errorf("missing: %+v", missing)
 	}
 }

@@ -306,3 +306,40 @@ func (c *cappedBuffer) Bytes() []byte {
 	defer c.mu.Unlock()
 	return bytes.Clone(c.buf.Bytes())
 }
+
+// probeOutbound sets up once what a sandbox with Spec.Network gets, in a
+// network namespace of its own that no program runs in, and tears it down:
+// what `tether doctor` reports.
+func probeOutbound() (string, error) {
+	if os.Geteuid() != 0 {
+		return "", errors.New("needs root: only the linux sandbox gives the network")
+	}
+	tools, err := findOutboundTools()
+	if err != nil {
+		return "", err
+	}
+	lifeline, hold, err := os.Pipe()
+	if err != nil {
+		return "", err
+	}
+	defer lifeline.Close()
+	defer hold.Close()
+	plan := &outboundPlan{tools: tools, lifeline: lifeline}
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread leaves the judge's namespace
+		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+			done <- fmt.Errorf("make a network namespace: %w", err)
+			return
+		}
+		n, err := plan.start()
+		n.stop()
+		done <- err
+	}()
+	if err := <-done; err != nil {
+		return "", err
+	}
+	version, _ := exec.Command(tools.slirp, "--version").Output()
+	first, _, _ := strings.Cut(string(version), "\n")
+	return fmt.Sprintf("%s (%s) and %s", tools.slirp, strings.TrimSpace(first), tools.nft), nil
+}

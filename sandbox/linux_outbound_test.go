@@ -234,3 +234,14 @@ func (n *testNetNS) listen(t *testing.T) net.Listener {
 	}
 	return res.ln
 }
+
+// What `tether doctor` reports for sandbox_network comes from a real set-up
+// of a sandbox's network, which works on a machine with the tools.
+func TestProbeOutbound(t *testing.T) {
+	requireOutbound(t)
+	requireLinuxRunner(t)
+	found, err := probeOutbound()
+	if err != nil || !strings.Contains(found, "slirp4netns") || !strings.Contains(found, "nft") {
+		t.Fatalf("probeOutbound: %q, %v", found, err)
+	}
+}

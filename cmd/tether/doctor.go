@@ -17,7 +17,8 @@ func init() {
 		Use:   "doctor",
 		Short: "Say what isolation this machine offers, and what fixes the rest",
 		Long: `doctor checks what each sandbox needs (root, user namespaces, cgroups and
-their controllers, seccomp, Landlock, Python) and whether each sandbox can be
+their controllers, seccomp, Landlock, Python, outbound networking for
+sandboxes that ask for the network) and whether each sandbox can be
 made here, says which one --sandbox auto picks, and for each missing piece
 prints the command that fixes it. It exits 0 whatever it finds.`,
 		Args: cobra.NoArgs,
