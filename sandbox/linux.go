@@ -95,6 +95,10 @@ type Linux struct {
 	// warm holds the prepared start threads; nil without WarmStarts.
 	// Closed by Close.
 	warm *warmPool
+	// netFiles holds what sandboxes with Spec.Network see of the
+	// network's set-up (linux_outbound.go); made by the first of them,
+	// removed by Close.
+	netFiles netFiles
 }
 
 // NewLinux checks that this machine can run the linux sandbox, removes what
@@ -173,7 +177,7 @@ func (r *Linux) Close() error {
 	if r.warm != nil {
 		r.warm.close()
 	}
-	var errs []error
+	errs := []error{r.netFiles.remove()}
 	for _, f := range []*os.File{r.lifelineHold, r.lifeline, r.devNull} {
 		if f == nil {
 			continue
@@ -233,6 +237,15 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 			return nil, err
 		}
 	}
+	net := netPlan{scope: r.scopeSockets}
+	if net.outbound, err = planOutbound(spec, r.lifeline); err != nil {
+		return nil, err
+	}
+	if net.outbound != nil {
+		if spec, err = r.netFiles.bind(spec, r.tempRoot); err != nil {
+			return nil, err
+		}
+	}
 	plan, err := planStart(spec, p.dir.workDir, r.system, r.python, r.workDirBytes)
 	if err != nil {
 		return nil, err
@@ -276,10 +289,6 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 		Credential: cred,
 		NoNewPrivs: true,
 		DropCaps:   true,
-	}
-	net := netPlan{scope: r.scopeSockets}
-	if net.outbound, err = planOutbound(spec, r.lifeline); err != nil {
-		return nil, err
 	}
 	pids := 0
 	if spec.Limits.Pids > 0 {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -195,6 +196,41 @@ func (o *outboundPlan) outboundRuleset() string {
 	}
 	b.WriteString("\t}\n}\n")
 	return b.String()
+}
+
+// netFiles is a runner's dir of the files a sandbox with the network sees
+// in place of the host's: an /etc/resolv.conf naming slirp4netns' DNS
+// forwarder (the host's may name a resolver on its loopback or in a
+// private range, neither reachable). Named like the runner's sandbox dirs,
+// so that the next runner removes a killed judge's.
+type netFiles struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// bind returns spec with the files bound over the host's, making them the
+// first time.
+func (f *netFiles) bind(spec Spec, tempRoot string) (Spec, error) {
+	f.once.Do(func() {
+		if f.dir, f.err = os.MkdirTemp(tempRoot, tempPrefix+ownerTag+"-net-*"); f.err != nil {
+			return
+		}
+		f.err = os.WriteFile(f.dir+"/resolv.conf", []byte("nameserver "+slirpDNS+"\n"), 0o644)
+	})
+	if f.err != nil {
+		return spec, fmt.Errorf("the sandbox network's resolv.conf: %w", f.err)
+	}
+	spec.Binds = append(slices.Clip(spec.Binds), Bind{Path: f.dir + "/resolv.conf", Target: "/etc/resolv.conf"})
+	return spec, nil
+}
+
+// remove removes the dir, if it was made.
+func (f *netFiles) remove() error {
+	if f.dir == "" {
+		return nil
+	}
+	return os.RemoveAll(f.dir)
 }
 
 // outboundNet is a sandbox's running slirp4netns.

@@ -245,3 +245,29 @@ func TestProbeOutbound(t *testing.T) {
 		t.Fatalf("probeOutbound: %q, %v", found, err)
 	}
 }
+
+// A sandbox with the network resolves names through slirp4netns' DNS
+// forwarder, the one resolver it may reach; one without it keeps the
+// host's resolv.conf. The runner's copy goes with the runner.
+func TestLinuxOutboundResolvConf(t *testing.T) {
+	requireOutbound(t)
+	r := requireLinuxRunner(t)
+	host, err := os.ReadFile("/etc/resolv.conf")
+	if err != nil {
+		t.Skipf("no /etc/resolv.conf on this host: %v", err)
+	}
+	read := pyArgs(`print(open("/etc/resolv.conf").read(), end="")`)
+	if res := run(t, r, Spec{Args: read, Network: true}, ""); res.stdout != "nameserver "+slirpDNS+"\n" {
+		t.Errorf("with the network: %q (stderr %q)", res.stdout, res.stderr)
+	}
+	if res := run(t, r, Spec{Args: read}, ""); res.stdout != string(host) {
+		t.Errorf("without: %q, want the host's %q", res.stdout, host)
+	}
+	dir := r.netFiles.dir
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s left behind after Close: %v", dir, err)
+	}
+}
