@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"strings"
@@ -178,5 +179,16 @@ func TestRootlessBindTarget(t *testing.T) {
 	}, "")
 	if want := "/workspace\nfrom the host\n"; res.stdout != want {
 		t.Fatalf("stdout %q (stderr %q), want %q", res.stdout, res.stderr, want)
+	}
+}
+
+// The rootless sandbox cannot keep a networked program off the host's
+// loopback and private ranges, so it refuses one that asks for the
+// network, saying so, instead of starting it with none.
+func TestRootlessRefusesNetwork(t *testing.T) {
+	r := requireRootless(t)
+	_, err := r.Start(context.Background(), Spec{Args: []string{"true"}, Network: true})
+	if !errors.Is(err, ErrRootlessNetwork) || !strings.Contains(err.Error(), "runtime_config.evaluator.network.enabled") {
+		t.Fatalf("Start with Network: %v, want ErrRootlessNetwork", err)
 	}
 }
