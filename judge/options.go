@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"net/netip"
 	"time"
 
 	"github.com/tether-dev/tether/sandbox"
@@ -52,6 +53,11 @@ type Options struct {
 	// host path. Under the none runner, paths under it in the command are
 	// rewritten to the folder (sandbox.Bind.Target).
 	EvaluatorWorkspace string
+	// EvaluatorNetworkAllow are the addresses and CIDRs an evaluator with
+	// the network (runtime_config.evaluator.network.enabled) may reach
+	// although they lie in a range its sandbox refuses by default: a
+	// private or local range (sandbox.Spec.NetworkAllow, docs/sandbox.md).
+	EvaluatorNetworkAllow []netip.Prefix
 	// LM starts a language-model handler for each run, reachable from the
 	// evaluator only (see LMStarter). Nil: no handler, and a problem that
 	// declares runtime_config.lm ends as SystemError (ErrNoLMHandler).

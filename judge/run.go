@@ -154,6 +154,7 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 	r.startedWall = time.Now()
 	evSpec := evaluatorSpec(r.problem, r.opts.EvaluatorWorkspace, r.pythonPath, r.opts.Env)
 	evSpec.CPUs = r.opts.EvaluatorCPUs
+	evSpec.NetworkAllow = r.opts.EvaluatorNetworkAllow
 	ev, startErr := startSide(ctx, r.opts.Runner, r.withLM(evSpec), newTailBuffer(MaxStreamOutput), r.fail, r.sideExited(dual.Evaluator))
 	if startErr != nil {
 		r.failSetup(fmt.Errorf("cannot start the evaluator %q: %w", r.problem.Runtime.Evaluator.Command[0], startErr))

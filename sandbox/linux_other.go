@@ -39,3 +39,7 @@ func (*Linux) Start(context.Context, Spec) (Process, error) { return nil, errUna
 func errUnavailable() error {
 	return fmt.Errorf("%w on this OS (%s)", ErrLinuxUnavailable, runtime.GOOS)
 }
+
+// CheckNetwork says what a sandbox with Spec.Network needs: off Linux, no
+// runner gives one.
+func CheckNetwork() error { return errUnavailable() }

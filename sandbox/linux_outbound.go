@@ -97,6 +97,14 @@ func findOutboundTools() (outboundTools, error) {
 	return outboundToolsVal, outboundToolsErr
 }
 
+// CheckNetwork says what this machine lacks for the linux runner to give a
+// sandbox with Spec.Network its network (slirp4netns, nft); nil when it has
+// them. `tether doctor` tries a real set-up instead.
+func CheckNetwork() error {
+	_, err := findOutboundTools()
+	return err
+}
+
 // outboundPlan is what one sandbox's network is to be.
 type outboundPlan struct {
 	tools    outboundTools

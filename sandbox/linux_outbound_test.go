@@ -10,31 +10,20 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"os/exec"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/tether-dev/tether/internal/testenv"
+	"github.com/tether-dev/tether/internal/testnet"
 )
 
 // requireOutbound fails or skips (TETHER_REQUIRE_SANDBOX_NETWORK) the test
-// on a machine without the tools outbound networking needs, and without
-// iproute2, which the tests use to make a network namespace of their own.
+// on a machine without the tools outbound networking needs, or that cannot
+// make the network namespaces the tests make.
 func requireOutbound(t *testing.T) {
 	t.Helper()
 	_, err := findOutboundTools()
-	if err == nil {
-		if _, lerr := exec.LookPath("ip"); lerr != nil {
-			err = fmt.Errorf("no ip command (apt-get install -y iproute2): %w", lerr)
-		}
-	}
-	testenv.Require(t, "TETHER_REQUIRE_SANDBOX_NETWORK", err)
+	testnet.Require(t, err)
 }
 
 // A sandbox with Network reaches a server in another network namespace
@@ -50,20 +39,20 @@ func TestLinuxOutboundNetwork(t *testing.T) {
 	for _, warm := range []int{0, 1} {
 		t.Run(fmt.Sprintf("warm%d", warm), func(t *testing.T) {
 			r := requireLinuxRunnerWith(t, &LinuxOptions{WarmStarts: warm})
-			peer := newTestNetNS(t)
-			server := serveBanner(t, peer.listen(t), "from-netns")
+			peer := testnet.New(t)
+			server := testnet.ServeBanner(t, peer.Listen(t), "from-netns")
 			hostLn, err := net.Listen("tcp4", "0.0.0.0:0")
 			if err != nil {
 				t.Fatal(err)
 			}
-			host := serveBanner(t, hostLn, "from-host")
+			host := testnet.ServeBanner(t, hostLn, "from-host")
 			hostPort := host.Port()
 
 			blocked := []string{
 				netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), hostPort).String(),
 				netip.AddrPortFrom(netip.MustParseAddr("10.0.2.2"), hostPort).String(),
 				netip.AddrPortFrom(netip.MustParseAddr(slirpDNS), hostPort).String(),
-				netip.AddrPortFrom(peer.hostSide, hostPort).String(),
+				netip.AddrPortFrom(peer.HostSide, hostPort).String(),
 			}
 			own, err := hostIPv4Addrs()
 			if err != nil {
@@ -74,7 +63,7 @@ func TestLinuxOutboundNetwork(t *testing.T) {
 					blocked = append(blocked, target)
 				}
 			}
-			allowed := peer.prefix // holds the host's side of the veth too
+			allowed := peer.Prefix // holds the host's side of the veth too
 			got := connectFromSandbox(t, r, Spec{Network: true, NetworkAllow: []netip.Prefix{allowed}}, append([]string{server.String()}, blocked...))
 			if want := "ok from-netns"; got[server.String()] != want {
 				t.Errorf("allowed %s: got %q, want %q", server, got[server.String()], want)
@@ -133,106 +122,6 @@ for t in sys.argv[1:]:
 		t.Fatalf("stdout %q, stderr %q: want a line per target of %v", res.stdout, res.stderr, targets)
 	}
 	return got
-}
-
-// serveBanner accepts on ln until the test ends, writing banner and a
-// newline to every connection; it returns ln's address.
-func serveBanner(t *testing.T, ln net.Listener, banner string) netip.AddrPort {
-	t.Helper()
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte(banner + "\n"))
-			c.Close()
-		}
-	}()
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	return ln.Addr().(*net.TCPAddr).AddrPort()
-}
-
-// testNetNS is a network namespace the test made, joined to the host's by
-// a veth pair on a /30 of its own.
-type testNetNS struct {
-	name     string
-	prefix   netip.Prefix // the veth pair's /30
-	hostSide netip.Addr   // the host's end: one of the host's own addresses
-	inside   netip.Addr   // the namespace's end
-}
-
-var testNetNSSeq atomic.Uint32
-
-// newTestNetNS makes the namespace (ip netns add) and the veth pair, both
-// removed when the test ends.
-func newTestNetNS(t *testing.T) *testNetNS {
-	t.Helper()
-	seq := testNetNSSeq.Add(1)
-	pid := os.Getpid()
-	// 10.213.0.0/16, a /30 from the pid and the sequence: tests of other
-	// processes on this machine pick other ones.
-	base := netip.AddrFrom4([4]byte{10, 213, byte(pid), byte(((uint32(pid)>>8)*16 + seq*4) % 256)})
-	n := &testNetNS{
-		name:     fmt.Sprintf("tether-test-%d-%d", pid, seq),
-		prefix:   netip.PrefixFrom(base, 30),
-		hostSide: base.Next(),
-		inside:   base.Next().Next(),
-	}
-	hostIf, peerIf := fmt.Sprintf("tth%d%d", pid%100000, seq), fmt.Sprintf("ttn%d%d", pid%100000, seq)
-	ip := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
-		}
-	}
-	ip("netns", "add", n.name)
-	t.Cleanup(func() {
-		// Removing the namespace removes its end of the veth, and with it the pair.
-		if out, err := exec.Command("ip", "netns", "del", n.name).CombinedOutput(); err != nil {
-			t.Errorf("ip netns del %s: %v: %s", n.name, err, out)
-		}
-	})
-	ip("link", "add", hostIf, "type", "veth", "peer", "name", peerIf, "netns", n.name)
-	ip("addr", "add", netip.PrefixFrom(n.hostSide, 30).String(), "dev", hostIf)
-	ip("link", "set", hostIf, "up")
-	ip("-n", n.name, "addr", "add", netip.PrefixFrom(n.inside, 30).String(), "dev", peerIf)
-	ip("-n", n.name, "link", "set", peerIf, "up")
-	return n
-}
-
-// listen opens a TCP listener inside the namespace, at its end of the
-// veth, from a thread that joins the namespace and is then thrown away.
-func (n *testNetNS) listen(t *testing.T) net.Listener {
-	t.Helper()
-	type result struct {
-		ln  net.Listener
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread leaves the test's namespace
-		f, err := os.Open("/run/netns/" + n.name)
-		if err != nil {
-			done <- result{err: err}
-			return
-		}
-		defer f.Close()
-		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
-			done <- result{err: fmt.Errorf("setns %s: %w", n.name, err)}
-			return
-		}
-		ln, err := net.Listen("tcp4", netip.AddrPortFrom(n.inside, 0).String())
-		done <- result{ln, err}
-	}()
-	res := <-done
-	if res.err != nil {
-		t.Fatal(errors.Join(errors.New("listen in the test's network namespace"), res.err))
-	}
-	return res.ln
 }
 
 // What `tether doctor` reports for sandbox_network comes from a real set-up

@@ -71,6 +71,32 @@ type Spec struct {
 	CPUs []int
 }
 
+// ParseNetworkAllow reads an allow-list (Spec.NetworkAllow) as an
+// operator writes it: IPv4 addresses and CIDRs ("10.1.2.3",
+// "192.168.7.0/24"). flag names the setting in errors.
+func ParseNetworkAllow(flag string, entries []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, e := range entries {
+		e = strings.TrimSpace(e)
+		if e == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(e)
+		if err != nil {
+			a, aerr := netip.ParseAddr(e)
+			if aerr != nil {
+				return nil, fmt.Errorf("%s %q: not an IPv4 address or CIDR (e.g. 10.1.2.3 or 192.168.7.0/24)", flag, e)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		if !p.Addr().Is4() {
+			return nil, fmt.Errorf("%s %q: only IPv4 can be allowed (a sandbox's network has no IPv6)", flag, e)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
 // CheckCPUs reports whether cpus (a Spec.CPUs) can be used by this
 // process, with the error Start would give.
 func CheckCPUs(cpus []int) error {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"path"
 	"path/filepath"
@@ -51,6 +52,9 @@ type Judger struct {
 	// have it (JUDGE_ALLOW_EVALUATOR_NETWORK); otherwise such a task is a
 	// SystemError.
 	Network bool
+	// NetworkAllow is judge.Options.EvaluatorNetworkAllow
+	// (JUDGE_EVALUATOR_NETWORK_ALLOW).
+	NetworkAllow []netip.Prefix
 	// Observe, when set, gets the judge's result of each run.
 	Observe func(*judge.Result)
 }
@@ -147,6 +151,7 @@ func (j *Judger) Judge(ctx context.Context, t *Task, cpus SlotCPUs) (*Result, er
 		Runner: j.Runner, SubmissionID: t.SubmissionID, RejudgeSeq: t.Seq(),
 		EvaluatorWorkspace: Workspace,
 		EvaluatorCPUs:      cpus.Evaluator, SolutionCPUs: cpus.Solution,
+		EvaluatorNetworkAllow: j.NetworkAllow,
 	}
 	res, err := judge.Run(ctx, p, sub, opts)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/netip"
 	"os"
 	"os/signal"
 	"slices"
@@ -45,6 +46,7 @@ every verdict; it is non-zero only for bad usage or when the judge itself fails.
 	cmd.Flags().String("trace-max", "64MiB", "the most a --trace file may hold; past it the trace only counts what it leaves out (e.g. 1MiB, 500KiB)")
 	cmd.Flags().String("sandbox", "auto", "isolation of both sides: auto (linux when this machine can, else rootless, else none, with a warning; see tether doctor), linux, rootless, or none")
 	addAllowCommandFlag(cmd)
+	addNetworkAllowFlag(cmd, "")
 	addJudgeLMFlags(cmd)
 	rootCmd.AddCommand(cmd)
 }
@@ -54,6 +56,23 @@ every verdict; it is non-zero only for bad usage or when the judge itself fails.
 func addAllowCommandFlag(cmd *cobra.Command) {
 	cmd.Flags().StringSlice("allow-command", judge.DefaultAllowedCommands,
 		"first words an evaluator command may start with (runtime_config.evaluator.command); replaces the list")
+}
+
+// addNetworkAllowFlag adds --evaluator-network-allow, the addresses an
+// evaluator with the network may reach in the ranges its sandbox refuses
+// by default.
+func addNetworkAllowFlag(cmd *cobra.Command, env string) {
+	usage := "IPv4 addresses and CIDRs in private or local ranges that an evaluator with the network may reach all the same (docs/sandbox.md); the host's own addresses stay unreachable"
+	if env != "" {
+		usage += " (env " + env + ")"
+	}
+	cmd.Flags().StringSlice("evaluator-network-allow", nil, usage)
+}
+
+// networkAllow is the --evaluator-network-allow list.
+func networkAllow(cmd *cobra.Command) ([]netip.Prefix, error) {
+	list, _ := cmd.Flags().GetStringSlice("evaluator-network-allow")
+	return sandbox.ParseNetworkAllow("--evaluator-network-allow", list)
 }
 
 // allowedCommands is the --allow-command list.
@@ -104,12 +123,16 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 	if err != nil {
 		return fmt.Errorf("%w (pass a readable solution file)", err)
 	}
+	allow, err := networkAllow(cmd)
+	if err != nil {
+		return err
+	}
 	runner, lmStarter, err := judgeRunnerAndLM(cmd, problem)
 	if err != nil {
 		return err
 	}
 	defer runner.Close()
-	opts := &judge.Options{Runner: runner, SubmissionID: id, LM: lmStarter}
+	opts := &judge.Options{Runner: runner, SubmissionID: id, LM: lmStarter, EvaluatorNetworkAllow: allow}
 	var tw judge.Observer
 	htmlPath, _ := cmd.Flags().GetString("trace-html")
 	if htmlPath != "" && tracePath == "" { // the page is made from a trace: keep one for the run only

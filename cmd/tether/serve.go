@@ -91,6 +91,9 @@ and --submissions-root, and an evaluator gets the network only with
 			// Each judge.run gets its own LM handler: from --lm-config, else from
 			// the problem's runtime_config.lm, else none.
 			svcOpts.Judge.LM = lmstart.Starter(judgeLMCfg, nil)
+			if svcOpts.Judge.EvaluatorNetworkAllow, err = networkAllow(cmd); err != nil {
+				return fmt.Errorf("serve: %w", err)
+			}
 			if lmAddr != "" {
 				client, err := lm.NewClient(lmAddr, nil)
 				if err != nil {
@@ -149,6 +152,7 @@ and --submissions-root, and an evaluator gets the network only with
 	f.BoolVar(&allowNetwork, "allow-network", false, "let evaluators have the network when their problem asks (runtime_config.evaluator.network)")
 	f.String("sandbox", "auto", "isolation of judge runs: auto, linux, or none")
 	addAllowCommandFlag(cmd)
+	addNetworkAllowFlag(cmd, "")
 	addJudgeLMFlags(cmd)
 	rootCmd.AddCommand(cmd)
 }

@@ -38,6 +38,7 @@ var workerEnv = map[string]string{
 	"concurrency":             "JUDGE_MAX_CONCURRENT_JUDGES",
 	"allow-command":           "JUDGE_COMMAND_WHITELIST",
 	"allow-evaluator-network": "JUDGE_ALLOW_EVALUATOR_NETWORK",
+	"evaluator-network-allow": "JUDGE_EVALUATOR_NETWORK_ALLOW",
 	"instance-id":             "JUDGE_INSTANCE_ID",
 }
 
@@ -75,6 +76,7 @@ at once. See docs/worker.md.`,
 	f.String("queue", redisq.DefaultQueue, "Redis list of tasks (env JUDGE_QUEUE)")
 	f.String("result-queue", redisq.DefaultResultQueue, "Redis list of results (env RESULT_QUEUE)")
 	f.Bool("allow-evaluator-network", false, "let evaluators that ask for runtime_config.evaluator.network have it (env JUDGE_ALLOW_EVALUATOR_NETWORK)")
+	addNetworkAllowFlag(cmd, "JUDGE_EVALUATOR_NETWORK_ALLOW")
 	f.String("instance-id", "", "this worker's name in its log lines (env JUDGE_INSTANCE_ID; default the host name)")
 	f.StringSlice("runtime", nil, "map a task's image to a runtime, IMAGE=python (repeatable); noj-evaluator-python and noj-solution-python are known")
 	f.String("data-dir", defaultDataDir(), "the embedded broker's store and token")
@@ -195,8 +197,12 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 	}
 	defer runner.Close()
 	network, _ := fl.GetBool("allow-evaluator-network")
+	allow, err := networkAllow(cmd)
+	if err != nil {
+		return err
+	}
 	judger := &worker.Judger{Runner: runner, Packages: cache, Runtimes: runtimes,
-		Allowed: allowedCommands(cmd), WorkDir: workDir, Network: network}
+		Allowed: allowedCommands(cmd), WorkDir: workDir, Network: network, NetworkAllow: allow}
 
 	ctx := cmd.Context()
 	broker, closeBroker, err := openWorkerBroker(ctx, cmd, workDir, metrics, log)
