@@ -184,11 +184,11 @@ func diagnose(m machine) Diagnosis {
 // (runtime_config.evaluator.network.enabled) can have outbound access
 // here; without it such a run fails, and every other run is unaffected.
 func sandboxNetworkCheck(probe func() (string, error)) Check {
-	c := Check{Name: "sandbox_network", NeededBy: []string{"linux"}}
+	c := Check{Name: "sandbox_network", NeededBy: []string{"linux", "rootless"}}
 	found, err := probe()
 	if err != nil {
 		c.Found = "no outbound network for sandboxes (evaluators with network.enabled fail): " + err.Error()
-		c.Fix = "sudo apt-get install -y slirp4netns nftables (and run the judge as root: the rootless sandbox gives no network)"
+		c.Fix = "sudo apt-get install -y slirp4netns nftables"
 		return c
 	}
 	c.OK = true

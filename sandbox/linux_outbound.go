@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -259,7 +261,7 @@ func (o *outboundPlan) start() (*outboundNet, error) {
 	if err := o.loadRuleset(ns); err != nil {
 		return nil, err
 	}
-	return o.startSlirp(ns)
+	return o.startSlirp(ns, 0)
 }
 
 // loadRuleset runs nft in ns on a thread of its own that joins ns and is
@@ -272,33 +274,58 @@ func (o *outboundPlan) loadRuleset(ns *os.File) error {
 			done <- fmt.Errorf("join the sandbox's network namespace: %w", err)
 			return
 		}
-		cmd := exec.Command(o.tools.nft, "-f", "-")
-		cmd.Stdin = strings.NewReader(o.outboundRuleset())
-		cmd.Env = []string{}
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			err = fmt.Errorf("load the sandbox's firewall with %s: %w: %s", o.tools.nft, err, bytes.TrimSpace(out))
-		}
-		done <- err
+		done <- loadNftRuleset(o.tools.nft, o.outboundRuleset())
 	}()
 	return <-done
 }
 
+// loadNftRuleset runs nft with ruleset in the caller's network namespace.
+func loadNftRuleset(nft, ruleset string) error {
+	cmd := exec.Command(nft, "-f", "-")
+	cmd.Stdin = strings.NewReader(ruleset)
+	cmd.Env = []string{}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("load the sandbox's firewall with %s: %w: %s", nft, err, bytes.TrimSpace(out))
+	}
+	return nil
+}
+
+// startForInit starts slirp4netns on the namespaces of the rootless
+// sandbox's init (pid: the judge's child, not reaped before the sandbox
+// ends, so the pid cannot be another's), with exit as its exit fd. The
+// init loads the ruleset itself (rootlessConfig.Firewall): a judge with
+// threads cannot join a user namespace, and only in the init's is there
+// CAP_NET_ADMIN over the sandbox's network namespace.
+func (o *outboundPlan) startForInit(pid int, exit *os.File) (*outboundNet, error) {
+	plan := *o
+	plan.lifeline = exit
+	return plan.startSlirp(nil, pid)
+}
+
 // startSlirp starts slirp4netns from a thread in the judge's namespace
-// (any but this locked one: its sockets must be the host's), on ns, and
-// waits for its ready byte.
-func (o *outboundPlan) startSlirp(ns *os.File) (*outboundNet, error) {
+// (any but this locked one: its sockets must be the host's), and waits for
+// its ready byte. Its target is the network namespace ns when not nil,
+// else the namespaces of process pid (user and network: the rootless
+// sandbox's init).
+func (o *outboundPlan) startSlirp(ns *os.File, pid int) (*outboundNet, error) {
 	readyR, readyW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("slirp4netns ready pipe: %w", err)
 	}
 	defer readyR.Close()
 	n := &outboundNet{stderr: &cappedBuffer{max: 4096}}
-	// fds 3, 4, 5 in slirp4netns.
-	n.cmd = exec.Command(o.tools.slirp, "--configure", "--mtu=65520", "--disable-host-loopback",
-		"--enable-sandbox", "--enable-seccomp", "--netns-type=path", "--ready-fd=4", "--exit-fd=5",
-		"/proc/self/fd/3", "tap0")
-	n.cmd.ExtraFiles = []*os.File{ns, readyW, o.lifeline}
+	// fds 3, 4 (and 5) in slirp4netns.
+	args := []string{"--configure", "--mtu=65520", "--disable-host-loopback",
+		"--enable-sandbox", "--enable-seccomp", "--ready-fd=3", "--exit-fd=4"}
+	files := []*os.File{readyW, o.lifeline}
+	if ns != nil {
+		args = append(args, "--netns-type=path", "/proc/self/fd/5")
+		files = append(files, ns)
+	} else {
+		args = append(args, strconv.Itoa(pid))
+	}
+	n.cmd = exec.Command(o.tools.slirp, append(args, "tap0")...)
+	n.cmd.ExtraFiles = files
 	n.cmd.Env = []string{}
 	n.cmd.Stderr = n.stderr
 	started := make(chan error, 1)
@@ -351,16 +378,20 @@ func (c *cappedBuffer) Bytes() []byte {
 	return bytes.Clone(c.buf.Bytes())
 }
 
-// probeOutbound sets up once what a sandbox with Spec.Network gets, in a
-// network namespace of its own that no program runs in, and tears it down:
-// what `tether doctor` reports.
+// probeOutbound sets up once what a sandbox with Spec.Network gets, and
+// tears it down: what `tether doctor` reports. As root, in a network
+// namespace of its own that no program runs in (the linux sandbox's way);
+// otherwise a rootless sandbox with the network runs true.
 func probeOutbound() (string, error) {
-	if os.Geteuid() != 0 {
-		return "", errors.New("needs root: only the linux sandbox gives the network")
-	}
 	tools, err := findOutboundTools()
 	if err != nil {
 		return "", err
+	}
+	if os.Geteuid() != 0 {
+		if err := probeRootlessOutbound(); err != nil {
+			return "", err
+		}
+		return describeOutboundTools(tools), nil
 	}
 	lifeline, hold, err := os.Pipe()
 	if err != nil {
@@ -383,7 +414,31 @@ func probeOutbound() (string, error) {
 	if err := <-done; err != nil {
 		return "", err
 	}
+	return describeOutboundTools(tools), nil
+}
+
+func probeRootlessOutbound() error {
+	r, err := NewRootless()
+	if err != nil {
+		return fmt.Errorf("not root, and the rootless sandbox cannot run: %w", err)
+	}
+	defer r.Close()
+	p, err := r.Start(context.Background(), Spec{Args: []string{"true"}, Network: true})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	p.Stdin().Close()
+	u, err := p.Wait()
+	if err == nil && u.ExitCode != 0 {
+		err = fmt.Errorf("true exited %d in a rootless sandbox with the network", u.ExitCode)
+	}
+	return err
+}
+
+// describeOutboundTools names the tools and slirp4netns' version.
+func describeOutboundTools(tools outboundTools) string {
 	version, _ := exec.Command(tools.slirp, "--version").Output()
 	first, _, _ := strings.Cut(string(version), "\n")
-	return fmt.Sprintf("%s (%s) and %s", tools.slirp, strings.TrimSpace(first), tools.nft), nil
+	return fmt.Sprintf("%s (%s) and %s", tools.slirp, strings.TrimSpace(first), tools.nft)
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/internal/testnet"
 )
 
@@ -38,47 +39,50 @@ func TestLinuxOutboundNetwork(t *testing.T) {
 	requireOutbound(t)
 	for _, warm := range []int{0, 1} {
 		t.Run(fmt.Sprintf("warm%d", warm), func(t *testing.T) {
-			r := requireLinuxRunnerWith(t, &LinuxOptions{WarmStarts: warm})
-			peer := testnet.New(t)
-			server := testnet.ServeBanner(t, peer.Listen(t), "from-netns")
-			hostLn, err := net.Listen("tcp4", "0.0.0.0:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			host := testnet.ServeBanner(t, hostLn, "from-host")
-			hostPort := host.Port()
-
-			blocked := []string{
-				netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), hostPort).String(),
-				netip.AddrPortFrom(netip.MustParseAddr("10.0.2.2"), hostPort).String(),
-				netip.AddrPortFrom(netip.MustParseAddr(slirpDNS), hostPort).String(),
-				netip.AddrPortFrom(peer.HostSide, hostPort).String(),
-			}
-			own, err := hostIPv4Addrs()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, a := range own {
-				if target := netip.AddrPortFrom(a, hostPort).String(); !slices.Contains(blocked, target) {
-					blocked = append(blocked, target)
-				}
-			}
-			allowed := peer.Prefix // holds the host's side of the veth too
-			got := connectFromSandbox(t, r, Spec{Network: true, NetworkAllow: []netip.Prefix{allowed}}, append([]string{server.String()}, blocked...))
-			if want := "ok from-netns"; got[server.String()] != want {
-				t.Errorf("allowed %s: got %q, want %q", server, got[server.String()], want)
-			}
-			for _, target := range blocked {
-				if strings.HasPrefix(got[target], "ok") {
-					t.Errorf("%s (a listener of the host's): %q, want it unreachable", target, got[target])
-				}
-			}
-
-			got = connectFromSandbox(t, r, Spec{Network: true}, []string{server.String()})
-			if strings.HasPrefix(got[server.String()], "ok") {
-				t.Errorf("%s (a private address, not allowed): %q, want it unreachable", server, got[server.String()])
-			}
+			testOutbound(t, requireLinuxRunnerWith(t, &LinuxOptions{WarmStarts: warm}))
 		})
+	}
+}
+
+func testOutbound(t *testing.T, r Runner) {
+	peer := testnet.New(t)
+	server := testnet.ServeBanner(t, peer.Listen(t), "from-netns")
+	hostLn, err := net.Listen("tcp4", "0.0.0.0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := testnet.ServeBanner(t, hostLn, "from-host")
+	hostPort := host.Port()
+
+	blocked := []string{
+		netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), hostPort).String(),
+		netip.AddrPortFrom(netip.MustParseAddr("10.0.2.2"), hostPort).String(),
+		netip.AddrPortFrom(netip.MustParseAddr(slirpDNS), hostPort).String(),
+		netip.AddrPortFrom(peer.HostSide, hostPort).String(),
+	}
+	own, err := hostIPv4Addrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range own {
+		if target := netip.AddrPortFrom(a, hostPort).String(); !slices.Contains(blocked, target) {
+			blocked = append(blocked, target)
+		}
+	}
+	allowed := peer.Prefix // holds the host's side of the veth too
+	got := connectFromSandbox(t, r, Spec{Network: true, NetworkAllow: []netip.Prefix{allowed}}, append([]string{server.String()}, blocked...))
+	if want := "ok from-netns"; got[server.String()] != want {
+		t.Errorf("allowed %s: got %q, want %q", server, got[server.String()], want)
+	}
+	for _, target := range blocked {
+		if strings.HasPrefix(got[target], "ok") {
+			t.Errorf("%s (a listener of the host's): %q, want it unreachable", target, got[target])
+		}
+	}
+
+	got = connectFromSandbox(t, r, Spec{Network: true}, []string{server.String()})
+	if strings.HasPrefix(got[server.String()], "ok") {
+		t.Errorf("%s (a private address, not allowed): %q, want it unreachable", server, got[server.String()])
 	}
 }
 
@@ -125,10 +129,10 @@ for t in sys.argv[1:]:
 }
 
 // What `tether doctor` reports for sandbox_network comes from a real set-up
-// of a sandbox's network, which works on a machine with the tools.
+// of a sandbox's network, which works on a machine with the tools, as root
+// and (TestRootlessOutboundUnprivileged) as another user.
 func TestProbeOutbound(t *testing.T) {
-	requireOutbound(t)
-	requireLinuxRunner(t)
+	testenv.Require(t, testnet.RequireEnv, CheckNetwork())
 	found, err := probeOutbound()
 	if err != nil || !strings.Contains(found, "slirp4netns") || !strings.Contains(found, "nft") {
 		t.Fatalf("probeOutbound: %q, %v", found, err)

@@ -60,6 +60,10 @@ type rootlessConfig struct {
 	TmpfsBytes int64
 	Limits     Limits
 	Scope      bool // Landlock scoping of abstract Unix sockets
+	// Firewall is the nftables ruleset of a sandbox with the network
+	// (linux_outbound.go), loaded with Nft before the program starts; ""
+	// for none.
+	Firewall, Nft string
 }
 
 // rootlessStatus is how the program ended.
@@ -107,6 +111,11 @@ func rootlessInit(configFile, statusFile *os.File) error {
 	configFile.Close()
 	if err := unix.Sethostname([]byte("sandbox")); err != nil {
 		return fmt.Errorf("hostname: %w", err)
+	}
+	if cfg.Firewall != "" {
+		if err := loadNftRuleset(cfg.Nft, cfg.Firewall); err != nil {
+			return json.NewEncoder(statusFile).Encode(rootlessStatus{Error: err.Error()})
+		}
 	}
 	st := runRootlessProgram(&cfg)
 	return json.NewEncoder(statusFile).Encode(st)

@@ -41,17 +41,12 @@ type Rootless struct {
 	python       *hostPython
 	exe          string // the judge's executable: the init
 	scope        bool
+	// netFiles: as the linux runner's; removed by Close.
+	netFiles netFiles
 }
 
 // ErrRootlessUnavailable wraps every reason the rootless runner cannot run here.
 var ErrRootlessUnavailable = errors.New("rootless sandbox not available")
-
-// ErrRootlessNetwork is the rootless runner's answer to a Spec with
-// Network: it has no way to give outbound access that keeps the host's
-// loopback and private ranges out (docs/sandbox.md), and a program that
-// asked for the network would fail in its empty namespace in ways harder
-// to read.
-var ErrRootlessNetwork = errors.New("the rootless sandbox gives no network, and this program asks for it (runtime_config.evaluator.network.enabled): run the judge as root for the linux sandbox, which gives outbound access only (docs/sandbox.md)")
 
 // NewRootless checks that this machine lets this user make the namespaces,
 // by making them once, and returns the runner. Its error wraps
@@ -106,8 +101,9 @@ func rootlessSysProcAttr() *syscall.SysProcAttr {
 // Kind implements Runner.
 func (r *Rootless) Kind() string { return "rootless" }
 
-// Close releases nothing; it is there for symmetry with the linux runner.
-func (r *Rootless) Close() error { return nil }
+// Close removes the files sandboxes with the network saw; call it after
+// the last run.
+func (r *Rootless) Close() error { return r.netFiles.remove() }
 
 // Start implements Runner.
 func (r *Rootless) Start(ctx context.Context, spec Spec) (Process, error) {
@@ -115,9 +111,6 @@ func (r *Rootless) Start(ctx context.Context, spec Spec) (Process, error) {
 }
 
 func (r *Rootless) start(spec Spec) (_ *rootlessProcess, err error) {
-	if spec.Network {
-		return nil, ErrRootlessNetwork
-	}
 	cpus, err := cpuSet(spec.CPUs)
 	if err != nil {
 		return nil, err
@@ -132,6 +125,15 @@ func (r *Rootless) start(spec Spec) (_ *rootlessProcess, err error) {
 	// linux runner removes what a killed judge left (removeStale).
 	if p.dir, err = os.MkdirTemp(r.tempRoot, tempPrefix+ownerTag+"-rootless-*"); err != nil {
 		return nil, err
+	}
+	outbound, err := planOutbound(spec, nil)
+	if err != nil {
+		return nil, err
+	}
+	if outbound != nil {
+		if spec, err = r.netFiles.bind(spec, r.tempRoot); err != nil {
+			return nil, err
+		}
 	}
 	workDir := filepath.Join(p.dir, "work")
 	root := filepath.Join(p.dir, "root")
@@ -148,6 +150,9 @@ func (r *Rootless) start(spec Spec) (_ *rootlessProcess, err error) {
 		Args: append([]string{plan.execPath}, spec.Args[1:]...), Env: withWorkDirVars(spec.Env, workDir),
 		Dir: plan.dir, Root: root, WorkDir: workDir, ReadOnly: plan.roots.readOnly, Binds: plan.roots.binds,
 		TmpfsBytes: plan.tmpfsBytes, Limits: spec.Limits, Scope: r.scope,
+	}
+	if outbound != nil {
+		cfg.Firewall, cfg.Nft = outbound.outboundRuleset(), outbound.tools.nft
 	}
 	if err := p.makePipes(); err != nil {
 		return nil, err
@@ -188,6 +193,13 @@ func (r *Rootless) start(spec Spec) (_ *rootlessProcess, err error) {
 		<-p.exited
 		return nil, fmt.Errorf("the sandbox's init did not start (%q, %v); its stderr says why", line, err)
 	}
+	if outbound != nil {
+		if err := p.startOutbound(outbound); err != nil {
+			p.forceKill()
+			<-p.exited
+			return nil, err
+		}
+	}
 	if err := json.NewEncoder(configW).Encode(&cfg); err != nil {
 		p.forceKill()
 		<-p.exited
@@ -214,14 +226,42 @@ type rootlessProcess struct {
 	usage   Usage
 	waitErr error
 
+	// outbound is the sandbox's slirp4netns (Spec.Network), which ends
+	// when outboundExit, held until Close, closes; nil without the network.
+	outbound     *outboundNet
+	outboundExit *os.File
+
 	killOnce  sync.Mutex
 	closeOnce sync.Once
 	closeErr  error
 }
 
+// startOutbound starts the sandbox's slirp4netns on the init's namespaces,
+// before the init is sent its configuration (which holds the ruleset).
+func (p *rootlessProcess) startOutbound(plan *outboundPlan) error {
+	exitR, exitW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer exitR.Close()
+	if p.outbound, err = plan.startForInit(p.pid, exitR); err != nil {
+		exitW.Close()
+		return err
+	}
+	p.outboundExit = exitW
+	return nil
+}
+
+// stopOutbound ends the sandbox's slirp4netns, if any.
+func (p *rootlessProcess) stopOutbound() {
+	p.outbound.stop()
+	closeFiles(p.outboundExit)
+}
+
 // cleanup undoes a start that did not complete (run has not started or
 // has reported its failure).
 func (p *rootlessProcess) cleanup() {
+	p.stopOutbound()
 	p.closeChildEnds()
 	p.closeParentEnds()
 	closeFiles(p.status)
@@ -337,6 +377,7 @@ func (p *rootlessProcess) Close() error {
 	p.closeOnce.Do(func() {
 		err := p.Kill()
 		<-p.exited
+		p.stopOutbound()
 		p.closeParentEnds()
 		p.status.Close()
 		if rerr := os.RemoveAll(p.dir); rerr != nil {

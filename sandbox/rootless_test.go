@@ -4,12 +4,16 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"io"
+	"net"
+	"net/netip"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/internal/testenv"
+	"github.com/tether-dev/tether/internal/testnet"
 )
 
 // requireRootless returns a rootless runner, or skips when this machine
@@ -182,13 +186,64 @@ func TestRootlessBindTarget(t *testing.T) {
 	}
 }
 
-// The rootless sandbox cannot keep a networked program off the host's
-// loopback and private ranges, so it refuses one that asks for the
-// network, saying so, instead of starting it with none.
-func TestRootlessRefusesNetwork(t *testing.T) {
+// The rootless sandbox gives a program that asks for the network the same
+// outbound access only as the linux one (its init loads the ruleset).
+func TestRootlessOutboundNetwork(t *testing.T) {
+	requireOutbound(t)
 	r := requireRootless(t)
-	_, err := r.Start(context.Background(), Spec{Args: []string{"true"}, Network: true})
-	if !errors.Is(err, ErrRootlessNetwork) || !strings.Contains(err.Error(), "runtime_config.evaluator.network.enabled") {
-		t.Fatalf("Start with Network: %v, want ErrRootlessNetwork", err)
+	t.Cleanup(func() { r.Close() })
+	testOutbound(t, r)
+}
+
+// As any user, not only root: a rootless sandbox with the network has
+// slirp4netns' interface (a route to its gateway from 10.0.2.100, seen by
+// a UDP connect, which sends nothing), and reaches no listener of the
+// host's, on its loopback, through the gateway, or on its own addresses.
+func TestRootlessOutboundHostUnreachable(t *testing.T) {
+	testenv.Require(t, testnet.RequireEnv, CheckNetwork())
+	r := requireRootless(t)
+	t.Cleanup(func() { r.Close() })
+	ln, err := net.Listen("tcp4", "0.0.0.0:0")
+	if err != nil {
+		t.Fatal(err)
 	}
+	port := testnet.ServeBanner(t, ln, "from-host").Port()
+	targets := []string{
+		netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), port).String(),
+		netip.AddrPortFrom(netip.MustParseAddr("10.0.2.2"), port).String(),
+	}
+	own, err := hostIPv4Addrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range own {
+		if a.IsLoopback() {
+			continue
+		}
+		targets = append(targets, netip.AddrPortFrom(a, port).String())
+	}
+	got := connectFromSandbox(t, r, Spec{Network: true}, targets)
+	for _, target := range targets {
+		if !strings.HasPrefix(got[target], "failed") {
+			t.Errorf("%s (a listener of the host's): %q, want it unreachable", target, got[target])
+		}
+	}
+	res := run(t, r, Spec{Network: true, Args: pyArgs(`
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.connect(("10.0.2.2", 9))
+print(s.getsockname()[0])
+`)}, "")
+	if res.stdout != "10.0.2.100\n" {
+		t.Errorf("the sandbox's address towards 10.0.2.2: %q (stderr %q), want 10.0.2.100 (slirp4netns' tap0)", res.stdout, res.stderr)
+	}
+}
+
+// TestRootlessOutboundHostUnreachable and TestProbeOutbound again, as an
+// unprivileged user: the rootless sandbox is for a judge without root,
+// where slirp4netns joins the sandbox's user namespace as that user.
+func TestRootlessOutboundUnprivileged(t *testing.T) {
+	testenv.Require(t, testnet.RequireEnv, CheckNetwork())
+	testenv.RunTestsAs(t, testenv.RootlessUser, "^(TestRootlessOutboundHostUnreachable|TestProbeOutbound)$", "TestRootlessOutboundHostUnreachable",
+		[]string{"TETHER_REQUIRE_ROOTLESS=1", testnet.RequireEnv + "=1"})
 }

@@ -1,0 +1,96 @@
+//go:build linux
+
+package testenv
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// RootlessUser is the unprivileged user that tests of the rootless sandbox
+// run as (made by RunTestsAs, or by .ci/run, if missing).
+const RootlessUser = "tether-rootless"
+
+// RunTestsAs runs the tests of this test binary that match run (a
+// -test.run pattern) as the unprivileged user name, made if missing
+// (useradd, then setpriv), with env as their whole environment and PATH
+// /usr/bin:/bin (the host's python3, not root's). It fails t if they fail
+// or if none named want passed, and returns their output. It needs root;
+// anything else missing skips t, or fails it when TETHER_REQUIRE_ROOTLESS
+// is "1". The tree the tests read must be world-readable; the binary is
+// copied out of the build cache (private to root).
+func RunTestsAs(t *testing.T, name, run, want string, env []string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("runs tests as another user: needs root (as that user, the tests themselves are the unprivileged run)")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		Require(t, "TETHER_REQUIRE_ROOTLESS", err)
+	}
+	if _, err := user.Lookup(name); err != nil {
+		if out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
+			Require(t, "TETHER_REQUIRE_ROOTLESS", &useraddError{name, err, out})
+		}
+	}
+	bin := filepath.Join(t.TempDir(), filepath.Base(os.Args[0]))
+	if err := copyExecutable(os.Args[0], bin); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{filepath.Dir(bin), filepath.Dir(filepath.Dir(bin))} {
+		os.Chmod(d, 0o755)
+	}
+	cmd := exec.Command(setpriv, "--reuid="+name, "--regid="+name, "--clear-groups",
+		bin, "-test.run="+run, "-test.v", "-test.count=1")
+	cmd.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp"}, env...)
+	out, err := cmd.CombinedOutput()
+	text := string(out)
+	t.Logf("as %s:\n%s", name, lastLines(text, 60))
+	if err != nil {
+		t.Fatalf("the tests as %s failed: %v", name, err)
+	}
+	if !strings.Contains(text, "--- PASS: "+want+" ") {
+		t.Fatalf("%s did not run as %s", want, name)
+	}
+	return text
+}
+
+type useraddError struct {
+	name string
+	err  error
+	out  []byte
+}
+
+func (e *useraddError) Error() string {
+	return "useradd " + e.name + ": " + e.err.Error() + ": " + strings.TrimSpace(string(e.out))
+}
+
+func copyExecutable(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
