@@ -30,15 +30,17 @@ import (
 // forwarding, no firewall rule of the host's.
 //
 // What the sandbox may reach is decided inside its namespace, where it has
-// no capability to change it, by an nftables ruleset the judge loads before
-// the program starts (outboundRuleset): loopback stays inside the sandbox;
+// no capability to change it, by an nftables ruleset loaded before the
+// program starts (outboundRuleset; by the judge for the linux runner, by
+// the init for the rootless one): loopback stays inside the sandbox;
 // slirp4netns' DNS forwarder (10.0.2.3) answers on port 53 only; the
 // judge's own addresses are refused; private and special-purpose ranges
 // (blockedRanges) are refused unless Spec.NetworkAllow names them; IPv6 is
 // refused. slirp4netns runs with --disable-host-loopback (its 10.0.2.2 no
 // longer leads to the host's 127.0.0.1), its own mount namespace and
 // seccomp filter, and ends when the sandbox does, or with the judge (its
-// exit fd is the runner's lifeline).
+// exit fd is the read end of a pipe only the judge writes: the linux
+// runner's lifeline, or the rootless sandbox's own).
 
 // outboundTimeout bounds slirp4netns' start.
 const outboundTimeout = 10 * time.Second

@@ -142,7 +142,8 @@ func denyProgram() (gsfilter.Filter, error) {
 //     IP and netlink stay (each sandbox has its own network namespace);
 //     netlink only for route (glibc's getaddrinfo asks it), since other
 //     protocols (NETLINK_USERSOCK) let unprivileged sockets message each
-//     other in a shared namespace (a sandbox with Spec.Network).
+//     other in a shared namespace (as sandboxes with Spec.Network once
+//     shared the host's).
 //   - inotify: a watch on a file every sandbox can read sees another open it.
 //   - file locks: every sandbox can open the same read-only system files,
 //     and flock works on a read-only descriptor, so one could hold a lock
