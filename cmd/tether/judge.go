@@ -69,10 +69,15 @@ func addNetworkAllowFlag(cmd *cobra.Command, env string) {
 	cmd.Flags().StringSlice("evaluator-network-allow", nil, usage)
 }
 
-// networkAllow is the --evaluator-network-allow list.
-func networkAllow(cmd *cobra.Command) ([]netip.Prefix, error) {
+// networkAllow is the --evaluator-network-allow list; env names the
+// variable that can set it, if any.
+func networkAllow(cmd *cobra.Command, env string) ([]netip.Prefix, error) {
 	list, _ := cmd.Flags().GetStringSlice("evaluator-network-allow")
-	return sandbox.ParseNetworkAllow("--evaluator-network-allow", list)
+	name := "--evaluator-network-allow"
+	if env != "" {
+		name += " (env " + env + ")"
+	}
+	return sandbox.ParseNetworkAllow(name, list)
 }
 
 // allowedCommands is the --allow-command list.
@@ -123,7 +128,7 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 	if err != nil {
 		return fmt.Errorf("%w (pass a readable solution file)", err)
 	}
-	allow, err := networkAllow(cmd)
+	allow, err := networkAllow(cmd, "")
 	if err != nil {
 		return err
 	}

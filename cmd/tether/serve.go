@@ -91,7 +91,7 @@ and --submissions-root, and an evaluator gets the network only with
 			// Each judge.run gets its own LM handler: from --lm-config, else from
 			// the problem's runtime_config.lm, else none.
 			svcOpts.Judge.LM = lmstart.Starter(judgeLMCfg, nil)
-			if svcOpts.Judge.EvaluatorNetworkAllow, err = networkAllow(cmd); err != nil {
+			if svcOpts.Judge.EvaluatorNetworkAllow, err = networkAllow(cmd, ""); err != nil {
 				return fmt.Errorf("serve: %w", err)
 			}
 			if lmAddr != "" {

@@ -197,7 +197,7 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 	}
 	defer runner.Close()
 	network, _ := fl.GetBool("allow-evaluator-network")
-	allow, err := networkAllow(cmd)
+	allow, err := networkAllow(cmd, "JUDGE_EVALUATOR_NETWORK_ALLOW")
 	if err != nil {
 		return err
 	}
