@@ -39,6 +39,7 @@ var workerEnv = map[string]string{
 	"allow-command":           "JUDGE_COMMAND_WHITELIST",
 	"allow-evaluator-network": "JUDGE_ALLOW_EVALUATOR_NETWORK",
 	"instance-id":             "JUDGE_INSTANCE_ID",
+	"max-task-mb":             "TETHER_MAX_TASK_MB",
 }
 
 func init() {
@@ -64,7 +65,8 @@ at once. See docs/worker.md.`,
 	f.String("broker", "", "queue: redis://[:password@]HOST:PORT[/DB], nats://HOST:PORT, or embedded (env REDIS_URL; default embedded)")
 	f.Int("concurrency", 2, "slots: submissions judged at once, 1-1024 (env JUDGE_MAX_CONCURRENT_JUDGES)")
 	f.String("cpus", "", "CPUs to divide among the slots, e.g. 0-3 (a slot's two sides get CPUs of their own where there are enough); default any")
-	f.String("work-dir", filepath.Join(os.TempDir(), "tether-worker"), "folder for the tasks' packages and fallback-results (env WORK_DIR)")
+	f.String("work-dir", worker.DefaultWorkDir(), "private folder (this uid's, mode 0700) for the tasks' packages and fallback-results (env WORK_DIR)")
+	f.Int("max-task-mb", worker.DefaultMaxTaskBytes>>20, "a task larger than this many MiB goes to the dead letters unread (env TETHER_MAX_TASK_MB)")
 	f.String("cache-dir", "", "support package cache (env SUPPORT_CACHE_DIR; default your cache dir's tether/packages)")
 	f.Int("cache-max-items", supportpkg.DefaultMaxItems, "packages kept in the cache (env SUPPORT_CACHE_MAX_ITEMS)")
 	f.Int("cache-max-mb", supportpkg.DefaultMaxBytes>>20, "MiB kept in the cache (env SUPPORT_CACHE_MAX_MB)")
@@ -169,8 +171,12 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	workDir, _ := fl.GetString("work-dir")
-	if err := os.MkdirAll(workDir, 0o755); err != nil {
-		return fmt.Errorf("--work-dir %s: %v", workDir, err)
+	if err := worker.PrepareWorkDir(workDir); err != nil {
+		return fmt.Errorf("--work-dir (env WORK_DIR): %w", err)
+	}
+	maxTaskMB, _ := fl.GetInt("max-task-mb")
+	if maxTaskMB < 1 || maxTaskMB > 1<<20 {
+		return fmt.Errorf("--max-task-mb %d: want 1 to %d MiB (env TETHER_MAX_TASK_MB)", maxTaskMB, 1<<20)
 	}
 	for _, dir := range worker.RemoveStaleTasks(workDir) {
 		log.Info("removed the task folder of a worker that died", "dir", dir)
@@ -206,7 +212,7 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 	defer closeBroker()
 
 	w, err := worker.New(worker.Config{Broker: broker, Judge: judger.Judge, Slots: slotCPUs,
-		Drain: mustDuration(fl, "drain"), Log: log, Metrics: metrics})
+		Drain: mustDuration(fl, "drain"), MaxTaskBytes: maxTaskMB << 20, Log: log, Metrics: metrics})
 	if err != nil {
 		return err
 	}
