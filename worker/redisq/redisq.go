@@ -44,7 +44,7 @@ type Options struct {
 	// when 0): a larger task is moved to :dead without reaching this
 	// process where Pull can tell first (docs/worker.md).
 	MaxTaskBytes int
-	PollTimeout time.Duration
+	PollTimeout  time.Duration
 	// ReplayEvery is how often kept results are replayed (Neuro OJ: every
 	// minute); tests shorten it.
 	ReplayEvery time.Duration
