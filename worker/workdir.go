@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
-	"time"
 
 	"github.com/tether-dev/tether/internal/privdir"
 )
@@ -103,16 +102,11 @@ func checkAncestor(what, dir, up string, uid uint32) error {
 	return nil
 }
 
-// taskDirPrefix starts a task folder's name. A task folder holds lockName,
-// locked by its worker for as long as it judges the task, and the package
-// in a folder with an unguessable name (privdir).
-const (
-	taskDirPrefix = "task-"
-	lockName      = "lock"
-	// unlockedGrace is how old a task folder without a lock file must be
-	// to be removed: one is that young only while its worker makes it.
-	unlockedGrace = time.Minute
-)
+// taskDirPrefix starts a task folder's name. A task folder is locked
+// (flock on the folder itself) by its worker for as long as it judges the
+// task, and holds the package in a folder with an unguessable name
+// (privdir).
+const taskDirPrefix = "task-"
 
 // taskDir is a task's folder, locked while it exists.
 type taskDir struct {
@@ -124,16 +118,12 @@ type taskDir struct {
 // makeTaskDir makes a locked task folder under workDir.
 func makeTaskDir(workDir string) (*taskDir, error) {
 	for try := 0; ; try++ {
-		dir, pkg, err := privdir.New(workDir, taskDirPrefix)
-		if err != nil {
-			return nil, err
-		}
-		td, err := lockTaskDir(dir, pkg)
+		td, err := tryTaskDir(workDir)
 		if err == nil {
 			return td, nil
 		}
-		os.RemoveAll(dir)
-		if !errors.Is(err, errTaskDirTaken) || try == 3 {
+		// A clean-up may take a folder between its mkdir and its lock.
+		if !errors.Is(err, errTaskDirTaken) && !errors.Is(err, fs.ErrNotExist) || try == 3 {
 			return nil, err
 		}
 	}
@@ -142,28 +132,43 @@ func makeTaskDir(workDir string) (*taskDir, error) {
 // errTaskDirTaken: a clean-up removed the folder before it was locked.
 var errTaskDirTaken = errors.New("the task folder was removed by a clean-up before it was locked")
 
-func lockTaskDir(dir, pkg string) (*taskDir, error) {
-	if err := CheckPrivateDir("task folder", dir); err != nil {
-		return nil, err
-	}
-	path := filepath.Join(dir, lockName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+func tryTaskDir(workDir string) (*taskDir, error) {
+	dir, pkg, err := privdir.New(workDir, taskDirPrefix)
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+	f, err := lockDir(dir, syscall.LOCK_EX)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
 	}
-	// A clean-up that took the lock before us removed the file: ours is
-	// then a lock on nothing.
+	// Locked: no clean-up can take it now; one that took it first removed
+	// it, and ours is a lock on nothing.
 	held, err1 := f.Stat()
-	named, err2 := os.Lstat(path)
-	if err1 != nil || err2 != nil || !os.SameFile(held, named) {
+	named, err2 := os.Lstat(dir)
+	if _, err3 := os.Lstat(pkg); err1 != nil || err2 != nil || err3 != nil || !os.SameFile(held, named) {
 		f.Close()
 		return nil, errTaskDirTaken
 	}
+	if err := CheckPrivateDir("task folder", dir); err != nil {
+		os.RemoveAll(dir)
+		f.Close()
+		return nil, err
+	}
 	return &taskDir{dir: dir, pkg: pkg, lock: f}, nil
+}
+
+// lockDir opens dir (not a link) and flocks it with how.
+func lockDir(dir string, how int) (*os.File, error) {
+	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	return f, nil
 }
 
 // remove removes the folder, then lets go of its lock.
@@ -173,11 +178,10 @@ func (td *taskDir) remove() {
 }
 
 // RemoveStaleTasks removes the task folders under workDir whose worker is
-// gone (kill -9, a crash): those whose lock it can take. A live worker
-// holds its folder's lock, in whatever PID namespace or container it runs
-// (flock is the kernel's, so this holds for one machine's file systems,
-// not across NFS clients). A folder without a lock file is removed once
-// it is older than a minute (one is made, then locked, at once).
+// gone (kill -9, a crash): those it can lock. A live worker holds its
+// folder's lock, in whatever PID namespace or container it runs (flock is
+// the kernel's, so this holds for the file systems of one machine, not
+// across NFS clients).
 func RemoveStaleTasks(workDir string) []string {
 	names, _ := filepath.Glob(filepath.Join(workDir, taskDirPrefix+"*"))
 	var removed []string
@@ -194,19 +198,10 @@ func removeIfStale(dir string) bool {
 	if err != nil || !fi.IsDir() || fi.Sys().(*syscall.Stat_t).Uid != uint32(os.Geteuid()) {
 		return false
 	}
-	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|syscall.O_NOFOLLOW, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		if time.Since(fi.ModTime()) < unlockedGrace {
-			return false
-		}
-		return os.RemoveAll(dir) == nil
-	}
+	f, err := lockDir(dir, syscall.LOCK_EX|syscall.LOCK_NB)
 	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
 		return false // its worker is alive
 	}
+	defer f.Close()
 	return os.RemoveAll(dir) == nil
 }

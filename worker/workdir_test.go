@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // TestHelperProcess is a second worker for the tests below, run as a child
@@ -47,9 +46,9 @@ func helper(t *testing.T, mode, workDir string, attr *syscall.SysProcAttr) ([]st
 
 // A worker in another PID namespace (another container sharing WORK_DIR)
 // keeps the folder of a task this worker is judging: liveness is the
-// folder's lock, not a pid. The folder of a worker that is gone, and an
-// old one without a lock file, are removed; a young one without a lock
-// file (being made) is kept.
+// folder's lock, not a pid. The folder of a worker that is gone, and one
+// that no worker locks (a worker killed before it locked it, or an earlier
+// release's), are removed.
 func TestStaleTaskFoldersAcrossPIDNamespaces(t *testing.T) {
 	workDir := filepath.Join(t.TempDir(), "work")
 	if err := PrepareWorkDir(workDir); err != nil {
@@ -65,15 +64,8 @@ func TestStaleTaskFoldersAcrossPIDNamespaces(t *testing.T) {
 		t.Fatalf("helper worker: %q, %v", out, err)
 	}
 	gone := out[0]
-	old := filepath.Join(workDir, taskDirPrefix+"123-456") // a folder of an earlier release
-	young := filepath.Join(workDir, taskDirPrefix+"being-made")
-	for _, dir := range []string{old, young} {
-		if err := os.Mkdir(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	longAgo := time.Now().Add(-2 * unlockedGrace)
-	if err := os.Chtimes(old, longAgo, longAgo); err != nil {
+	unlocked := filepath.Join(workDir, taskDirPrefix+"123-456")
+	if err := os.Mkdir(unlocked, 0o700); err != nil {
 		t.Fatal(err)
 	}
 
@@ -86,14 +78,14 @@ func TestStaleTaskFoldersAcrossPIDNamespaces(t *testing.T) {
 		t.Fatalf("clean-up worker: %v", err)
 	}
 	slices.Sort(removed)
-	want := []string{gone, old}
+	want := []string{gone, unlocked}
 	slices.Sort(want)
 	if !slices.Equal(removed, want) {
-		t.Fatalf("clean-up removed %q, want %q (live %s, young %s)", removed, want, live.dir, young)
+		t.Fatalf("clean-up removed %q, want %q (live %s)", removed, want, live.dir)
 	}
-	for _, dir := range []string{live.dir, live.pkg, young} {
+	for _, dir := range []string{live.dir, live.pkg} {
 		if _, err := os.Stat(dir); err != nil {
-			t.Errorf("%s: %v: a live or young task folder was removed", dir, err)
+			t.Errorf("%s: %v: the live task folder was removed", dir, err)
 		}
 	}
 	for _, dir := range want {

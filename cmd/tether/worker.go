@@ -205,7 +205,7 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 		Allowed: allowedCommands(cmd), WorkDir: workDir, Network: network}
 
 	ctx := cmd.Context()
-	broker, closeBroker, err := openWorkerBroker(ctx, cmd, workDir, metrics, log)
+	broker, closeBroker, err := openWorkerBroker(ctx, cmd, workDir, maxTaskMB<<20, metrics, log)
 	if err != nil {
 		return err
 	}
@@ -323,7 +323,7 @@ func brokerURL(cmd *cobra.Command) string {
 	return u
 }
 
-func openWorkerBroker(ctx context.Context, cmd *cobra.Command, workDir string, metrics *worker.Metrics, log *slog.Logger) (worker.Broker, func(), error) {
+func openWorkerBroker(ctx context.Context, cmd *cobra.Command, workDir string, maxTaskBytes int, metrics *worker.Metrics, log *slog.Logger) (worker.Broker, func(), error) {
 	fl := cmd.Flags()
 	u := brokerURL(cmd)
 	switch {
@@ -333,7 +333,7 @@ func openWorkerBroker(ctx context.Context, cmd *cobra.Command, workDir string, m
 		secs, _ := fl.GetInt("download-timeout")
 		warnSweeper(log, time.Duration(secs)*time.Second)
 		b, err := redisq.Open(ctx, redisq.Options{URL: u, Queue: queue, ResultQueue: results, WorkDir: workDir,
-			Log: log, OnFallbackPending: metrics.FallbackPending})
+			MaxTaskBytes: maxTaskBytes, Log: log, OnFallbackPending: metrics.FallbackPending})
 		if err != nil {
 			return nil, nil, err
 		}
