@@ -161,3 +161,19 @@ func TestSquattedWorkDirIsRefused(t *testing.T) {
 		t.Error("a task folder was made in a WORK_DIR that others may replace")
 	}
 }
+
+// The default WORK_DIR is not in a folder every user may write (as
+// $TMPDIR/tether-worker was): root's is under /var/lib, anyone else's in
+// their state folder.
+func TestDefaultWorkDirIsNotInASharedFolder(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	got := DefaultWorkDir()
+	want := filepath.Join(state, "tether", "worker")
+	if os.Geteuid() == 0 {
+		want = "/var/lib/tether/worker"
+	}
+	if got != want || strings.HasPrefix(got, os.TempDir()) && os.Geteuid() == 0 {
+		t.Fatalf("DefaultWorkDir() = %s, want %s", got, want)
+	}
+}

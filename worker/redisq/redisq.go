@@ -1,4 +1,5 @@
 // Package redisq is Neuro OJ's judge queue on Redis lists, byte for byte:
+// RPOPLPUSH (a script that leaves tasks over the cap in Redis) or
 // BRPOPLPUSH from the task list into its :processing list, results LPUSHed
 // to the result list, LREM from :processing only after the result is
 // stored, bad tasks to :dead, results that Redis would not take kept in
