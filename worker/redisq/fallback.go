@@ -225,6 +225,10 @@ func (f *fallbackDir) replay(ctx context.Context, b *Broker) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	defer f.count()
+	if err := f.checkDir(); err != nil {
+		f.log.Error("kept results not replayed", "error", err.Error())
+		return
+	}
 	for _, name := range f.files() {
 		k, err := f.read(name)
 		if err != nil {
@@ -244,6 +248,22 @@ func (f *fallbackDir) replay(ctx context.Context, b *Broker) {
 		os.Remove(name)
 		f.log.Info("replayed a kept result", "file", name)
 	}
+}
+
+// checkDir: the folder is still private (anyone who could have read or
+// written it could have planted or copied results).
+func (f *fallbackDir) checkDir() error {
+	if err := worker.CheckPrivateDir("WORK_DIR's fallback-results folder", f.dir); err != nil {
+		return err
+	}
+	fi, err := os.Lstat(f.dir)
+	if err != nil {
+		return err
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("WORK_DIR's fallback-results folder %s may be read by group or others (mode %04o): run chmod 0700 %s after checking its files", f.dir, perm, f.dir)
+	}
+	return nil
 }
 
 // read reads and checks a kept file.

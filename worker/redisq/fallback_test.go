@@ -56,3 +56,21 @@ func TestKeptResultsNeverShareAFile(t *testing.T) {
 		t.Fatalf("the kept files hold %d tasks, want %d", len(tasks), len(ids))
 	}
 }
+
+// A fallback-results folder that became readable by others is not
+// replayed from until it is private again.
+func TestNoReplayFromAFolderOthersMayRead(t *testing.T) {
+	f, err := openFallback(t.TempDir(), 1<<20, slog.New(slog.DiscardHandler), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.checkDir(); err != nil {
+		t.Fatalf("a fresh folder: %v", err)
+	}
+	if err := os.Chmod(f.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.checkDir(); err == nil || !strings.Contains(err.Error(), "chmod 0700") {
+		t.Fatalf("mode 0755: %v, want an error with the fix", err)
+	}
+}
