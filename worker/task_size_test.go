@@ -58,7 +58,7 @@ func TestOversizedTaskGoesToDeadUnread(t *testing.T) {
 			t.Errorf("dead reason %q does not say %q", reason, want)
 		}
 	}
-	if New(Config{Broker: b, Judge: judge}); DefaultMaxTaskBytes != 64<<20 {
+	if DefaultMaxTaskBytes != 64<<20 {
 		t.Fatalf("DefaultMaxTaskBytes = %d, docs/worker.md says 64 MiB", DefaultMaxTaskBytes)
 	}
 }
