@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tether-dev/tether/internal/privdir"
 	"github.com/tether-dev/tether/jsonrpc"
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/trace"
@@ -270,28 +271,9 @@ func (s *Service) loadProblem(raw json.RawMessage) (*judge.Problem, func(), erro
 
 // bundleDir makes the folder of an inline problem: the sandbox user (not
 // the judge's) must read it, so it is world-readable, but it sits under a
-// private temporary folder (0711: entered, not listed) with an unguessable
-// name, so that other local users cannot find it.
+// private temporary folder with an unguessable name (privdir).
 func bundleDir() (tmp, dir string, err error) {
-	tmp, err = os.MkdirTemp("", "tether-problem-")
-	if err != nil {
-		return "", "", err
-	}
-	var name [16]byte
-	rand.Read(name[:])
-	dir = filepath.Join(tmp, hex.EncodeToString(name[:]))
-	if err := os.Chmod(tmp, 0o711); err != nil {
-		os.RemoveAll(tmp)
-		return "", "", err
-	}
-	if err := os.Mkdir(dir, 0o755); err == nil {
-		err = os.Chmod(dir, 0o755) // whatever the umask
-	}
-	if err != nil {
-		os.RemoveAll(tmp)
-		return "", "", err
-	}
-	return tmp, dir, nil
+	return privdir.New("", "tether-problem-")
 }
 
 func (s *Service) loadSolution(p SolutionParams) (*judge.Submission, error) {

@@ -6,12 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"os"
 	"path"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/sandbox"
@@ -59,29 +55,6 @@ type Judger struct {
 	Observe func(*judge.Result)
 }
 
-// taskDirPrefix starts a task folder's name, followed by the worker's pid.
-const taskDirPrefix = "task-"
-
-// RemoveStaleTasks removes the task folders under workDir left by workers
-// that died (kill -9): those whose pid no longer runs. Workers sharing the
-// folder keep theirs.
-func RemoveStaleTasks(workDir string) []string {
-	names, _ := filepath.Glob(filepath.Join(workDir, taskDirPrefix+"*-*"))
-	var removed []string
-	for _, name := range names {
-		pidText, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(name), taskDirPrefix), "-")
-		pid, err := strconv.Atoi(pidText)
-		if err != nil || pid <= 0 || pid == os.Getpid() {
-			continue
-		}
-		if syscall.Kill(pid, 0) == syscall.ESRCH {
-			os.RemoveAll(name)
-			removed = append(removed, name)
-		}
-	}
-	return removed
-}
-
 // imageName strips a registry path and a tag: ghcr.io/neuro-oj/noj-evaluator-python:v1 -> noj-evaluator-python.
 func imageName(image string) string {
 	name := path.Base(image)
@@ -120,13 +93,12 @@ func (j *Judger) Judge(ctx context.Context, t *Task, cpus SlotCPUs) (*Result, er
 	if lang := strings.ToLower(t.Language); lang != "python" && lang != "python3" && lang != "py" {
 		return systemError(t, fmt.Sprintf("language %q is not supported by the python runtime", t.Language)), nil
 	}
-	dir, err := os.MkdirTemp(j.WorkDir, taskDirPrefix+strconv.Itoa(os.Getpid())+"-")
+	td, err := makeTaskDir(j.WorkDir)
 	if err != nil {
 		return systemError(t, fmt.Sprintf("cannot make the task folder under WORK_DIR %s: %v", j.WorkDir, err)), nil
 	}
-	defer os.RemoveAll(dir)
-	// The sandbox user reads the package: the folder is not private.
-	os.Chmod(dir, 0o755)
+	defer td.remove()
+	dir := td.pkg
 	if t.DownloadURL != "" {
 		if j.Packages == nil {
 			return systemError(t, "the task has a download_url but this worker has no package cache"), nil

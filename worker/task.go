@@ -58,48 +58,97 @@ func (rc RuntimeConfig) MarshalJSON() ([]byte, error) {
 // goes to the dead-letter list, not to a result.
 var ErrBadTask = errors.New("bad task")
 
-// requiredFields are the members a task must have (Neuro OJ's worker
-// rejects a task without them), as JSON paths.
-var requiredFields = [][]string{
-	{"submission_id"}, {"problem_id"}, {"language"}, {"code"},
-	{"runtime_config", "evaluator", "image"}, {"runtime_config", "evaluator", "command"},
-	{"runtime_config", "evaluator", "time_limit_ms"}, {"runtime_config", "evaluator", "memory_limit_mb"},
-	{"runtime_config", "solution", "image"}, {"runtime_config", "solution", "call_timeout_ms"},
-	{"runtime_config", "solution", "memory_limit_mb"},
+// DefaultMaxTaskBytes is the largest task a worker reads by default
+// (Config.MaxTaskBytes): Neuro OJ's tasks carry the code and point to
+// their package, so they are small; Redis would allow 512 MiB.
+const DefaultMaxTaskBytes = 64 << 20
+
+// taskWire is a task as it arrives: the members Neuro OJ's worker requires
+// are pointers or raw, so that one decode tells a missing (or null) member
+// from an empty one.
+type taskWire struct {
+	SubmissionID  *string         `json:"submission_id"`
+	ProblemID     json.RawMessage `json:"problem_id"`
+	Language      *string         `json:"language"`
+	Code          *string         `json:"code"`
+	RuntimeConfig json.RawMessage `json:"runtime_config"`
+	DownloadURL   string          `json:"download_url"`
+	FileName      string          `json:"file_name"`
+	RejudgeSeq    *int64          `json:"rejudge_seq"`
 }
 
-// ParseTask decodes raw; errors wrap ErrBadTask and name the field.
+type runtimeWire struct {
+	Evaluator *struct {
+		Image         *string         `json:"image"`
+		Command       json.RawMessage `json:"command"`
+		TimeLimitMs   json.RawMessage `json:"time_limit_ms"`
+		MemoryLimitMb json.RawMessage `json:"memory_limit_mb"`
+	} `json:"evaluator"`
+	Solution *struct {
+		Image         *string         `json:"image"`
+		CallTimeoutMs json.RawMessage `json:"call_timeout_ms"`
+		MemoryLimitMb json.RawMessage `json:"memory_limit_mb"`
+	} `json:"solution"`
+}
+
+func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+
+// ParseTask decodes raw once (the code is its one large member); errors
+// wrap ErrBadTask and name the field. A task without a member Neuro OJ's
+// worker requires is refused like there.
 func ParseTask(raw []byte) (*Task, error) {
-	var tree map[string]any
-	if err := json.Unmarshal(raw, &tree); err != nil {
-		return nil, fmt.Errorf("%w: not a JSON object: %v", ErrBadTask, err)
+	var w taskWire
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, badTaskJSON("", err)
 	}
-	for _, path := range requiredFields {
-		var node any = tree
-		for _, key := range path {
-			m, ok := node.(map[string]any)
-			if !ok {
-				node = nil
-				break
-			}
-			node = m[key]
-		}
-		if node == nil {
-			return nil, fmt.Errorf("%w: %s is missing", ErrBadTask, strings.Join(path, "."))
+	var rc runtimeWire
+	if present(w.RuntimeConfig) {
+		if err := json.Unmarshal(w.RuntimeConfig, &rc); err != nil {
+			return nil, badTaskJSON("runtime_config.", err)
 		}
 	}
-	var t Task
-	if err := json.Unmarshal(raw, &t); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			return nil, fmt.Errorf("%w: %s: want %s, got %s", ErrBadTask, typeErr.Field, typeErr.Type.Kind(), typeErr.Value)
+	ev, sol := rc.Evaluator, rc.Solution
+	for _, f := range []struct {
+		name string
+		ok   bool
+	}{
+		{"submission_id", w.SubmissionID != nil}, {"problem_id", present(w.ProblemID)},
+		{"language", w.Language != nil}, {"code", w.Code != nil},
+		{"runtime_config.evaluator.image", ev != nil && ev.Image != nil},
+		{"runtime_config.evaluator.command", ev != nil && present(ev.Command)},
+		{"runtime_config.evaluator.time_limit_ms", ev != nil && present(ev.TimeLimitMs)},
+		{"runtime_config.evaluator.memory_limit_mb", ev != nil && present(ev.MemoryLimitMb)},
+		{"runtime_config.solution.image", sol != nil && sol.Image != nil},
+		{"runtime_config.solution.call_timeout_ms", sol != nil && present(sol.CallTimeoutMs)},
+		{"runtime_config.solution.memory_limit_mb", sol != nil && present(sol.MemoryLimitMb)},
+	} {
+		if !f.ok {
+			return nil, fmt.Errorf("%w: %s is missing", ErrBadTask, f.name)
 		}
-		return nil, fmt.Errorf("%w: %v", ErrBadTask, err)
 	}
-	if t.SubmissionID == "" {
+	if *w.SubmissionID == "" {
 		return nil, fmt.Errorf("%w: submission_id is empty", ErrBadTask)
 	}
-	return &t, nil
+	t := &Task{SubmissionID: *w.SubmissionID, ProblemID: w.ProblemID, Language: *w.Language, Code: *w.Code,
+		DownloadURL: w.DownloadURL, FileName: w.FileName, RejudgeSeq: w.RejudgeSeq}
+	t.RuntimeConfig.Evaluator.Image, t.RuntimeConfig.Solution.Image = *ev.Image, *sol.Image
+	t.RuntimeConfig.Raw = w.RuntimeConfig
+	return t, nil
+}
+
+// badTaskJSON names the member of a decoding error, under prefix.
+func badTaskJSON(prefix string, err error) error {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		if typeErr.Field == "" {
+			if prefix == "" {
+				return fmt.Errorf("%w: not a JSON object: %v", ErrBadTask, err)
+			}
+			return fmt.Errorf("%w: %s: want an object, got %s", ErrBadTask, strings.TrimSuffix(prefix, "."), typeErr.Value)
+		}
+		return fmt.Errorf("%w: %s%s: want %s, got %s", ErrBadTask, prefix, typeErr.Field, typeErr.Type.Kind(), typeErr.Value)
+	}
+	return fmt.Errorf("%w: not a JSON object: %v", ErrBadTask, err)
 }
 
 // Seq is the task's rejudge_seq, 0 when absent.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -33,8 +34,11 @@ type Config struct {
 	Drain time.Duration
 	// Heartbeat is how often a running task is reported in progress.
 	Heartbeat time.Duration
-	Log       *slog.Logger
-	Metrics   *Metrics // nil: none
+	// MaxTaskBytes is the largest task judged (DefaultMaxTaskBytes when 0):
+	// a larger one goes to the dead letters before it is decoded.
+	MaxTaskBytes int
+	Log          *slog.Logger
+	Metrics      *Metrics // nil: none
 }
 
 // Worker pulls tasks into free slots and judges them.
@@ -52,6 +56,7 @@ func New(cfg Config) (*Worker, error) {
 	}
 	defaults.Positive(&cfg.Drain, DefaultDrain)
 	defaults.Positive(&cfg.Heartbeat, DefaultHeartbeat)
+	defaults.Positive(&cfg.MaxTaskBytes, DefaultMaxTaskBytes)
 	cfg.Log = defaults.Logger(cfg.Log)
 	return &Worker{cfg: cfg}, nil
 }
@@ -137,6 +142,12 @@ pull:
 // handle judges one delivery and settles it.
 func (w *Worker) handle(ctx context.Context, d Delivery, cpus SlotCPUs) {
 	log := w.cfg.Log
+	if size := len(d.Raw()); size > w.cfg.MaxTaskBytes {
+		reason := fmt.Sprintf("%v: the task is %d bytes, over this worker's cap of %d (--max-task-mb, env TETHER_MAX_TASK_MB)", ErrBadTask, size, w.cfg.MaxTaskBytes)
+		log.Warn("task too large, moved to dead letters unread", "error", reason)
+		w.settle(log, d, "", func(ctx context.Context) error { return d.Dead(ctx, reason) })
+		return
+	}
 	t, err := ParseTask(d.Raw())
 	if err != nil {
 		log.Warn("bad task, moved to dead letters", "error", err.Error())

@@ -69,7 +69,7 @@ type memBroker struct {
 	mu                  sync.Mutex
 	queue               [][]byte
 	completed, returned []string
-	dead                []string
+	dead, deadReasons   []string
 	held, maxHeld       int
 }
 
@@ -109,7 +109,13 @@ func (d *memDelivery) settle(list *[]string) {
 }
 func (d *memDelivery) Complete(context.Context, []byte) error { d.settle(&d.b.completed); return nil }
 func (d *memDelivery) Return(context.Context) error           { d.settle(&d.b.returned); return nil }
-func (d *memDelivery) Dead(context.Context, string) error     { d.settle(&d.b.dead); return nil }
+func (d *memDelivery) Dead(_ context.Context, reason string) error {
+	d.b.mu.Lock()
+	d.b.deadReasons = append(d.b.deadReasons, reason)
+	d.b.mu.Unlock()
+	d.settle(&d.b.dead)
+	return nil
+}
 
 // The stop ends pulling; the two running tasks get the drain: one finishes
 // in it, the other is still running when it ends and goes back; the tasks

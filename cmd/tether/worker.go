@@ -40,6 +40,7 @@ var workerEnv = map[string]string{
 	"allow-evaluator-network": "JUDGE_ALLOW_EVALUATOR_NETWORK",
 	"evaluator-network-allow": "JUDGE_EVALUATOR_NETWORK_ALLOW",
 	"instance-id":             "JUDGE_INSTANCE_ID",
+	"max-task-mb":             "TETHER_MAX_TASK_MB",
 }
 
 func init() {
@@ -65,7 +66,8 @@ at once. See docs/worker.md.`,
 	f.String("broker", "", "queue: redis://[:password@]HOST:PORT[/DB], nats://HOST:PORT, or embedded (env REDIS_URL; default embedded)")
 	f.Int("concurrency", 2, "slots: submissions judged at once, 1-1024 (env JUDGE_MAX_CONCURRENT_JUDGES)")
 	f.String("cpus", "", "CPUs to divide among the slots, e.g. 0-3 (a slot's two sides get CPUs of their own where there are enough); default any")
-	f.String("work-dir", filepath.Join(os.TempDir(), "tether-worker"), "folder for the tasks' packages and fallback-results (env WORK_DIR)")
+	f.String("work-dir", worker.DefaultWorkDir(), "private folder (this uid's, mode 0700) for the tasks' packages and fallback-results (env WORK_DIR)")
+	f.Int("max-task-mb", worker.DefaultMaxTaskBytes>>20, "a task larger than this many MiB goes to the dead letters unread (env TETHER_MAX_TASK_MB)")
 	f.String("cache-dir", "", "support package cache (env SUPPORT_CACHE_DIR; default your cache dir's tether/packages)")
 	f.Int("cache-max-items", supportpkg.DefaultMaxItems, "packages kept in the cache (env SUPPORT_CACHE_MAX_ITEMS)")
 	f.Int("cache-max-mb", supportpkg.DefaultMaxBytes>>20, "MiB kept in the cache (env SUPPORT_CACHE_MAX_MB)")
@@ -171,8 +173,12 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	workDir, _ := fl.GetString("work-dir")
-	if err := os.MkdirAll(workDir, 0o755); err != nil {
-		return fmt.Errorf("--work-dir %s: %v", workDir, err)
+	if err := worker.PrepareWorkDir(workDir); err != nil {
+		return fmt.Errorf("--work-dir (env WORK_DIR): %w", err)
+	}
+	maxTaskMB, _ := fl.GetInt("max-task-mb")
+	if maxTaskMB < 1 || maxTaskMB > 1<<20 {
+		return fmt.Errorf("--max-task-mb %d: want 1 to %d MiB (env TETHER_MAX_TASK_MB)", maxTaskMB, 1<<20)
 	}
 	for _, dir := range worker.RemoveStaleTasks(workDir) {
 		log.Info("removed the task folder of a worker that died", "dir", dir)
@@ -205,14 +211,14 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 		Allowed: allowedCommands(cmd), WorkDir: workDir, Network: network, NetworkAllow: allow}
 
 	ctx := cmd.Context()
-	broker, closeBroker, err := openWorkerBroker(ctx, cmd, workDir, metrics, log)
+	broker, closeBroker, err := openWorkerBroker(ctx, cmd, workDir, maxTaskMB<<20, metrics, log)
 	if err != nil {
 		return err
 	}
 	defer closeBroker()
 
 	w, err := worker.New(worker.Config{Broker: broker, Judge: judger.Judge, Slots: slotCPUs,
-		Drain: mustDuration(fl, "drain"), Log: log, Metrics: metrics})
+		Drain: mustDuration(fl, "drain"), MaxTaskBytes: maxTaskMB << 20, Log: log, Metrics: metrics})
 	if err != nil {
 		return err
 	}
@@ -323,7 +329,7 @@ func brokerURL(cmd *cobra.Command) string {
 	return u
 }
 
-func openWorkerBroker(ctx context.Context, cmd *cobra.Command, workDir string, metrics *worker.Metrics, log *slog.Logger) (worker.Broker, func(), error) {
+func openWorkerBroker(ctx context.Context, cmd *cobra.Command, workDir string, maxTaskBytes int, metrics *worker.Metrics, log *slog.Logger) (worker.Broker, func(), error) {
 	fl := cmd.Flags()
 	u := brokerURL(cmd)
 	switch {
@@ -333,7 +339,7 @@ func openWorkerBroker(ctx context.Context, cmd *cobra.Command, workDir string, m
 		secs, _ := fl.GetInt("download-timeout")
 		warnSweeper(log, time.Duration(secs)*time.Second)
 		b, err := redisq.Open(ctx, redisq.Options{URL: u, Queue: queue, ResultQueue: results, WorkDir: workDir,
-			Log: log, OnFallbackPending: metrics.FallbackPending})
+			MaxTaskBytes: maxTaskBytes, Log: log, OnFallbackPending: metrics.FallbackPending})
 		if err != nil {
 			return nil, nil, err
 		}

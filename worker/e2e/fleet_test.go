@@ -53,10 +53,20 @@ func TestPackagesThroughTheWorker(t *testing.T) {
 func TestKilledWorkerTaskIsRequeuedAndJudgedOnce(t *testing.T) {
 	f := newFleet(t)
 	gate := filepath.Join(t.TempDir(), "gate")
-	f.produce(task{id: "k1", url: supportpkg.Base64URL(aplusbZip(t)), code: gatedCode(gate), callTimeoutMs: 100000}.json())
+	started := filepath.Join(t.TempDir(), "started")
+	code := fmt.Sprintf("open(%q, 'w').close()\n", started) + gatedCode(gate) // the package is in place once it runs
+	f.produce(task{id: "k1", url: supportpkg.Base64URL(aplusbZip(t)), code: code, callTimeoutMs: 100000}.json())
 	shared := t.TempDir() // both workers' WORK_DIR
 	first := f.workerIn(shared, nil)
 	first.waitLog(t, "judging", time.Minute)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) { // polling a condition, not synchronising
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the solution did not start within a minute")
+		}
+	}
 	first.cmd.Process.Signal(syscall.SIGKILL)
 	first.exit(t, 30*time.Second)
 	if n := f.llen(nojcore.Processing); n != 1 {
@@ -74,9 +84,13 @@ func TestKilledWorkerTaskIsRequeuedAndJudgedOnce(t *testing.T) {
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	killed, _ := filepath.Glob(filepath.Join(first.workDir, "task-*"))
+	if len(killed) != 1 {
+		t.Fatalf("task folders after the kill: %q, want the killed worker's one", killed)
+	}
 	second := f.workerIn(shared, nil)
-	if left, _ := filepath.Glob(filepath.Join(second.workDir, fmt.Sprintf("task-%d-*", first.cmd.Process.Pid))); len(left) > 0 {
-		t.Fatalf("the killed worker's task folder was not removed at start-up: %v", left)
+	if _, err := os.Stat(killed[0]); !os.IsNotExist(err) {
+		t.Fatalf("the killed worker's task folder %s was not removed at start-up (%v)", killed[0], err)
 	}
 	f.results(1, 2*time.Minute)
 	second.cmd.Process.Signal(syscall.SIGTERM)

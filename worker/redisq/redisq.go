@@ -1,4 +1,5 @@
 // Package redisq is Neuro OJ's judge queue on Redis lists, byte for byte:
+// RPOPLPUSH (a script that leaves tasks over the cap in Redis) or
 // BRPOPLPUSH from the task list into its :processing list, results LPUSHed
 // to the result list, LREM from :processing only after the result is
 // stored, bad tasks to :dead, results that Redis would not take kept in
@@ -40,7 +41,11 @@ type Options struct {
 	Queue       string // JUDGE_QUEUE
 	ResultQueue string // RESULT_QUEUE
 	WorkDir     string // WORK_DIR: fallback-results lives here; "" keeps no fallback
-	PollTimeout time.Duration
+	// MaxTaskBytes is the worker's task cap (worker.DefaultMaxTaskBytes
+	// when 0): a larger task is moved to :dead without reaching this
+	// process where Pull can tell first (docs/worker.md).
+	MaxTaskBytes int
+	PollTimeout  time.Duration
 	// ReplayEvery is how often kept results are replayed (Neuro OJ: every
 	// minute); tests shorten it.
 	ReplayEvery time.Duration
@@ -78,6 +83,7 @@ func Open(ctx context.Context, opts Options) (*Broker, error) {
 	opts.ResultQueue = cmp.Or(opts.ResultQueue, DefaultResultQueue)
 	defaults.Positive(&opts.PollTimeout, DefaultPollTimeout)
 	defaults.Positive(&opts.ReplayEvery, DefaultReplayEvery)
+	defaults.Positive(&opts.MaxTaskBytes, worker.DefaultMaxTaskBytes)
 	opts.Log = defaults.Logger(opts.Log)
 	ro, err := redis.ParseURL(opts.URL)
 	if err != nil {
@@ -93,7 +99,7 @@ func Open(ctx context.Context, opts Options) (*Broker, error) {
 		return nil, fmt.Errorf("cannot reach Redis at %s: %v (is redis-server running there, and REDIS_URL right?)", Redacted(opts.URL), err)
 	}
 	if opts.WorkDir != "" {
-		if b.fallback, err = openFallback(opts.WorkDir, opts.Log, opts.OnFallbackPending); err != nil {
+		if b.fallback, err = openFallback(opts.WorkDir, opts.MaxTaskBytes, opts.Log, opts.OnFallbackPending); err != nil {
 			b.client.Close()
 			return nil, err
 		}
@@ -130,10 +136,45 @@ func (b *Broker) Close() error {
 // Client is the Redis client, for tools built on the same connection.
 func (b *Broker) Client() *redis.Client { return b.client }
 
-// Pull is BRPOPLPUSH queue queue:processing with the poll timeout.
+// takeScript is RPOPLPUSH queue queue:processing for a task within the
+// cap; a larger one goes to queue:dead instead, and only its size comes
+// back: it never reaches this process.
+var takeScript = redis.NewScript(`
+local v = redis.call('LINDEX', KEYS[1], -1)
+if not v then return false end
+if string.len(v) > tonumber(ARGV[1]) then
+  redis.call('RPOP', KEYS[1])
+  redis.call('LPUSH', KEYS[3], v)
+  return {0, string.len(v)}
+end
+redis.call('RPOPLPUSH', KEYS[1], KEYS[2])
+return {1, v}`)
+
+// Pull takes the next task: from a queue with tasks waiting, by takeScript;
+// from an empty one, by BRPOPLPUSH queue queue:processing with the poll
+// timeout, where a task arrives whole (the worker then moves one over its
+// cap to :dead before decoding it).
 func (b *Broker) Pull(ctx context.Context) (worker.Delivery, error) {
 	// Not cut short by ctx: a move Redis made must reach us (Broker.Pull).
-	raw, err := b.client.BRPopLPush(context.WithoutCancel(ctx), b.opts.Queue, b.processing, b.opts.PollTimeout).Bytes()
+	ctx = context.WithoutCancel(ctx)
+	for {
+		res, err := takeScript.Run(ctx, b.client, []string{b.opts.Queue, b.processing, b.dead}, b.opts.MaxTaskBytes).Slice()
+		if errors.Is(err, redis.Nil) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("take a task from %s at %s: %w", b.opts.Queue, Redacted(b.opts.URL), err)
+		}
+		if len(res) != 2 {
+			return nil, fmt.Errorf("take a task from %s at %s: the script answered %v", b.opts.Queue, Redacted(b.opts.URL), res)
+		}
+		if raw, ok := res[1].(string); ok && res[0] == int64(1) {
+			return &delivery{b: b, raw: []byte(raw)}, nil
+		}
+		b.opts.Log.Warn("task too large, moved to dead letters unread", "dead", b.dead,
+			"error", fmt.Sprintf("%v: the task is %v bytes, over this worker's cap of %d (--max-task-mb, env TETHER_MAX_TASK_MB)", worker.ErrBadTask, res[1], b.opts.MaxTaskBytes))
+	}
+	raw, err := b.client.BRPopLPush(ctx, b.opts.Queue, b.processing, b.opts.PollTimeout).Bytes()
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
 	}

@@ -2,12 +2,16 @@ package redisq_test
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -69,6 +73,8 @@ type fixture struct {
 	srv    *redistest.Server
 	client *redis.Client
 	work   string
+	// maxTask is the workers' MaxTaskBytes (0: the default).
+	maxTask int
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -101,7 +107,7 @@ func (f *fixture) startWorker(b worker.Broker, slots int, judge func(context.Con
 		judge = j.Judge
 	}
 	w, err := worker.New(worker.Config{Broker: b, Judge: judge, Slots: make([]worker.SlotCPUs, slots),
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		MaxTaskBytes: f.maxTask, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -253,8 +259,14 @@ func TestResultKeptWhileRedisIsDownThenReplayed(t *testing.T) {
 	<-judged
 	f.srv.Stop()
 	close(release)
-	fallback := filepath.Join(f.work, "fallback-results", "result-s9-seq1.json")
-	eventually(t, 30*time.Second, "the fallback file", func() bool { _, err := os.Stat(fallback); return err == nil })
+	var fallback string
+	eventually(t, 30*time.Second, "the fallback file", func() bool {
+		kept, _ := filepath.Glob(filepath.Join(f.work, "fallback-results", "result-s9-*-seq1.json"))
+		if len(kept) == 1 {
+			fallback = kept[0]
+		}
+		return fallback != ""
+	})
 	stop()
 	if n, _ := pending.Load("n"); n != 1 {
 		t.Fatalf("fallback pending %v, want 1", n)
@@ -274,25 +286,119 @@ func TestResultKeptWhileRedisIsDownThenReplayed(t *testing.T) {
 	}
 }
 
-// A kept file that does not parse is renamed *.dead at start-up.
-func TestUnparsableFallbackFileIsRenamedDead(t *testing.T) {
+// Only a private kept file carrying this WORK_DIR's mac is replayed: one
+// that does not parse, a bare result (as a local user who made WORK_DIR
+// first would plant), a forged envelope, or a well-signed file that others
+// could have read or changed are renamed *.dead at start-up and never
+// pushed.
+func TestOnlyOwnPrivateFallbackFilesAreReplayed(t *testing.T) {
+	f := newFixture(t)
+	b := f.open(redisq.Options{}) // makes fallback-results and its key
+	b.Close()
+	dir := filepath.Join(f.work, "fallback-results")
+	key, err := os.ReadFile(filepath.Join(dir, "key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	envelope := func(id string, mac []byte) []byte {
+		kept := fmt.Sprintf(`{"result":{"submission_id":%q,"status":"Accepted","score":10000,"output":"","details":null,"time_ms":1,"memory_kb":1}}`, id)
+		if mac == nil {
+			m := hmac.New(sha256.New, key)
+			m.Write([]byte(kept))
+			mac = m.Sum(nil)
+		}
+		return []byte(fmt.Sprintf(`{"mac":%q,"kept":%s}`, hex.EncodeToString(mac), kept))
+	}
+	files := map[string]struct {
+		body []byte
+		mode os.FileMode
+	}{
+		"result-unparsable-seq0.json": {[]byte("{truncated"), 0o600},
+		"result-bare-seq0.json":       {[]byte(`{"submission_id":"victim-42","status":"Accepted","score":10000,"output":"","details":null,"time_ms":1,"memory_kb":1}`), 0o600},
+		"result-forged-seq0.json":     {envelope("victim-43", make([]byte, 32)), 0o600},
+		"result-readable-seq0.json":   {envelope("victim-44", nil), 0o644},
+		"result-own-seq0.json":        {envelope("own", nil), 0o600},
+	}
+	for name, file := range files {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, file.body, file.mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, file.mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b = f.open(redisq.Options{})
+	defer b.Close()
+	results, _ := f.client.LRange(context.Background(), nojcore.ResultQueue, 0, -1).Result()
+	if len(results) != 1 || !contains(results[0], `"own"`) {
+		t.Fatalf("replayed %q, want only the result of \"own\"", results)
+	}
+	for name := range files {
+		path := filepath.Join(dir, name)
+		_, err := os.Stat(path + ".dead")
+		if name == "result-own-seq0.json" {
+			if _, err := os.Stat(path); !os.IsNotExist(err) {
+				t.Errorf("%s: not removed after its replay (%v)", name, err)
+			}
+		} else if err != nil {
+			t.Errorf("%s: not renamed .dead: %v", name, err)
+		}
+	}
+}
+
+// A WORK_DIR or fallback-results folder that others may write is refused:
+// anyone could plant results in it.
+func TestWritableFallbackFolderIsRefused(t *testing.T) {
 	f := newFixture(t)
 	dir := filepath.Join(f.work, "fallback-results")
-	os.MkdirAll(dir, 0o700)
-	bad := filepath.Join(dir, "result-x-seq0.json")
-	os.WriteFile(bad, []byte("{truncated"), 0o600)
-	good := filepath.Join(dir, "result-y-seq0.json")
-	os.WriteFile(good, []byte(`{"submission_id":"y","status":"Accepted","score":10000,"output":"","details":null,"time_ms":1,"memory_kb":1}`), 0o600)
-	b := f.open(redisq.Options{})
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, open := range []string{dir, f.work} {
+		if err := os.Chmod(open, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		_, err := redisq.Open(context.Background(), redisq.Options{URL: f.srv.URL(0), WorkDir: f.work})
+		if err == nil || !contains(err.Error(), open) || !contains(err.Error(), "chmod 0700") {
+			t.Errorf("Open with %s mode 0777: %v, want an error naming it and the fix", open, err)
+		}
+		os.Chmod(open, 0o700)
+	}
+}
+
+// A task over the cap goes to :dead, byte for byte, without a result:
+// taken from a queue with tasks waiting, it never leaves Redis; arriving
+// while the worker waits on an empty queue (as the second one may), the
+// worker refuses it before decoding it. The task under the cap is judged.
+func TestOversizedTaskGoesToDead(t *testing.T) {
+	f := newFixture(t)
+	const maxBytes = 64 << 10
+	f.maxTask = maxBytes
+	b := f.open(redisq.Options{MaxTaskBytes: maxBytes})
 	defer b.Close()
-	if _, err := os.Stat(bad + ".dead"); err != nil {
-		t.Fatalf("unparsable file not renamed .dead: %v", err)
+	ctx := context.Background()
+	big := aplusbTask("big", 0, goodCode+"#"+strings.Repeat("x", maxBytes)+"\n")
+	small := aplusbTask("small", 0, goodCode)
+	f.client.LPush(ctx, nojcore.Queue, big, small) // big is taken first
+	stop := f.startWorker(b, 1, nil)
+	core := &nojcore.Consumer{C: f.client}
+	eventually(t, time.Minute, "the small task's result", func() bool { core.Drain(ctx); return core.Count() == 1 })
+	if f.llen(nojcore.Dead) != 1 {
+		t.Fatalf("%d dead tasks, want the big one", f.llen(nojcore.Dead))
 	}
-	if _, err := os.Stat(good); !os.IsNotExist(err) {
-		t.Fatal("a bare result file was not replayed")
+	// The queue is empty now: the next task arrives by BRPOPLPUSH.
+	big2 := aplusbTask("big2", 0, goodCode+"#"+strings.Repeat("y", maxBytes)+"\n")
+	f.client.LPush(ctx, nojcore.Queue, big2)
+	eventually(t, time.Minute, "the second big task in :dead", func() bool { return f.llen(nojcore.Dead) == 2 })
+	stop()
+	dead, _ := f.client.LRange(ctx, nojcore.Dead, 0, -1).Result()
+	if len(dead) != 2 || dead[0] != string(big2) || dead[1] != string(big) {
+		t.Fatal(":dead does not hold the two big tasks byte for byte")
 	}
-	if n := f.llen(nojcore.ResultQueue); n != 1 {
-		t.Fatalf("%d results after replay, want 1", n)
+	core.Drain(ctx)
+	if core.Count() != 1 || core.Applied["small"].Status != "Accepted" || f.llen(nojcore.Processing) != 0 {
+		t.Fatalf("results %q, %d in processing: want only small's, Accepted", core.Raw, f.llen(nojcore.Processing))
 	}
 }
 

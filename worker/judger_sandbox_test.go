@@ -1,0 +1,67 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tether-dev/tether/internal/testenv"
+	"github.com/tether-dev/tether/sandbox/sandboxtest"
+)
+
+// copyFolder stands in for the package cache: it copies the files of dir.
+type copyFolder string
+
+func (c copyFolder) Extract(_ context.Context, _ string, dest string) error {
+	entries, err := os.ReadDir(string(c))
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(string(c), e.Name()))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dest, e.Name()), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// The sandbox's user still reads the package through the private layout
+// (WORK_DIR 0700, task folder 0711): a task is judged Accepted.
+func TestSandboxReadsThePackageInAPrivateWorkDir(t *testing.T) {
+	testenv.Python3(t)
+	runner := sandboxtest.Isolating(t)
+	workDir := filepath.Join(t.TempDir(), "work")
+	if err := PrepareWorkDir(workDir); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(map[string]any{
+		"submission_id": "p1", "problem_id": 1, "language": "python", "code": "def add(a, b):\n    return a + b\n",
+		"download_url": "unused",
+		"runtime_config": map[string]any{
+			"evaluator": map[string]any{"image": "noj-evaluator-python", "command": "python3 /workspace/evaluate.py",
+				"time_limit_ms": 20000, "memory_limit_mb": 256},
+			"solution": map[string]any{"image": "noj-solution-python", "call_timeout_ms": 3000, "memory_limit_mb": 256},
+		},
+	})
+	task, err := ParseTask(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &Judger{Runner: runner, Packages: copyFolder("../examples/aplusb"), WorkDir: workDir}
+	res, err := j.Judge(context.Background(), task, SlotCPUs{})
+	if err != nil || res.Status != "Accepted" {
+		t.Fatalf("Judge = %+v, %v", res, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(workDir, taskDirPrefix+"*")); len(left) != 0 {
+		t.Fatalf("task folders left: %v", left)
+	}
+}
