@@ -154,6 +154,16 @@ func NewLinux(opts *LinuxOptions) (*Linux, error) {
 		system = defaultSystemPaths
 	}
 	r.system = systemPaths(system, r.python)
+	// This judge's own entries must read as alive before any other judge
+	// looks: its owner locks come before the first of them.
+	for _, dir := range cg.parentDirs() {
+		if err := holdOwnerLock(dir, ""); err != nil {
+			return nil, err
+		}
+	}
+	if err := holdOwnerLock(r.tempRoot, tempPrefix); err != nil {
+		return nil, err
+	}
 	if err := errors.Join(removeStale(cg.parentDirs(), r.tempRoot), removeStaleJudgeGroups(cg.judgeGroupHomes())); err != nil {
 		return nil, fmt.Errorf("sandbox: clean up after a dead judge: %w", err)
 	}

@@ -13,65 +13,24 @@ import (
 	"time"
 )
 
-// Every cgroup and temp dir a linux runner makes is named
-// "<judge pid>-<judge start time>-<sequence>" (temp dirs with the prefix
-// tempPrefix), so that a later judge can tell what a dead one left behind —
-// its pid no longer runs with that start time — from what a live one uses.
-const tempPrefix = "tether-sbx-"
-
-// ownerTag names this judge process: pid and start time (clock ticks since
-// boot, field 22 of /proc/PID/stat), unique across pid reuse.
-var ownerTag = func() string {
-	pid := os.Getpid()
-	return fmt.Sprintf("%d-%d", pid, processStartTime(pid))
-}()
-
-// processStartTime is 0 when the process does not exist.
-func processStartTime(pid int) uint64 {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// The command name (field 2) may hold spaces; fields count from its ")".
-	i := strings.LastIndexByte(string(data), ')')
-	if i < 0 {
-		return 0
-	}
-	fields := strings.Fields(string(data[i+1:]))
-	const startTimeField = 22 - 3 // fields[0] is field 3
-	if len(fields) <= startTimeField {
-		return 0
-	}
-	v, _ := strconv.ParseUint(fields[startTimeField], 10, 64)
-	return v
-}
-
-// ownerAlive reports whether the judge that made an entry named name still
-// runs. Names that do not follow the scheme are not ours: treated as alive.
-func ownerAlive(name string) bool {
-	parts := strings.SplitN(name, "-", 3)
-	if len(parts) != 3 {
-		return true
-	}
-	pid, err1 := strconv.Atoi(parts[0])
-	start, err2 := strconv.ParseUint(parts[1], 10, 64)
-	if err1 != nil || err2 != nil {
-		return true
-	}
-	return processStartTime(pid) == start
-}
-
 // removeStale kills the processes of and removes every sandbox cgroup under
-// parents, and every temp dir under tempRoot ("": none), whose judge is gone. It is
-// what makes a run after a `kill -9` of the judge clean.
+// parents, and every temp dir under tempRoot ("": none), whose judge is
+// gone (see ownerAlive), and removes what earlier clean-ups set aside and
+// the kernel now lets go. It is what makes a run after a `kill -9` of the
+// judge clean.
 func removeStale(parents []string, tempRoot string) error {
-	errs := removeDead(parents, ownerAlive, killCgroupDir)
+	var errs []error
+	for _, parent := range parents {
+		alive := func(name string) bool { return ownerAlive(parent, "", name) }
+		errs = append(errs, removeDead(parent, alive, killCgroupTree)...)
+		removeLeaked(parent)
+	}
 	if tempRoot != "" {
 		alive := func(name string) bool {
 			tag, ok := strings.CutPrefix(name, tempPrefix)
-			return !ok || ownerAlive(tag)
+			return !ok || ownerAlive(tempRoot, tempPrefix, tag)
 		}
-		errs = append(errs, removeDead([]string{tempRoot}, alive, func(dir string) error {
+		errs = append(errs, removeDead(tempRoot, alive, func(dir string) error {
 			if err := os.RemoveAll(dir); err != nil {
 				return fmt.Errorf("sandbox: remove stale %s: %w", filepath.Base(dir), err)
 			}
@@ -82,45 +41,102 @@ func removeStale(parents []string, tempRoot string) error {
 }
 
 // removeStaleJudgeGroups removes the per-judge cgroups (judgeCPUGroup)
-// under each of homes whose judge is gone, with the sandbox cgroups in them.
+// under each of homes whose judge is gone, with the sandbox cgroups in
+// them. A judge's owner lock for its group is inside the group.
 func removeStaleJudgeGroups(homes []string) error {
-	alive := func(name string) bool {
-		tag, ok := strings.CutPrefix(name, cgroupParentName+"-")
-		return !ok || ownerAlive(tag+"-0") // a judge's tag, without a sandbox number
+	var errs []error
+	for _, home := range homes {
+		alive := func(name string) bool {
+			tag, ok := strings.CutPrefix(name, cgroupParentName+"-")
+			// tag+"-0": an entry name of the judge's tag (see entryTag).
+			return !ok || ownerAlive(filepath.Join(home, name), "", tag+"-0")
+		}
+		errs = append(errs, removeDead(home, alive, killCgroupTree)...)
+		removeLeaked(home)
 	}
-	return errors.Join(removeDead(homes, alive, func(group string) error {
-		return errors.Join(removeStale([]string{group}, ""), killCgroupDir(group))
-	})...)
+	return errors.Join(errs...)
 }
 
-// removeDead calls remove on each dir under parents whose judge, as alive
-// tells from its name, is gone, and returns the errors. A parent that does
-// not exist holds none.
-func removeDead(parents []string, alive func(name string) bool, remove func(dir string) error) []error {
-	var errs []error
-	for _, parent := range parents {
-		entries, err := os.ReadDir(parent)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, err)
+// removeDead calls remove on each dir under parent whose judge, as alive
+// tells from its name, is gone, and returns the errors. Every entry is
+// judged before any is removed: a dead judge's owner lock is one of its
+// entries, and once removed its other entries would be judged without it.
+// A parent that does not exist holds none.
+func removeDead(parent string, alive func(name string) bool, remove func(dir string) error) []error {
+	entries, err := os.ReadDir(parent)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return []error{err}
+	}
+	var dead []string
+	for _, e := range entries {
+		if e.IsDir() && !alive(e.Name()) {
+			dead = append(dead, e.Name())
 		}
-		for _, e := range entries {
-			if !e.IsDir() || alive(e.Name()) {
-				continue
-			}
-			if err := remove(filepath.Join(parent, e.Name())); err != nil {
-				errs = append(errs, err)
-			}
+	}
+	var errs []error
+	for _, name := range dead {
+		if err := remove(filepath.Join(parent, name)); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errs
 }
 
-// leakedPrefix names an empty stale cgroup the kernel would not remove; no
-// judge owns such a name (see ownerAlive), so none tries again.
+// leakedPrefix names an empty stale cgroup the kernel would not remove,
+// set aside so that it blocks no one: no judge owns such a name (see
+// entryTag), and each later clean-up tries once to remove it (removeLeaked).
 const leakedPrefix = "leaked-"
 
 // rmdirCgroup removes an empty cgroup dir; tests replace it.
 var rmdirCgroup = func(dir string) error { return syscall.Rmdir(dir) }
+
+// removeLeaked removes the set-aside cgroups under parent that the kernel
+// now lets go of, leaf first. What it still refuses stays set aside for the
+// next clean-up: it is empty and harms no run, so it is no error.
+func removeLeaked(parent string) {
+	entries, _ := os.ReadDir(parent)
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), leakedPrefix) {
+			removeTreeOnce(filepath.Join(parent, e.Name()))
+		}
+	}
+}
+
+// removeTreeOnce removes the cgroup dir and the cgroups in it, leaf first,
+// one try each, and reports whether dir is gone.
+func removeTreeOnce(dir string) bool {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() && !removeTreeOnce(filepath.Join(dir, e.Name())) {
+			return false
+		}
+	}
+	err := rmdirCgroup(dir)
+	return err == nil || errors.Is(err, os.ErrNotExist)
+}
+
+// killCgroupTree SIGKILLs every process of the cgroup dir and of the
+// cgroups in it until none is left, and removes them leaf first (a cgroup
+// that holds another cannot be removed), each one that the kernel keeps
+// busy though empty renamed aside.
+func killCgroupTree(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	var errs []error
+	for _, e := range entries {
+		if e.IsDir() {
+			if err := killCgroupTree(filepath.Join(dir, e.Name())); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	return killCgroupDir(dir)
+}
 
 // killCgroupDir SIGKILLs every process listed in dir until none is left,
 // then removes dir, or renames it aside when the kernel keeps it busy.
@@ -144,7 +160,8 @@ func killCgroupDir(dir string) error {
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("sandbox: stale cgroup %s: processes survive SIGKILL", dir)
+			return fixError(fmt.Errorf("sandbox: stale cgroup %s: processes survive SIGKILL", dir),
+				"find them with `cat "+filepath.Join(dir, "cgroup.procs")+"`; once they are gone (a reboot ends them), `sudo rmdir "+dir+"`")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -155,10 +172,16 @@ func killCgroupDir(dir string) error {
 	// Empty yet not removable (seen here: "device or resource busy" for a
 	// cgroup v1 dir long after its last task). It holds no process, so it is
 	// set aside under a name no judge claims rather than make every later
-	// runner fail, which under --sandbox auto would mean no sandbox at all.
-	aside := filepath.Join(filepath.Dir(dir), leakedPrefix+filepath.Base(dir))
-	if rerr := os.Rename(dir, aside); rerr != nil {
-		return fmt.Errorf("sandbox: remove stale cgroup %s: %w (and set it aside: %w)", dir, err, rerr)
+	// runner fail, which under --sandbox auto would mean a weaker sandbox.
+	// The name is unique: an earlier set-aside of the same name may still
+	// be there.
+	var rerr error
+	for range 3 {
+		aside := filepath.Join(filepath.Dir(dir), leakedPrefix+filepath.Base(dir)+"-"+randomHex(4))
+		if rerr = os.Rename(dir, aside); rerr == nil || errors.Is(rerr, os.ErrNotExist) {
+			return nil
+		}
 	}
-	return nil
+	return fixError(fmt.Errorf("sandbox: remove stale cgroup %s: %w (and set it aside: %w)", dir, err, rerr),
+		"`sudo rmdir "+dir+"` once the kernel lets go of it (a reboot does), or run with --sandbox linux to see this error instead of a weaker sandbox")
 }

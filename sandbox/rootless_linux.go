@@ -120,6 +120,9 @@ func (r *Rootless) start(spec Spec) (_ *rootlessProcess, err error) {
 	}()
 	// Named after the judge like the linux runner's dirs, so a root judge's
 	// linux runner removes what a killed judge left (removeStale).
+	if err = holdOwnerLock(r.tempRoot, tempPrefix); err != nil {
+		return nil, err
+	}
 	if p.dir, err = os.MkdirTemp(r.tempRoot, tempPrefix+ownerTag+"-rootless-*"); err != nil {
 		return nil, err
 	}
