@@ -63,7 +63,9 @@ func (fakeRootless) Kind() string { return "rootless" }
 // When auto falls back, its warning says what runs instead, why, and the
 // fix: the one the reason names, else the doctor.
 func TestFallbackWarningSaysWhyAndTheFix(t *testing.T) {
-	plain := func() (Runner, error) { return nil, fmt.Errorf("%w: no cgroup v1 memory controller", ErrLinuxUnavailable) }
+	plain := func() (Runner, error) {
+		return nil, fmt.Errorf("%w: no cgroup v1 memory controller", ErrLinuxUnavailable)
+	}
 	fixed := func() (Runner, error) {
 		return nil, fixError(errors.New("sandbox: remove stale cgroup /sys/fs/cgroup/pids/tether/9-9-9-1: device or resource busy"),
 			"`sudo rmdir /sys/fs/cgroup/pids/tether/9-9-9-1` once the kernel lets go of it")
