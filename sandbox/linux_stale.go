@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -73,13 +74,35 @@ func removeDead(parent string, alive func(name string) bool, remove func(dir str
 			dead = append(dead, e.Name())
 		}
 	}
+	// A dead judge's owner lock goes last, and stays while anything else of
+	// its judge does: the next clean-up then finds a free lock, not none.
 	var errs []error
-	for _, name := range dead {
+	var failed []string
+	for _, name := range locksLast(dead) {
+		if lockOf, ok := strings.CutSuffix(name, ownerLockSuffix); ok && slices.ContainsFunc(failed, func(f string) bool {
+			return strings.HasPrefix(f, lockOf+"-")
+		}) {
+			continue
+		}
 		if err := remove(filepath.Join(parent, name)); err != nil {
 			errs = append(errs, err)
+			failed = append(failed, name)
 		}
 	}
 	return errs
+}
+
+// locksLast is names with the owner locks moved to the end.
+func locksLast(names []string) []string {
+	var others, locks []string
+	for _, n := range names {
+		if strings.HasSuffix(n, ownerLockSuffix) {
+			locks = append(locks, n)
+		} else {
+			others = append(others, n)
+		}
+	}
+	return append(others, locks...)
 }
 
 // leakedPrefix names an empty stale cgroup the kernel would not remove,
@@ -124,12 +147,21 @@ func killCgroupTree(dir string) error {
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	var errs []error
+	var children []string
 	for _, e := range entries {
 		if e.IsDir() {
-			if err := killCgroupTree(filepath.Join(dir, e.Name())); err != nil {
-				errs = append(errs, err)
-			}
+			children = append(children, e.Name())
+		}
+	}
+	// An owner lock inside (a judge's group holds the judge's) goes last,
+	// and stays while anything else does (see removeDead).
+	var errs []error
+	for _, name := range locksLast(children) {
+		if len(errs) > 0 && strings.HasSuffix(name, ownerLockSuffix) {
+			break
+		}
+		if err := killCgroupTree(filepath.Join(dir, name)); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if len(errs) > 0 {
@@ -183,5 +215,5 @@ func killCgroupDir(dir string) error {
 		}
 	}
 	return fixError(fmt.Errorf("sandbox: remove stale cgroup %s: %w (and set it aside: %w)", dir, err, rerr),
-		"`sudo rmdir "+dir+"` once the kernel lets go of it (a reboot does), or run with --sandbox linux to see this error instead of a weaker sandbox")
+		"`sudo rmdir "+dir+"` once the kernel lets go of it (a reboot does)")
 }

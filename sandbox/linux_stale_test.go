@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -267,5 +268,45 @@ func TestStaleCgroupsWithLeakedChildrenAreRemoved(t *testing.T) {
 		if aside, _ := filepath.Glob(filepath.Join(dir, leakedPrefix+"*"+dead+"*")); len(aside) > 0 {
 			t.Errorf("set aside instead of removed: %v", aside)
 		}
+	}
+}
+
+// A dead judge's owner lock outlives its other entries, and stays while
+// one of them could not be removed: the next clean-up then finds the lock
+// free and tries again, rather than finding none and going by the pid.
+func TestStaleOwnerLockGoesLast(t *testing.T) {
+	parent := t.TempDir()
+	dead := "1-1099511627776-0123456789abcdef"
+	for _, name := range []string{dead + ownerLockSuffix, dead + "-1", dead + "-2"} {
+		if err := os.Mkdir(filepath.Join(parent, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var order []string
+	remove := func(fail string) func(string) error {
+		return func(dir string) error {
+			order = append(order, filepath.Base(dir))
+			if filepath.Base(dir) == fail {
+				return errors.New("busy")
+			}
+			return os.Remove(dir)
+		}
+	}
+	alive := func(name string) bool { return ownerAlive(parent, "", name) }
+	if errs := removeDead(parent, alive, remove(dead+"-1")); len(errs) != 1 {
+		t.Fatalf("errors %v, want the one of %s-1", errs, dead)
+	}
+	if _, err := os.Stat(filepath.Join(parent, dead+ownerLockSuffix)); err != nil {
+		t.Fatalf("the owner lock went while %s-1 stays: %v (removed in order %v)", dead, err, order)
+	}
+	order = nil
+	if errs := removeDead(parent, alive, remove("")); len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	if want := []string{dead + "-1", dead + ownerLockSuffix}; !slices.Equal(order, want) {
+		t.Errorf("removed in order %v, want %v", order, want)
+	}
+	if left, _ := os.ReadDir(parent); len(left) != 0 {
+		t.Errorf("left %v", left)
 	}
 }
