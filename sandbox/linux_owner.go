@@ -68,11 +68,14 @@ func processStartTime(pid int) uint64 {
 	return v
 }
 
-// ownerLocks are the owner locks this process holds, by directory: open
-// for the process's lifetime (the kernel releases them when it exits).
+// ownerLocks are the owner locks this process holds, by directory, and
+// how many linux runners it has open: the locks stay open while the
+// process lives (the kernel releases them when it exits), or until the
+// last linux runner closes and their folders hold nothing else of it.
 var ownerLocks struct {
 	sync.Mutex
-	held map[string]*os.File
+	held    map[string]*os.File
+	runners int
 }
 
 // holdOwnerLock makes and takes this judge's owner lock in dir, named
@@ -82,18 +85,89 @@ var ownerLocks struct {
 func holdOwnerLock(dir, prefix string) error {
 	ownerLocks.Lock()
 	defer ownerLocks.Unlock()
+	_, err := holdOwnerLockLocked(dir, prefix)
+	return err
+}
+
+// holdOwnerLockLocked is holdOwnerLock with ownerLocks locked; taken says
+// this call took the lock.
+func holdOwnerLockLocked(dir, prefix string) (taken bool, err error) {
 	if ownerLocks.held[dir] != nil {
-		return nil
+		return false, nil
 	}
 	f, err := takeOwnerLock(filepath.Join(dir, prefix+ownerTag+ownerLockSuffix))
 	if err != nil {
-		return fmt.Errorf("sandbox: owner lock in %s: %w", dir, err)
+		return false, fmt.Errorf("sandbox: owner lock in %s: %w", dir, err)
 	}
 	if ownerLocks.held == nil {
 		ownerLocks.held = map[string]*os.File{}
 	}
 	ownerLocks.held[dir] = f
-	return nil
+	return true, nil
+}
+
+// mkdirOwnedTemp makes a fresh dir in the temp dir root named
+// tempPrefix+ownerTag+"-"+pattern (os.MkdirTemp's pattern) under this
+// judge's owner lock there. The first time, it also removes what this
+// user's dead judges left in root: a judge that is not root, or runs no
+// linux runner, has no one else to do it, and would otherwise leave its
+// owner lock behind at every exit. That clean-up is best effort (no part
+// of this judge's work), so its errors are dropped.
+func mkdirOwnedTemp(root, pattern string) (string, error) {
+	ownerLocks.Lock()
+	taken, err := holdOwnerLockLocked(root, tempPrefix)
+	var dir string
+	if err == nil {
+		dir, err = os.MkdirTemp(root, tempPrefix+ownerTag+"-"+pattern)
+	}
+	ownerLocks.Unlock()
+	if taken {
+		removeStaleTemp(root, os.Geteuid())
+	}
+	return dir, err
+}
+
+// linuxRunnerOpened counts a linux runner in; linuxRunnerClosed counts it
+// out, and after the last one lets go of each owner lock whose folder
+// holds nothing else of this process, so that a judge that exits cleanly
+// leaves nothing behind. An entry made after that takes its lock anew.
+func linuxRunnerOpened() {
+	ownerLocks.Lock()
+	ownerLocks.runners++
+	ownerLocks.Unlock()
+}
+
+func linuxRunnerClosed() {
+	ownerLocks.Lock()
+	defer ownerLocks.Unlock()
+	if ownerLocks.runners--; ownerLocks.runners > 0 {
+		return
+	}
+	for dir, f := range ownerLocks.held {
+		if holdsOwnEntries(dir, filepath.Base(f.Name())) {
+			continue
+		}
+		if err := syscall.Rmdir(f.Name()); err != nil && !errors.Is(err, os.ErrNotExist) {
+			continue // kept, and held: a later clean-up finds it free once this process is gone
+		}
+		f.Close()
+		delete(ownerLocks.held, dir)
+	}
+}
+
+// holdsOwnEntries reports whether dir holds an entry named after ownerTag
+// besides the owner lock named lock (or cannot be read).
+func holdsOwnEntries(dir, lock string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return true
+	}
+	for _, e := range entries {
+		if e.Name() != lock && strings.Contains(e.Name(), ownerTag+"-") {
+			return true
+		}
+	}
+	return false
 }
 
 // takeOwnerLock makes the lock directory at path and flocks it. Another

@@ -27,18 +27,37 @@ func removeStale(parents []string, tempRoot string) error {
 		removeLeaked(parent)
 	}
 	if tempRoot != "" {
-		alive := func(name string) bool {
-			tag, ok := strings.CutPrefix(name, tempPrefix)
-			return !ok || ownerAlive(tempRoot, tempPrefix, tag)
-		}
-		errs = append(errs, removeDead(tempRoot, alive, func(dir string) error {
-			if err := os.RemoveAll(dir); err != nil {
-				return fmt.Errorf("sandbox: remove stale %s: %w", filepath.Base(dir), err)
-			}
-			return nil
-		})...)
+		errs = append(errs, removeStaleTemp(tempRoot, -1)...)
 	}
 	return errors.Join(errs...)
+}
+
+// removeStaleTemp removes the temp dirs under tempRoot whose judge is
+// gone, only those owned by uid unless it is -1.
+func removeStaleTemp(tempRoot string, uid int) []error {
+	alive := func(name string) bool {
+		tag, ok := strings.CutPrefix(name, tempPrefix)
+		return !ok || !ownedBy(filepath.Join(tempRoot, name), uid) || ownerAlive(tempRoot, tempPrefix, tag)
+	}
+	return removeDead(tempRoot, alive, func(dir string) error {
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("sandbox: remove stale %s: %w", filepath.Base(dir), err)
+		}
+		return nil
+	})
+}
+
+// ownedBy reports whether path is owned by uid; any owner will do for -1.
+func ownedBy(path string, uid int) bool {
+	if uid == -1 {
+		return true
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == uid
 }
 
 // removeStaleJudgeGroups removes the per-judge cgroups (judgeCPUGroup)

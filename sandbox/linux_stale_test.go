@@ -310,3 +310,79 @@ func TestStaleOwnerLockGoesLast(t *testing.T) {
 		t.Errorf("left %v", left)
 	}
 }
+
+// A judge that first makes a dir in a temp dir removes what this
+// user's dead judges left there (their owner locks too, left at every
+// exit), and nothing of another user's: a judge that is not root has no
+// linux runner to clean up after it.
+func TestTempOwnerLockCleansUpThisUsersDeadJudges(t *testing.T) {
+	root := t.TempDir()
+	dead := tempPrefix + "1-1099511627776-0123456789abcdef"
+	mine := []string{dead + ownerLockSuffix, dead + "-rootless-1"}
+	others := tempPrefix + "2-1099511627776-fedcba9876543210-rootless-1"
+	for _, name := range append(mine, others) {
+		if err := os.Mkdir(filepath.Join(root, name), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	otherUID := os.Geteuid() + 1
+	if err := os.Chown(filepath.Join(root, others), otherUID, otherUID); err != nil {
+		t.Skipf("cannot play another user: %v", err)
+	}
+	made, err := mkdirOwnedTemp(root, "test-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(filepath.Base(made), tempPrefix+ownerTag+"-test-") {
+		t.Errorf("made %s, want it named after this judge", made)
+	}
+	for _, name := range mine {
+		if _, err := os.Stat(filepath.Join(root, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s of a dead judge of this user: still there (%v)", name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, others)); err != nil {
+		t.Errorf("another user's entry went: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, tempPrefix+ownerTag+ownerLockSuffix)); err != nil {
+		t.Errorf("no owner lock of this judge: %v", err)
+	}
+	if !ownerAlive(root, tempPrefix, ownerTag+"-1") {
+		t.Error("this judge's own entries read as dead")
+	}
+}
+
+// A judge whose last linux runner closes leaves no owner lock behind in a
+// folder that holds nothing else of it; a runner made after that takes
+// its locks anew, so its entries still read as alive.
+func TestLastLinuxRunnerCloseReleasesOwnerLocks(t *testing.T) {
+	tempRoot := t.TempDir()
+	lock := filepath.Join(tempRoot, tempPrefix+ownerTag+ownerLockSuffix)
+	r := requireLinuxRunnerWith(t, &LinuxOptions{TempRoot: tempRoot})
+	if _, err := os.Stat(lock); err != nil {
+		t.Fatalf("no owner lock while the runner is open: %v", err)
+	}
+	ownerLocks.Lock()
+	others := ownerLocks.runners - 1
+	ownerLocks.Unlock()
+	if others != 0 {
+		t.Fatalf("%d other linux runners open in this test binary", others)
+	}
+	r.Close()
+	if _, err := os.Stat(lock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("owner lock after the last runner closed: %v", err)
+	}
+	r2 := requireLinuxRunnerWith(t, &LinuxOptions{TempRoot: tempRoot})
+	p, err := r2.Start(context.Background(), Spec{Args: []string{"sleep", "60"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	base := filepath.Base(p.(*linuxProcess).dir.base)
+	if !ownerAlive(tempRoot, tempPrefix, strings.TrimPrefix(base, tempPrefix)) {
+		t.Errorf("a sandbox of a runner made after the release reads as dead")
+	}
+	if _, err := os.Stat(lock); err != nil {
+		t.Errorf("no owner lock for the new runner: %v", err)
+	}
+}

@@ -16,8 +16,5 @@ func (r *Linux) User() (uid, gid int) { return r.uid, r.gid }
 // this machine (NewLinux) removes it as a dead judge's leftover. The caller
 // removes it when done; label (no dashes needed) says what it is for.
 func MkdirOwnedTemp(label string) (string, error) {
-	if err := holdOwnerLock(os.TempDir(), tempPrefix); err != nil {
-		return "", err
-	}
-	return os.MkdirTemp("", tempPrefix+ownerTag+"-"+label+"-*")
+	return mkdirOwnedTemp(os.TempDir(), label+"-*")
 }
