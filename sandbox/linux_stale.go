@@ -24,7 +24,7 @@ func removeStale(parents []string, tempRoot string) error {
 	for _, parent := range parents {
 		alive := func(name string) bool { return ownerAlive(parent, "", name) }
 		errs = append(errs, removeDead(parent, alive, killCgroupTree)...)
-		removeLeaked(parent)
+		removeLeaked(parent, leakedPrefix)
 	}
 	if tempRoot != "" {
 		errs = append(errs, removeStaleTemp(tempRoot, -1)...)
@@ -72,7 +72,7 @@ func removeStaleJudgeGroups(homes []string) error {
 			return !ok || ownerAlive(filepath.Join(home, name), "", tag+"-0")
 		}
 		errs = append(errs, removeDead(home, alive, killCgroupTree)...)
-		removeLeaked(home)
+		removeLeaked(home, leakedPrefix+cgroupParentName+"-") // the judge's home is not tether's folder: only its own
 	}
 	return errors.Join(errs...)
 }
@@ -132,13 +132,14 @@ const leakedPrefix = "leaked-"
 // rmdirCgroup removes an empty cgroup dir; tests replace it.
 var rmdirCgroup = func(dir string) error { return syscall.Rmdir(dir) }
 
-// removeLeaked removes the set-aside cgroups under parent that the kernel
-// now lets go of, leaf first. What it still refuses stays set aside for the
-// next clean-up: it is empty and harms no run, so it is no error.
-func removeLeaked(parent string) {
+// removeLeaked removes the set-aside cgroups under parent (named with
+// prefix) that the kernel now lets go of, leaf first. What it still refuses
+// stays set aside for the next clean-up: it is empty and harms no run, so
+// it is no error.
+func removeLeaked(parent, prefix string) {
 	entries, _ := os.ReadDir(parent)
 	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), leakedPrefix) {
+		if e.IsDir() && strings.HasPrefix(e.Name(), prefix) {
 			removeTreeOnce(filepath.Join(parent, e.Name()))
 		}
 	}

@@ -255,6 +255,7 @@ func TestStaleCgroupsWithLeakedChildrenAreRemoved(t *testing.T) {
 		mkdir(group)
 		mkdir(filepath.Join(group, dead+ownerLockSuffix)) // its owner lock, not held
 		mkdir(filepath.Join(group, leakedPrefix+dead+"-5-0000"))
+		mkdir(filepath.Join(home, leakedPrefix+cgroupParentName+"-"+dead+"-0000")) // a judge group set aside
 	}
 	if err := errors.Join(removeStale(parents, ""), removeStaleJudgeGroups(homes)); err != nil {
 		t.Fatalf("clean-up: %v", err)
