@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Every cgroup and temp dir a linux or rootless runner makes is named
@@ -183,10 +185,14 @@ func takeOwnerLock(path string) (*os.File, error) {
 		if err := os.Mkdir(path, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 			return nil, err
 		}
-		f, err := os.Open(path)
+		f, err := openLockDir(path)
 		if err != nil {
 			lastErr = err
 			continue
+		}
+		if uid := fileUID(f); uid != os.Geteuid() {
+			f.Close()
+			return nil, fmt.Errorf("%s: owned by uid %d, made by someone else: remove it", path, uid)
 		}
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 			f.Close()
@@ -218,16 +224,47 @@ const (
 	lockFree                     // its judge is gone
 )
 
+// openLockDir opens the directory at path, without following a link or
+// blocking on a FIFO someone put there.
+func openLockDir(path string) (*os.File, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+// fileUID is the owner of f, -1 if unknown.
+func fileUID(f *os.File) int {
+	fi, err := f.Stat()
+	if err != nil {
+		return -1
+	}
+	return uidOf(fi)
+}
+
+func uidOf(fi os.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid)
+	}
+	return -1
+}
+
 // probeOwnerLock tries the owner lock at path and lets go of it at once.
-func probeOwnerLock(path string) lockState {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return lockMissing
+// A lock not owned by uid (-1: any) is none: in a temp dir anyone may make
+// one, and only the entry's own owner's counts.
+func probeOwnerLock(path string, uid int) lockState {
+	f, err := openLockDir(path)
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP) {
+		return lockMissing // none, or no directory of ours (a link or FIFO someone put there)
 	}
 	if err != nil {
 		return lockHeld // cannot tell: not ours to touch
 	}
 	defer f.Close()
+	if uid != -1 && fileUID(f) != uid {
+		return lockMissing
+	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		return lockHeld
 	}
@@ -262,7 +299,11 @@ func ownerAlive(lockDir, lockPrefix, name string) bool {
 	if !ok {
 		return true
 	}
-	switch probeOwnerLock(filepath.Join(lockDir, lockPrefix+tag+ownerLockSuffix)) {
+	uid := -1
+	if fi, err := os.Lstat(filepath.Join(lockDir, lockPrefix+name)); err == nil {
+		uid = uidOf(fi)
+	}
+	switch probeOwnerLock(filepath.Join(lockDir, lockPrefix+tag+ownerLockSuffix), uid) {
 	case lockHeld:
 		return true
 	case lockFree:

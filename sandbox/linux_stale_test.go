@@ -387,3 +387,44 @@ func TestLastLinuxRunnerCloseReleasesOwnerLocks(t *testing.T) {
 		t.Errorf("no owner lock for the new runner: %v", err)
 	}
 }
+
+// In a temp dir anyone may write: a FIFO in an owner lock's place does not
+// hang the clean-up, and a lock another user made and holds does not keep
+// a dead judge's entry alive.
+func TestPlantedOwnerLocksDoNotCount(t *testing.T) {
+	root := t.TempDir()
+	fifoTag := "1-1099511627776-1111111111111111"
+	heldTag := "1-1099511627776-2222222222222222"
+	for _, tag := range []string{fifoTag, heldTag} {
+		if err := os.Mkdir(filepath.Join(root, tempPrefix+tag+"-1"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, tempPrefix+fifoTag+ownerLockSuffix), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	planted := filepath.Join(root, tempPrefix+heldTag+ownerLockSuffix)
+	if err := os.Mkdir(planted, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	otherUID := os.Geteuid() + 1
+	if err := os.Chown(planted, otherUID, otherUID); err != nil {
+		t.Skipf("cannot play another user: %v", err)
+	}
+	hold, err := os.Open(planted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Close()
+	if err := syscall.Flock(int(hold.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if errs := removeStaleTemp(root, -1); len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	for _, tag := range []string{fifoTag, heldTag} {
+		if _, err := os.Stat(filepath.Join(root, tempPrefix+tag+"-1")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the dead judge's entry %s-1 stays: %v", tag, err)
+		}
+	}
+}
