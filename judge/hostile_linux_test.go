@@ -21,18 +21,25 @@ import (
 
 // leftovers lists this judge's sandbox directories and cgroups still on
 // the host (they are named after the judge's pid), and any child process
-// of the judge still there.
+// of the judge still there. The judge's owner locks ("…-owner", one per
+// folder, held while its runner is open: docs/sandbox.md) are not a run's.
 func leftovers(t *testing.T) []string {
 	t.Helper()
 	pid := strconv.Itoa(os.Getpid())
-	found, _ := filepath.Glob(filepath.Join(os.TempDir(), "tether-sbx-"+pid+"-*"))
+	temps, _ := filepath.Glob(filepath.Join(os.TempDir(), "tether-sbx-"+pid+"-*"))
+	var found []string
+	for _, dir := range temps {
+		if !strings.HasSuffix(dir, "-owner") {
+			found = append(found, dir)
+		}
+	}
 	// Sandbox cgroups sit in a "tether" folder under the judge's own cgroup
 	// of each controller, at whatever depth that is.
 	filepath.WalkDir("/sys/fs/cgroup", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return nil
 		}
-		if strings.HasPrefix(d.Name(), pid+"-") && filepath.Base(filepath.Dir(path)) == "tether" {
+		if strings.HasPrefix(d.Name(), pid+"-") && !strings.HasSuffix(d.Name(), "-owner") && filepath.Base(filepath.Dir(path)) == "tether" {
 			found = append(found, path)
 			return fs.SkipDir
 		}

@@ -10,7 +10,10 @@ import (
 // Diagnosis is what isolation this machine offers, and why not the rest:
 // what `tether doctor` prints.
 type Diagnosis struct {
-	Auto      string   `json:"auto"` // what --sandbox auto picks
+	Auto string `json:"auto"` // what --sandbox auto picks
+	// Warning is what --sandbox auto says when it picks less than the
+	// linux sandbox (FallbackWarning): what runs instead, why, the fix.
+	Warning   string   `json:"warning,omitempty"`
 	Sandboxes []Offer  `json:"sandboxes"`
 	Checks    []Check  `json:"checks"`
 	Notes     []string `json:"notes,omitempty"`
@@ -154,12 +157,16 @@ func diagnose(m machine) Diagnosis {
 	add(py)
 	add(sandboxNetworkCheck(m.probeOutbound))
 
+	var unavailable []error // of linux, then rootless, until one is available
 	for _, o := range []struct {
 		kind string
 		make func() (Runner, error)
 	}{{"linux", m.newLinux}, {"rootless", m.newRootless}} {
 		offer := Offer{Kind: o.kind}
 		r, err := o.make()
+		if d.Auto == "" {
+			unavailable = append(unavailable, err)
+		}
 		if err == nil {
 			offer.Available = true
 			if c, ok := r.(interface{ Close() error }); ok {
@@ -176,6 +183,9 @@ func diagnose(m machine) Diagnosis {
 	d.Sandboxes = append(d.Sandboxes, Offer{Kind: "none", Available: true, Why: "no isolation at all"})
 	if d.Auto == "" {
 		d.Auto = "none"
+	}
+	if d.Auto != "linux" {
+		d.Warning = FallbackWarning(unavailable[0], unavailable[len(unavailable)-1])
 	}
 	return d
 }

@@ -39,6 +39,11 @@ func TestDiagnoseMachineWithoutSandboxes(t *testing.T) {
 	if d.Auto != "none" {
 		t.Errorf("auto = %q, want none", d.Auto)
 	}
+	for _, s := range []string{"NO SANDBOX", "not running as root", "no user namespaces", "fix: run `tether doctor`"} {
+		if !strings.Contains(d.Warning, s) {
+			t.Errorf("warning %q lacks %q", d.Warning, s)
+		}
+	}
 	want := map[string]string{
 		"root":            "sudo tether",
 		"user_namespaces": "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",

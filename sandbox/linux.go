@@ -99,6 +99,8 @@ type Linux struct {
 	// network's set-up (linux_outbound.go); made by the first of them,
 	// removed by Close.
 	netFiles netFiles
+	// counted: the runner is counted in linuxRunnerOpened, until Close.
+	counted atomic.Bool
 }
 
 // NewLinux checks that this machine can run the linux sandbox, removes what
@@ -156,7 +158,22 @@ func NewLinux(opts *LinuxOptions) (*Linux, error) {
 		system = defaultSystemPaths
 	}
 	r.system = systemPaths(system, r.python)
+	// This judge's own entries must read as alive before any other judge
+	// looks: its owner locks come before the first of them.
+	linuxRunnerOpened()
+	r.counted.Store(true)
+	for _, dir := range cg.parentDirs() {
+		if err := holdOwnerLock(dir, ""); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
+	if err := holdOwnerLock(r.tempRoot, tempPrefix); err != nil {
+		r.Close()
+		return nil, err
+	}
 	if err := errors.Join(removeStale(cg.parentDirs(), r.tempRoot), removeStaleJudgeGroups(cg.judgeGroupHomes())); err != nil {
+		r.Close()
 		return nil, fmt.Errorf("sandbox: clean up after a dead judge: %w", err)
 	}
 	r.root = sharedRootDir(r.tempRoot)
@@ -185,6 +202,9 @@ func (r *Linux) Close() error {
 		if err := f.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
 			errs = append(errs, err)
 		}
+	}
+	if r.counted.CompareAndSwap(true, false) {
+		linuxRunnerClosed()
 	}
 	return errors.Join(errs...)
 }

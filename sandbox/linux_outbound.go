@@ -225,7 +225,7 @@ type netFiles struct {
 // first time.
 func (f *netFiles) bind(spec Spec, tempRoot string) (Spec, error) {
 	f.once.Do(func() {
-		if f.dir, f.err = os.MkdirTemp(tempRoot, tempPrefix+ownerTag+"-net-*"); f.err != nil {
+		if f.dir, f.err = mkdirOwnedTemp(tempRoot, "net-*"); f.err != nil {
 			return
 		}
 		f.err = os.WriteFile(f.dir+"/resolv.conf", []byte("nameserver "+slirpDNS+"\n"), 0o644)

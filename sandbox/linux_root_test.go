@@ -50,7 +50,7 @@ func TestLinuxUnsafeSharedRootNotUsed(t *testing.T) {
 	if res.usage.ExitCode != 0 {
 		t.Fatalf("true: %+v", res)
 	}
-	entries, _ := filepath.Glob(filepath.Join(tempRoot, tempPrefix+ownerTag+"-*"))
+	entries := ownEntries(tempRoot)
 	if len(entries) != 0 {
 		t.Errorf("left behind: %v", entries)
 	}

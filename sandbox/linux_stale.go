@@ -7,120 +7,188 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 )
 
-// Every cgroup and temp dir a linux runner makes is named
-// "<judge pid>-<judge start time>-<sequence>" (temp dirs with the prefix
-// tempPrefix), so that a later judge can tell what a dead one left behind —
-// its pid no longer runs with that start time — from what a live one uses.
-const tempPrefix = "tether-sbx-"
-
-// ownerTag names this judge process: pid and start time (clock ticks since
-// boot, field 22 of /proc/PID/stat), unique across pid reuse.
-var ownerTag = func() string {
-	pid := os.Getpid()
-	return fmt.Sprintf("%d-%d", pid, processStartTime(pid))
-}()
-
-// processStartTime is 0 when the process does not exist.
-func processStartTime(pid int) uint64 {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// The command name (field 2) may hold spaces; fields count from its ")".
-	i := strings.LastIndexByte(string(data), ')')
-	if i < 0 {
-		return 0
-	}
-	fields := strings.Fields(string(data[i+1:]))
-	const startTimeField = 22 - 3 // fields[0] is field 3
-	if len(fields) <= startTimeField {
-		return 0
-	}
-	v, _ := strconv.ParseUint(fields[startTimeField], 10, 64)
-	return v
-}
-
-// ownerAlive reports whether the judge that made an entry named name still
-// runs. Names that do not follow the scheme are not ours: treated as alive.
-func ownerAlive(name string) bool {
-	parts := strings.SplitN(name, "-", 3)
-	if len(parts) != 3 {
-		return true
-	}
-	pid, err1 := strconv.Atoi(parts[0])
-	start, err2 := strconv.ParseUint(parts[1], 10, 64)
-	if err1 != nil || err2 != nil {
-		return true
-	}
-	return processStartTime(pid) == start
-}
-
 // removeStale kills the processes of and removes every sandbox cgroup under
-// parents, and every temp dir under tempRoot ("": none), whose judge is gone. It is
-// what makes a run after a `kill -9` of the judge clean.
+// parents, and every temp dir under tempRoot ("": none), whose judge is
+// gone (see ownerAlive), and removes what earlier clean-ups set aside and
+// the kernel now lets go. It is what makes a run after a `kill -9` of the
+// judge clean.
 func removeStale(parents []string, tempRoot string) error {
-	errs := removeDead(parents, ownerAlive, killCgroupDir)
+	var errs []error
+	for _, parent := range parents {
+		alive := func(name string) bool { return ownerAlive(parent, "", name) }
+		errs = append(errs, removeDead(parent, alive, killCgroupTree)...)
+		removeLeaked(parent, leakedPrefix)
+	}
 	if tempRoot != "" {
-		alive := func(name string) bool {
-			tag, ok := strings.CutPrefix(name, tempPrefix)
-			return !ok || ownerAlive(tag)
-		}
-		errs = append(errs, removeDead([]string{tempRoot}, alive, func(dir string) error {
-			if err := os.RemoveAll(dir); err != nil {
-				return fmt.Errorf("sandbox: remove stale %s: %w", filepath.Base(dir), err)
-			}
-			return nil
-		})...)
+		errs = append(errs, removeStaleTemp(tempRoot, -1)...)
 	}
 	return errors.Join(errs...)
 }
 
-// removeStaleJudgeGroups removes the per-judge cgroups (judgeCPUGroup)
-// under each of homes whose judge is gone, with the sandbox cgroups in them.
-func removeStaleJudgeGroups(homes []string) error {
+// removeStaleTemp removes the temp dirs under tempRoot whose judge is
+// gone, only those owned by uid unless it is -1.
+func removeStaleTemp(tempRoot string, uid int) []error {
 	alive := func(name string) bool {
-		tag, ok := strings.CutPrefix(name, cgroupParentName+"-")
-		return !ok || ownerAlive(tag+"-0") // a judge's tag, without a sandbox number
+		tag, ok := strings.CutPrefix(name, tempPrefix)
+		return !ok || !ownedBy(filepath.Join(tempRoot, name), uid) || ownerAlive(tempRoot, tempPrefix, tag)
 	}
-	return errors.Join(removeDead(homes, alive, func(group string) error {
-		return errors.Join(removeStale([]string{group}, ""), killCgroupDir(group))
-	})...)
+	return removeDead(tempRoot, alive, func(dir string) error {
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("sandbox: remove stale %s: %w", filepath.Base(dir), err)
+		}
+		return nil
+	})
 }
 
-// removeDead calls remove on each dir under parents whose judge, as alive
-// tells from its name, is gone, and returns the errors. A parent that does
-// not exist holds none.
-func removeDead(parents []string, alive func(name string) bool, remove func(dir string) error) []error {
+// ownedBy reports whether path is owned by uid; any owner will do for -1.
+func ownedBy(path string, uid int) bool {
+	if uid == -1 {
+		return true
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == uid
+}
+
+// removeStaleJudgeGroups removes the per-judge cgroups (judgeCPUGroup)
+// under each of homes whose judge is gone, with the sandbox cgroups in
+// them. A judge's owner lock for its group is inside the group.
+func removeStaleJudgeGroups(homes []string) error {
 	var errs []error
-	for _, parent := range parents {
-		entries, err := os.ReadDir(parent)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, err)
+	for _, home := range homes {
+		alive := func(name string) bool {
+			tag, ok := strings.CutPrefix(name, cgroupParentName+"-")
+			// tag+"-0": an entry name of the judge's tag (see entryTag).
+			return !ok || ownerAlive(filepath.Join(home, name), "", tag+"-0")
 		}
-		for _, e := range entries {
-			if !e.IsDir() || alive(e.Name()) {
-				continue
-			}
-			if err := remove(filepath.Join(parent, e.Name())); err != nil {
-				errs = append(errs, err)
-			}
+		errs = append(errs, removeDead(home, alive, killCgroupTree)...)
+		removeLeaked(home, leakedPrefix+cgroupParentName+"-") // the judge's home is not tether's folder: only its own
+	}
+	return errors.Join(errs...)
+}
+
+// removeDead calls remove on each dir under parent whose judge, as alive
+// tells from its name, is gone, and returns the errors. Every entry is
+// judged before any is removed: a dead judge's owner lock is one of its
+// entries, and once removed its other entries would be judged without it.
+// A parent that does not exist holds none.
+func removeDead(parent string, alive func(name string) bool, remove func(dir string) error) []error {
+	entries, err := os.ReadDir(parent)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return []error{err}
+	}
+	var dead []string
+	for _, e := range entries {
+		if e.IsDir() && !alive(e.Name()) {
+			dead = append(dead, e.Name())
+		}
+	}
+	// A dead judge's owner lock goes last, and stays while anything else of
+	// its judge does: the next clean-up then finds a free lock, not none.
+	var errs []error
+	var failed []string
+	for _, name := range locksLast(dead) {
+		if lockOf, ok := strings.CutSuffix(name, ownerLockSuffix); ok && slices.ContainsFunc(failed, func(f string) bool {
+			return strings.HasPrefix(f, lockOf+"-")
+		}) {
+			continue
+		}
+		if err := remove(filepath.Join(parent, name)); err != nil {
+			errs = append(errs, err)
+			failed = append(failed, name)
 		}
 	}
 	return errs
 }
 
-// leakedPrefix names an empty stale cgroup the kernel would not remove; no
-// judge owns such a name (see ownerAlive), so none tries again.
+// locksLast is names with the owner locks moved to the end.
+func locksLast(names []string) []string {
+	var others, locks []string
+	for _, n := range names {
+		if strings.HasSuffix(n, ownerLockSuffix) {
+			locks = append(locks, n)
+		} else {
+			others = append(others, n)
+		}
+	}
+	return append(others, locks...)
+}
+
+// leakedPrefix names an empty stale cgroup the kernel would not remove,
+// set aside so that it blocks no one: no judge owns such a name (see
+// entryTag), and each later clean-up tries once to remove it (removeLeaked).
 const leakedPrefix = "leaked-"
 
 // rmdirCgroup removes an empty cgroup dir; tests replace it.
 var rmdirCgroup = func(dir string) error { return syscall.Rmdir(dir) }
+
+// removeLeaked removes the set-aside cgroups under parent (named with
+// prefix) that the kernel now lets go of, leaf first. What it still refuses
+// stays set aside for the next clean-up: it is empty and harms no run, so
+// it is no error.
+func removeLeaked(parent, prefix string) {
+	entries, _ := os.ReadDir(parent)
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), prefix) {
+			removeTreeOnce(filepath.Join(parent, e.Name()))
+		}
+	}
+}
+
+// removeTreeOnce removes the cgroup dir and the cgroups in it, leaf first,
+// one try each, and reports whether dir is gone.
+func removeTreeOnce(dir string) bool {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() && !removeTreeOnce(filepath.Join(dir, e.Name())) {
+			return false
+		}
+	}
+	err := rmdirCgroup(dir)
+	return err == nil || errors.Is(err, os.ErrNotExist)
+}
+
+// killCgroupTree SIGKILLs every process of the cgroup dir and of the
+// cgroups in it until none is left, and removes them leaf first (a cgroup
+// that holds another cannot be removed), each one that the kernel keeps
+// busy though empty renamed aside.
+func killCgroupTree(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	var children []string
+	for _, e := range entries {
+		if e.IsDir() {
+			children = append(children, e.Name())
+		}
+	}
+	// An owner lock inside (a judge's group holds the judge's) goes last,
+	// and stays while anything else does (see removeDead).
+	var errs []error
+	for _, name := range locksLast(children) {
+		if len(errs) > 0 && strings.HasSuffix(name, ownerLockSuffix) {
+			break
+		}
+		if err := killCgroupTree(filepath.Join(dir, name)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	return killCgroupDir(dir)
+}
 
 // killCgroupDir SIGKILLs every process listed in dir until none is left,
 // then removes dir, or renames it aside when the kernel keeps it busy.
@@ -144,7 +212,8 @@ func killCgroupDir(dir string) error {
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("sandbox: stale cgroup %s: processes survive SIGKILL", dir)
+			return fixError(fmt.Errorf("sandbox: stale cgroup %s: processes survive SIGKILL", dir),
+				"find them with `cat "+filepath.Join(dir, "cgroup.procs")+"`; once they are gone (a reboot ends them), `sudo rmdir "+dir+"`")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -155,10 +224,16 @@ func killCgroupDir(dir string) error {
 	// Empty yet not removable (seen here: "device or resource busy" for a
 	// cgroup v1 dir long after its last task). It holds no process, so it is
 	// set aside under a name no judge claims rather than make every later
-	// runner fail, which under --sandbox auto would mean no sandbox at all.
-	aside := filepath.Join(filepath.Dir(dir), leakedPrefix+filepath.Base(dir))
-	if rerr := os.Rename(dir, aside); rerr != nil {
-		return fmt.Errorf("sandbox: remove stale cgroup %s: %w (and set it aside: %w)", dir, err, rerr)
+	// runner fail, which under --sandbox auto would mean a weaker sandbox.
+	// The name is unique: an earlier set-aside of the same name may still
+	// be there.
+	var rerr error
+	for range 3 {
+		aside := filepath.Join(filepath.Dir(dir), leakedPrefix+filepath.Base(dir)+"-"+randomHex(4))
+		if rerr = os.Rename(dir, aside); rerr == nil || errors.Is(rerr, os.ErrNotExist) {
+			return nil
+		}
 	}
-	return nil
+	return fixError(fmt.Errorf("sandbox: remove stale cgroup %s: %w (and set it aside: %w)", dir, err, rerr),
+		"`sudo rmdir "+dir+"` once the kernel lets go of it (a reboot does)")
 }

@@ -602,7 +602,7 @@ func TestLinuxStartErrors(t *testing.T) {
 	if !errors.Is(err, exec.ErrNotFound) {
 		t.Errorf("unknown program: %v, want exec.ErrNotFound", err)
 	}
-	entries, _ := filepath.Glob(filepath.Join(os.TempDir(), tempPrefix+ownerTag+"-*"))
+	entries := ownEntries(os.TempDir())
 	if len(entries) != 0 {
 		t.Errorf("failed starts left %v", entries)
 	}

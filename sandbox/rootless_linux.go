@@ -123,7 +123,7 @@ func (r *Rootless) start(spec Spec) (_ *rootlessProcess, err error) {
 	}()
 	// Named after the judge like the linux runner's dirs, so a root judge's
 	// linux runner removes what a killed judge left (removeStale).
-	if p.dir, err = os.MkdirTemp(r.tempRoot, tempPrefix+ownerTag+"-rootless-*"); err != nil {
+	if p.dir, err = mkdirOwnedTemp(r.tempRoot, "rootless-*"); err != nil {
 		return nil, err
 	}
 	outbound, err := planOutbound(spec, nil)

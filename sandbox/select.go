@@ -83,9 +83,50 @@ func SelectFrom(kind string, m Makers) (Runner, string, error) {
 		}
 		r, rootlessErr := m.Rootless()
 		if rootlessErr == nil {
-			return r, fmt.Sprintf("WARNING: ROOTLESS SANDBOX: untrusted code runs in user namespaces without cgroups: memory and CPU time are limited per process, not per run (docs/sandbox.md; `tether doctor` says what is missing for the linux sandbox: %v)", linuxErr), nil
+			return r, FallbackWarning(linuxErr, nil), nil
 		}
-		return NewPlain(), fmt.Sprintf("WARNING: NO SANDBOX: untrusted code runs as plain processes with no isolation (%v; %v; see `tether doctor`)", linuxErr, rootlessErr), nil
+		return NewPlain(), FallbackWarning(linuxErr, rootlessErr), nil
 	}
 	return nil, "", fmt.Errorf("sandbox: %q: %w (want auto, linux, rootless or none)", kind, ErrUnknownKind)
+}
+
+// FallbackWarning is what `--sandbox auto` says when it cannot give the
+// linux sandbox: what runs instead, why (linuxErr, and rootlessErr when
+// the rootless sandbox failed too: nil when it runs), and the fix. The
+// judge, the worker and the doctor show it; the caller shows it loudly.
+func FallbackWarning(linuxErr, rootlessErr error) string {
+	why := "the linux sandbox is not available here: " + withFix(linuxErr)
+	if rootlessErr == nil {
+		return "WARNING: ROOTLESS SANDBOX: untrusted code runs in user namespaces without cgroups: memory and CPU time are limited per process, not per run (docs/sandbox.md). Why: " + why
+	}
+	return "WARNING: NO SANDBOX: untrusted code runs as plain processes with no isolation. Why: " + why + ". The rootless sandbox is not available either: " + withFix(rootlessErr)
+}
+
+// withFix is err's text with the fix it names, or the doctor as the fix.
+func withFix(err error) string {
+	if FixOf(err) != "" {
+		return err.Error()
+	}
+	return err.Error() + "; fix: run `tether doctor`, which names each missing piece and the command that fixes it"
+}
+
+// fixedError is an error that names its fix in the user's terms.
+type fixedError struct {
+	err error
+	fix string
+}
+
+func (e *fixedError) Error() string { return e.err.Error() + "; fix: " + e.fix }
+func (e *fixedError) Unwrap() error { return e.err }
+
+// fixError is err with its fix: what the user does to make it go away.
+func fixError(err error, fix string) error { return &fixedError{err, fix} }
+
+// FixOf is the fix an error of this package names, "" when it names none.
+func FixOf(err error) string {
+	var f *fixedError
+	if errors.As(err, &f) {
+		return f.fix
+	}
+	return ""
 }

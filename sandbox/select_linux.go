@@ -16,5 +16,5 @@ func (r *Linux) User() (uid, gid int) { return r.uid, r.gid }
 // this machine (NewLinux) removes it as a dead judge's leftover. The caller
 // removes it when done; label (no dashes needed) says what it is for.
 func MkdirOwnedTemp(label string) (string, error) {
-	return os.MkdirTemp("", tempPrefix+ownerTag+"-"+label+"-*")
+	return mkdirOwnedTemp(os.TempDir(), label+"-*")
 }

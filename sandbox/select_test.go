@@ -59,3 +59,43 @@ func (fakeLinux) Kind() string { return "linux" }
 type fakeRootless struct{ Runner }
 
 func (fakeRootless) Kind() string { return "rootless" }
+
+// When auto falls back, its warning says what runs instead, why, and the
+// fix: the one the reason names, else the doctor.
+func TestFallbackWarningSaysWhyAndTheFix(t *testing.T) {
+	plain := func() (Runner, error) {
+		return nil, fmt.Errorf("%w: no cgroup v1 memory controller", ErrLinuxUnavailable)
+	}
+	fixed := func() (Runner, error) {
+		return nil, fixError(errors.New("sandbox: remove stale cgroup /sys/fs/cgroup/pids/tether/9-9-9-1: device or resource busy"),
+			"`sudo rmdir /sys/fs/cgroup/pids/tether/9-9-9-1` once the kernel lets go of it")
+	}
+	rootless := func() (Runner, error) { return fakeRootless{}, nil }
+	noRootless := func() (Runner, error) { return nil, fmt.Errorf("%w: no user namespaces", ErrRootlessUnavailable) }
+	for _, c := range []struct {
+		name          string
+		linux, rootls func() (Runner, error)
+		want          []string
+		not           string
+	}{
+		{"plain reason", plain, rootless, []string{"WARNING: ROOTLESS SANDBOX", "no cgroup v1 memory controller", "fix: run `tether doctor`"}, ""},
+		{"reason with a fix", fixed, rootless, []string{"WARNING: ROOTLESS SANDBOX", "device or resource busy", "fix: `sudo rmdir /sys/fs/cgroup/pids/tether/9-9-9-1`"}, "tether doctor"},
+		{"neither", plain, noRootless, []string{"WARNING: NO SANDBOX", "no cgroup v1 memory controller", "no user namespaces", "fix: run `tether doctor`"}, ""},
+	} {
+		_, w, err := SelectFrom("auto", Makers{Linux: c.linux, Rootless: c.rootls})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for _, s := range c.want {
+			if !strings.Contains(w, s) {
+				t.Errorf("%s: warning %q lacks %q", c.name, w, s)
+			}
+		}
+		if c.not != "" && strings.Contains(w, c.not) {
+			t.Errorf("%s: warning %q holds %q", c.name, w, c.not)
+		}
+	}
+	if got := FixOf(fmt.Errorf("sandbox: clean up after a dead judge: %w", errors.Join(errors.New("x"), fixError(errors.New("y"), "z")))); got != "z" {
+		t.Errorf("FixOf through wrapping = %q, want z", got)
+	}
+}

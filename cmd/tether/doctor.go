@@ -32,6 +32,9 @@ prints the command that fixes it. It exits 0 whatever it finds.`,
 }
 
 func printDiagnosis(w io.Writer, d sandbox.Diagnosis) {
+	if d.Warning != "" {
+		announceSandbox(w, nil, d.Warning)
+	}
 	fmt.Fprintf(w, "--sandbox auto picks: %s\n\n", d.Auto)
 	for _, s := range d.Sandboxes {
 		state := "available"

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -33,6 +34,7 @@ func runDoctor(t *testing.T, args ...string) string {
 func TestDoctorJSON(t *testing.T) {
 	var d struct {
 		Auto      string `json:"auto"`
+		Warning   string `json:"warning"`
 		Sandboxes []struct {
 			Kind      string `json:"kind"`
 			Available *bool  `json:"available"`
@@ -69,6 +71,9 @@ func TestDoctorJSON(t *testing.T) {
 	}
 	if d.Auto != firstAvailable {
 		t.Errorf("auto = %q, want the first available, %q", d.Auto, firstAvailable)
+	}
+	if (d.Warning == "") != (d.Auto == "linux") {
+		t.Errorf("auto = %q with warning %q: want one exactly when auto falls back", d.Auto, d.Warning)
 	}
 	names := map[string]bool{}
 	for _, c := range d.Checks {
@@ -108,6 +113,32 @@ func TestDoctorShowsMissingWithFix(t *testing.T) {
 		"MISSING user_namespaces", "fix: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// When auto falls back, the doctor says so first and loudly, with the
+// warning the judge and the worker show: what runs instead, why, the fix.
+func TestDoctorAnnouncesTheFallbackLoudly(t *testing.T) {
+	saved := diagnose
+	t.Cleanup(func() { diagnose = saved })
+	linuxErr := fmt.Errorf("%w: cgroup v1: no pids controller", sandbox.ErrLinuxUnavailable)
+	diagnose = func() sandbox.Diagnosis {
+		return sandbox.Diagnosis{
+			Auto:    "rootless",
+			Warning: sandbox.FallbackWarning(linuxErr, nil),
+			Sandboxes: []sandbox.Offer{
+				{Kind: "linux", Why: linuxErr.Error()},
+				{Kind: "rootless", Available: true},
+				{Kind: "none", Available: true, Why: "no isolation at all"},
+			},
+		}
+	}
+	out := runDoctor(t)
+	first, _, _ := strings.Cut(strings.TrimLeft(out, "\n"), "\n")
+	for _, want := range []string{"!!! WARNING: ROOTLESS SANDBOX", "no pids controller", "fix: run `tether doctor`"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("doctor's first line lacks %q:\n%s", want, out)
 		}
 	}
 }

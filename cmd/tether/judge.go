@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"net/netip"
 	"os"
@@ -90,18 +91,32 @@ func allowedCommands(cmd *cobra.Command) []string {
 // cannot run the linux sandbox.
 var selectSandbox = sandbox.Select
 
-// judgeRunner picks the runner named by --sandbox. Running without
-// isolation is announced loudly on stderr; the result says "sandbox": "none".
-func judgeRunner(cmd *cobra.Command) (sandbox.Runner, error) {
+// judgeRunner picks the runner named by --sandbox. Running with less
+// isolation than the linux sandbox is announced loudly (announceSandbox)
+// in log, or on stderr when log is nil; the result says which sandbox ran.
+func judgeRunner(cmd *cobra.Command, log *slog.Logger) (sandbox.Runner, error) {
 	kind, _ := cmd.Flags().GetString("sandbox")
 	runner, warning, err := selectSandbox(kind)
 	if err != nil {
 		return nil, fmt.Errorf("--sandbox %s: %w", kind, err)
 	}
 	if warning != "" {
-		fmt.Fprintf(cmd.ErrOrStderr(), "\n!!! %s\n\n", warning)
+		announceSandbox(cmd.ErrOrStderr(), log, warning)
 	}
 	return runner, nil
+}
+
+// announceSandbox shows a sandbox warning (sandbox.FallbackWarning, or
+// --sandbox none's) loudly: a log record at level WARN when the command
+// logs, so that log readers and alerts see it, else a line of its own
+// between blank lines on w. The judge, worker, serve and doctor show it
+// here.
+func announceSandbox(w io.Writer, log *slog.Logger, warning string) {
+	if log != nil {
+		log.Warn("!!! " + warning)
+		return
+	}
+	fmt.Fprintf(w, "\n!!! %s\n\n", warning)
 }
 
 // judgeRunnerAndLM is a judging command's runner (--sandbox) and LM
@@ -111,7 +126,7 @@ func judgeRunnerAndLM(cmd *cobra.Command, problem *judge.Problem) (sandbox.Runne
 	if err != nil {
 		return nil, nil, err
 	}
-	runner, err := judgeRunner(cmd)
+	runner, err := judgeRunner(cmd, nil)
 	if err != nil {
 		return nil, nil, err
 	}

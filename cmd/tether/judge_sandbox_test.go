@@ -69,8 +69,8 @@ func TestJudgeSandboxAutoFallsBackWithTheReason(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Sandbox != "none" {
 		t.Fatalf("json %q: %v", out, err)
 	}
-	if !strings.Contains(stderr, "NO SANDBOX") || !strings.Contains(stderr, "not running as root") {
-		t.Fatalf("the fallback does not say why: %q", stderr)
+	if !strings.Contains(stderr, "NO SANDBOX") || !strings.Contains(stderr, "not running as root") || !strings.Contains(stderr, "fix: ") {
+		t.Fatalf("the fallback does not say why and the fix: %q", stderr)
 	}
 }
 
@@ -83,5 +83,39 @@ func TestJudgeSandboxLinuxSaysWhatIsMissing(t *testing.T) {
 	}
 	if _, _, err := judgeCLIWithStderr(t, dir, sol, "--sandbox", "docker"); !errors.Is(err, sandbox.ErrUnknownKind) {
 		t.Fatalf("--sandbox docker: %v", err)
+	}
+}
+
+// The worker logs auto's fallback as a WARN record (its log is what its
+// operators read), with the reason and the fix, before anything else can
+// fail.
+func TestWorkerLogsTheSandboxFallback(t *testing.T) {
+	withoutLinuxSandbox(t)
+	cmd, _, err := rootCmd.Find([]string{"worker"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resetFlags(cmd)
+	var out, errOut bytes.Buffer
+	rootCmd.SetOut(&out)
+	rootCmd.SetErr(&errOut)
+	rootCmd.SetArgs([]string{"worker", "--log-format", "json", "--work-dir", t.TempDir(), "--broker", "no-such-broker://x"})
+	defer func() { rootCmd.SetOut(nil); rootCmd.SetErr(nil); rootCmd.SetArgs(nil) }()
+	if err := rootCmd.Execute(); err == nil || !strings.Contains(err.Error(), "--broker") {
+		t.Fatalf("worker with no broker: %v", err)
+	}
+	var warned bool
+	for _, line := range strings.Split(strings.TrimSpace(errOut.String()), "\n") {
+		var rec struct{ Level, Msg string }
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("stderr line %q is not a log record: %v", line, err)
+		}
+		if rec.Level == "WARN" && strings.Contains(rec.Msg, "NO SANDBOX") &&
+			strings.Contains(rec.Msg, "not running as root") && strings.Contains(rec.Msg, "fix: ") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Fatalf("no WARN record with the fallback's reason and fix:\n%s", errOut.String())
 	}
 }

@@ -77,7 +77,7 @@ and --submissions-root, and an evaluator gets the network only with
 			default:
 				return fmt.Errorf("serve: --framing %q: want ndjson or length", framing)
 			}
-			runner, err := judgeRunner(cmd)
+			runner, err := judgeRunner(cmd, nil)
 			if err != nil {
 				return err
 			}

@@ -197,7 +197,7 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	runner, err := judgeRunner(cmd)
+	runner, err := judgeRunner(cmd, log)
 	if err != nil {
 		return err
 	}
