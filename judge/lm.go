@@ -139,7 +139,8 @@ func (p *Problem) ReadLMConfig(l ProblemLM) ([]byte, error) {
 	defer root.Close()
 	data, err := rootfile.Read(root, l.Path, MaxLMConfigBytes)
 	if err != nil {
-		return nil, fail(err)
+		return nil, fail(fmt.Errorf("%q must be a regular file inside the problem folder (links may not lead out), of at most %d MiB: %w",
+			l.Path, MaxLMConfigBytes>>20, err))
 	}
 	return data, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -27,7 +28,7 @@ func Read(root *os.Root, name string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, info.Mode().Type())
+		return nil, fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, kind(info.Mode()))
 	}
 	// O_NONBLOCK: if a FIFO is swapped in after the Stat, opening it does
 	// not wait for a writer; the Stat of the opened file then refuses it.
@@ -40,7 +41,7 @@ func Read(root *os.Root, name string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, info.Mode().Type())
+		return nil, fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, kind(info.Mode()))
 	}
 	if info.Size() > max {
 		return nil, fmt.Errorf("%s: %d bytes, %w of %d", name, info.Size(), ErrTooBig, max)
@@ -53,4 +54,19 @@ func Read(root *os.Root, name string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: more than %d bytes, %w", name, max, ErrTooBig)
 	}
 	return data, nil
+}
+
+// kind names a file type that is not a regular file.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
