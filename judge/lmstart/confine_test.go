@@ -111,6 +111,7 @@ func TestProblemConfigFileErrorsDoNotQuoteIt(t *testing.T) {
 		`{"top-secret-member": 1}`,
 		`{"backends": "secret-string"}`,
 		`{"backends":{"secret-name":{"type":"secret-type"}}}`,
+		`{"backends":{"e":{"type":"echo"}},"default":"secret-default"}`,
 		`{"backends":{"secret-name":{"type":"openai","base_url":"http://x","api_key_env":"SECRET_ENV"}}}`,
 	} {
 		_, err := lmstart.ProblemConfig(problem(t, `"lm.json"`, map[string]string{"lm.json": body}))

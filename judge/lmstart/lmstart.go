@@ -58,11 +58,15 @@ func ProblemConfig(p *judge.Problem) (*lmconfig.Config, error) {
 		}
 		if cfg, err = lmconfig.Parse(data); err != nil {
 			err = withoutContent(err)
-		} else {
-			err = refuseKeys(cfg, false)
+		} else if err = refuseKeys(cfg, false); err == nil {
+			if _, err = cfg.Router(nil); err != nil { // its routes, checked now
+				err = errNotAConfig
+			}
 		}
 	} else if cfg, err = lmconfig.Parse(src.Inline); err == nil {
-		err = refuseKeys(cfg, true)
+		if err = refuseKeys(cfg, true); err == nil {
+			_, err = cfg.Router(nil)
+		}
 	}
 	if err != nil {
 		return nil, &judge.ProblemError{Path: p.Dir + "/problem.json", Field: where,
