@@ -19,7 +19,7 @@ type discoverParams struct {
 	Limit  *int            `json:"limit"`
 	Depth  int             `json:"depth" openrpc:"optional"`
 	Extra  json.RawMessage `json:"extra,omitempty"`
-	hidden int
+	hidden int             //lint:ignore U1000 unexported: the schema must leave it out
 	discoverEmbedded
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/tether-dev/tether/dual"
+	"github.com/tether-dev/tether/internal/rootfile"
 
 	"github.com/tether-dev/tether/sandbox"
 )
@@ -72,11 +73,14 @@ type LMBudget struct {
 
 // ProblemLM is a problem's runtime_config.lm: either an inline handler
 // configuration (the JSON object of `tether judge --lm-config FILE`) or a
-// string naming such a file, relative to the problem folder.
+// string naming such a file inside the problem folder (ReadLMConfig).
 type ProblemLM struct {
 	Inline json.RawMessage // the object as written; nil when Path is used or absent
-	Path   string          // absolute path of the configuration file; "" when Inline is used or absent
+	Path   string          // the file's name relative to the problem folder (filepath.IsLocal); "" when Inline is used or absent
 }
+
+// MaxLMConfigBytes caps the file runtime_config.lm names.
+const MaxLMConfigBytes = 1 << 20
 
 // Declared reports whether runtime_config.lm is present (and not null).
 func (l ProblemLM) Declared() bool { return l.Inline != nil || l.Path != "" }
@@ -110,12 +114,35 @@ func (p *Problem) LM() (ProblemLM, error) {
 		if err := json.Unmarshal(raw, &rel); err != nil || rel == "" {
 			return ProblemLM{}, bad("want a configuration object or a non-empty file path")
 		}
-		if !filepath.IsAbs(rel) {
-			rel = filepath.Join(p.Dir, rel)
+		// The judge reads the file itself: it must be the problem's own.
+		if !filepath.IsLocal(rel) {
+			return ProblemLM{}, bad("%q is not a path inside the problem folder (give a relative path such as \"lm.json\", without \"..\")", rel)
 		}
 		return ProblemLM{Path: filepath.Clean(rel)}, nil
 	}
 	return ProblemLM{}, bad("want a configuration object or a file path, got %.40s", raw)
+}
+
+// ReadLMConfig reads the file l.Path names, inside p's folder: a name or
+// link leading out of the folder, a file that is not a regular one (a FIFO
+// is not waited on) and one over MaxLMConfigBytes are refused, with a
+// *ProblemError on runtime_config.lm that never quotes the file.
+func (p *Problem) ReadLMConfig(l ProblemLM) ([]byte, error) {
+	fail := func(err error) error {
+		return &ProblemError{Path: filepath.Join(p.Dir, "problem.json"), Field: "runtime_config.lm",
+			Err: fmt.Errorf("%w: %w", ErrBadProblemJSON, err)}
+	}
+	root, err := os.OpenRoot(p.Dir)
+	if err != nil {
+		return nil, fail(err)
+	}
+	defer root.Close()
+	data, err := rootfile.Read(root, l.Path, MaxLMConfigBytes)
+	if err != nil {
+		return nil, fail(fmt.Errorf("%q must be a regular file inside the problem folder (links may not lead out), of at most %d MiB: %w",
+			l.Path, MaxLMConfigBytes>>20, err))
+	}
+	return data, nil
 }
 
 // lmRun is the LM side of a run: the private socket directory and the

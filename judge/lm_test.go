@@ -25,8 +25,13 @@ func TestProblemLM(t *testing.T) {
 		{name: "absent", lm: ""},
 		{name: "null", lm: `null`},
 		{name: "inline", lm: `{"backends":{"e":{"type":"echo"}}}`, wantInline: `{"backends":{"e":{"type":"echo"}}}`},
-		{name: "relative path", lm: `"conf/lm.json"`, wantPath: filepath.Join(dir, "conf", "lm.json")},
-		{name: "absolute path", lm: `"/etc/tether/lm.json"`, wantPath: "/etc/tether/lm.json"},
+		{name: "relative path", lm: `"conf/lm.json"`, wantPath: filepath.Join("conf", "lm.json")},
+		{name: "relative path, cleaned", lm: `"./conf//lm.json"`, wantPath: filepath.Join("conf", "lm.json")},
+		// The judge reads the file itself, as root: only the problem's own
+		// (issue 27, item 5: "/etc/shadow" and "../../x" were read).
+		{name: "absolute path", lm: `"/etc/tether/lm.json"`, wantErr: true},
+		{name: "path out of the folder", lm: `"../lm.json"`, wantErr: true},
+		{name: "path out through a folder", lm: `"conf/../../lm.json"`, wantErr: true},
 		{name: "empty string", lm: `""`, wantErr: true},
 		{name: "number", lm: `3`, wantErr: true},
 		{name: "array", lm: `[{}]`, wantErr: true},

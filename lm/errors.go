@@ -16,7 +16,7 @@ var (
 	// ErrNotObject: the request frame is JSON but not an object.
 	ErrNotObject = errors.New(textNotObject)
 	// ErrMissingPrompt: the request has neither a usable prompt nor prompts.
-	ErrMissingPrompt = errors.New(textMissingPrompt)
+	ErrMissingPrompt = errors.New(textMissingPrompt) //lint:ignore ST1005 rlm's own words, which its clients match
 	// ErrInvalidPrompt: a prompt is neither a string nor chat messages.
 	ErrInvalidPrompt = errors.New("invalid prompt")
 	// ErrInvalidJSON: the request frame is not JSON.

@@ -3,12 +3,12 @@ package service
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/tether-dev/tether/internal/rootfile"
 	"github.com/tether-dev/tether/jsonrpc"
 	"github.com/tether-dev/tether/judge"
 )
@@ -59,7 +59,8 @@ func within(root, path string) bool {
 
 // readUnder reads the file at real (resolved by resolveUnder) through an
 // os.Root of root, so that a link swapped in after the check cannot lead
-// the read out of it, with at most maxSolutionBytes.
+// the read out of it, with at most maxSolutionBytes; a FIFO is refused,
+// not waited on.
 func readUnder(root, real, field string) ([]byte, error) {
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -74,20 +75,13 @@ func readUnder(root, real, field string) ([]byte, error) {
 	if err != nil {
 		return nil, jsonrpc.InvalidParams("%s: %v", field, err)
 	}
-	f, err := r.Open(rel)
-	if err != nil {
-		return nil, jsonrpc.InvalidParams("%s: %v", field, err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() {
+	buf, err := rootfile.Read(r, rel, maxSolutionBytes)
+	switch {
+	case errors.Is(err, rootfile.ErrNotRegular):
 		return nil, jsonrpc.InvalidParams("%s: %q is not a regular file", field, real)
-	}
-	if info.Size() > maxSolutionBytes {
-		return nil, jsonrpc.InvalidParams("%s: %q is %d bytes, over the %d-byte cap", field, real, info.Size(), maxSolutionBytes)
-	}
-	buf := make([]byte, info.Size())
-	if _, err := io.ReadFull(f, buf); err != nil {
+	case errors.Is(err, rootfile.ErrTooBig):
+		return nil, jsonrpc.InvalidParams("%s: %q is over the %d-byte cap", field, real, maxSolutionBytes)
+	case err != nil:
 		return nil, jsonrpc.InvalidParams("%s: %v", field, err)
 	}
 	return buf, nil

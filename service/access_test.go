@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tether-dev/tether/jsonrpc"
 	"github.com/tether-dev/tether/sandbox"
@@ -132,5 +134,38 @@ func TestRunBelongsToItsClient(t *testing.T) {
 	}
 	if err := <-errc; !errors.Is(err, &jsonrpc.Error{Code: jsonrpc.CodeCancelled}) {
 		t.Errorf("the cancelled run: %v", err)
+	}
+}
+
+// A FIFO under the roots is refused at once, not waited on: the server
+// reads it itself (issue 27, item 5: a FIFO hung the run).
+func TestHostPathFIFOIsRefused(t *testing.T) {
+	problems, submissions := t.TempDir(), t.TempDir()
+	writeFiles(t, problems, map[string]string{"p/evaluate.sh": "", "q/problem.json": bundle("0")["files"].(map[string]string)["problem.json"]})
+	for _, fifo := range []string{filepath.Join(problems, "p", "problem.json"), filepath.Join(submissions, "fifo.sh")} {
+		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc := New(&Options{Runner: sandbox.NewPlain(), PathsNeedRoot: true, ProblemsRoot: problems, SubmissionsRoot: submissions})
+	client, _ := connect(t, svc)
+	for what, params := range map[string]map[string]any{
+		"problem.json a FIFO": {"problem": "p", "solution": map[string]any{"code": readySolution}},
+		"solution a FIFO":     {"problem": "q", "solution": map[string]any{"path": "fifo.sh"}},
+	} {
+		errc := make(chan error, 1)
+		go func() { errc <- client.Call(context.Background(), "judge.run", params, nil) }()
+		select {
+		case err := <-errc:
+			wantInvalid(t, what, err, "not a regular file")
+		case <-time.After(10 * time.Second):
+			for _, fifo := range []string{filepath.Join(problems, "p", "problem.json"), filepath.Join(submissions, "fifo.sh")} {
+				if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+					w.Close()
+				}
+			}
+			<-errc
+			t.Fatalf("%s: judge.run waited for a writer", what)
+		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -238,33 +237,28 @@ func (s *Service) loadProblem(raw json.RawMessage) (*judge.Problem, func(), erro
 	if err := json.Unmarshal(raw, &bundle); err != nil || len(bundle.Files) == 0 {
 		return nil, noop, jsonrpc.InvalidParams(`problem must be a folder path or {"files": {"name": "content"}}`)
 	}
+	names, err := bundleNames(bundle.Files)
+	if err != nil {
+		return nil, noop, err
+	}
 	tmp, dir, err := bundleDir()
 	if err != nil {
 		return nil, noop, fmt.Errorf("problem bundle: %w", err)
 	}
 	cleanup := func() { os.RemoveAll(tmp) }
-	for name, content := range bundle.Files {
-		if !filepath.IsLocal(name) {
-			cleanup()
-			return nil, noop, jsonrpc.InvalidParams("problem.files[%q]: not a relative path inside the bundle", name)
-		}
-		path := filepath.Join(dir, name)
-		if err := mkdirAllReadable(dir, filepath.Dir(path)); err != nil {
-			cleanup()
-			return nil, noop, fmt.Errorf("problem.files[%q]: %w", name, err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err == nil {
-			err = os.Chmod(path, 0o644) // whatever the umask: the sandbox user reads it
-		}
-		if err != nil {
-			cleanup()
-			return nil, noop, fmt.Errorf("problem.files[%q]: %w", name, err)
-		}
+	if err := writeBundle(dir, names, bundle.Files); err != nil {
+		cleanup()
+		return nil, noop, err
 	}
 	p, err := judge.LoadProblem(dir, allowed)
 	if err != nil {
 		cleanup()
 		return nil, noop, jsonrpc.InvalidParams("problem bundle: %w", err)
+	}
+	// A bundle has no folder of its own on the server for a path to name.
+	if declared, err := p.LM(); err == nil && declared.Path != "" {
+		cleanup()
+		return nil, noop, jsonrpc.InvalidParams("problem: runtime_config.lm: an inline bundle carries its LM configuration as an object, not a file path (put the file's JSON in its place)")
 	}
 	return p, cleanup, nil
 }
@@ -300,21 +294,6 @@ func (s *Service) loadSolution(p SolutionParams) (*judge.Submission, error) {
 		return sub, nil
 	}
 	return nil, jsonrpc.InvalidParams(`judge.run needs "solution": {"code": "..."} or {"path": "..."}`)
-}
-
-// mkdirAllReadable makes the folders from root down to path, each 0755
-// whatever the umask.
-func mkdirAllReadable(root, path string) error {
-	if path == root {
-		return nil
-	}
-	if err := mkdirAllReadable(root, filepath.Dir(path)); err != nil {
-		return err
-	}
-	if err := os.Mkdir(path, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	return os.Chmod(path, 0o755)
 }
 
 func mustJSON(v any) json.RawMessage {

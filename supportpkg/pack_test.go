@@ -132,3 +132,47 @@ func TestPackRefuses(t *testing.T) {
 		}
 	})
 }
+
+// A link renamed over a file or a folder between the walk's listing and
+// its open is refused, not packed through (issue 27, item 14: a root-only
+// file ended up in the zip within a second of retries).
+func TestPackRefusesALinkSwappedInDuringTheWalk(t *testing.T) {
+	outside := writeTree(t, map[string]string{"secret": "root only", "dir/secret": "root only"})
+	for _, victim := range []string{"data.txt", "data"} {
+		t.Run(victim, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"problem.json": "{}", "data.txt": "plain", "data/1.txt": "one"})
+			target := filepath.Join(outside, "secret")
+			if victim == "data" {
+				target = filepath.Join(outside, "dir")
+			}
+			link := filepath.Join(dir, "link")
+			if err := os.Symlink(target, link); err != nil {
+				t.Fatal(err)
+			}
+			// Hidden names are skipped, so the link waits as ".link" until the
+			// victim has been listed as a file or a folder.
+			if err := os.Rename(link, filepath.Join(dir, ".link")); err != nil {
+				t.Fatal(err)
+			}
+			packHook = func(rel string) {
+				if rel == victim {
+					if err := os.RemoveAll(filepath.Join(dir, victim)); err != nil {
+						t.Error(err)
+					}
+					if err := os.Rename(filepath.Join(dir, ".link"), filepath.Join(dir, victim)); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+			defer func() { packHook = nil }()
+			var zb bytes.Buffer
+			_, err := Pack(dir, &zb)
+			if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+				t.Errorf("a link swapped in for %s: %v, want it refused", victim, err)
+			}
+			if bytes.Contains(zb.Bytes(), []byte("secret")) {
+				t.Errorf("the zip names the link's target")
+			}
+		})
+	}
+}

@@ -3,9 +3,12 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tether-dev/tether/internal/testenv"
@@ -76,5 +79,62 @@ func TestJudgeLMConfigErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "problem.json"), []byte(withLM), 0o644)
 	if _, err := runJudgeCLI(t, dir, sol); !errors.Is(err, lmstart.ErrKeyInProblem) || !errors.Is(err, judge.ErrBadProblemJSON) {
 		t.Errorf("api_key_env in problem: %v", err)
+	}
+}
+
+// echoChatServer is a loopback chat-completions server answering each
+// request with its last message's content, as the echo backend does.
+func echoChatServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		var req struct {
+			Messages []struct {
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{
+			"role": "assistant", "content": req.Messages[len(req.Messages)-1].Content}}}})
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &hits
+}
+
+// A problem's own openai backend does not reach the host's loopback unless
+// the operator lists it in --allow-lm-hosts (issue 27, item 6).
+func TestJudgeAllowLMHosts(t *testing.T) {
+	testenv.Python3(t)
+	srv, hits := echoChatServer(t)
+	dir := t.TempDir()
+	for _, name := range []string{"evaluate.py", "solution.py"} {
+		body, err := os.ReadFile(filepath.Join("../../examples/llm", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	problem := `{"runtime_config":{"evaluator":{"command":"python3 evaluate.py"},"lm":{"backends":{"echo":` +
+		`{"type":"openai","base_url":"` + srv.URL + `/v1","model":"m"}},"budget":{"calls":3}}}}`
+	if err := os.WriteFile(filepath.Join(dir, "problem.json"), []byte(problem), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sol := filepath.Join(dir, "solution.py")
+	res, _ := judgeJSON(t, dir, sol)
+	if res.Status == judge.Accepted || hits.Load() != 0 {
+		t.Fatalf("without --allow-lm-hosts: %v (%s), %d requests reached the loopback server; want them refused", res.Status, res.Details, hits.Load())
+	}
+	res, _ = judgeJSON(t, dir, sol, "--allow-lm-hosts", "127.0.0.1")
+	if res.Status != judge.Accepted || hits.Load() != 3 {
+		t.Fatalf("with --allow-lm-hosts 127.0.0.1: %v (%s), %d requests; want Accepted after 3", res.Status, res.Details, hits.Load())
+	}
+	if _, err := runJudgeCLI(t, dir, sol, "--allow-lm-hosts", "localhost"); err == nil || !strings.Contains(err.Error(), "--allow-lm-hosts") {
+		t.Errorf("--allow-lm-hosts localhost: %v, want a usage error naming the flag", err)
 	}
 }

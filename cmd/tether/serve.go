@@ -56,7 +56,8 @@ first call is rpc.authenticate {"token": T}; over HTTP, every POST carries
 "Authorization: Bearer T". A unix:PATH socket is made 0600 instead. Except
 with --stdio, problem and solution paths are read only under --problems-root
 and --submissions-root, and an evaluator gets the network only with
---allow-network.`,
+--allow-network. A problem's own LM backends (runtime_config.lm) reach public
+addresses only; --allow-lm-hosts lets them reach the addresses it lists.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			modes := 0
@@ -86,11 +87,16 @@ and --submissions-root, and an evaluator gets the network only with
 			if err != nil {
 				return err
 			}
+			lmOpts, err := judgeLMOptions(cmd)
+			if err != nil {
+				return err
+			}
 			svcOpts := &service.Options{Runner: runner, AllowedCommands: allowedCommands(cmd),
 				Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))}
 			// Each judge.run gets its own LM handler: from --lm-config, else from
-			// the problem's runtime_config.lm, else none.
-			svcOpts.Judge.LM = lmstart.Starter(judgeLMCfg, nil)
+			// the problem's runtime_config.lm (public addresses only, unless
+			// --allow-lm-hosts), else none.
+			svcOpts.Judge.LM = lmstart.Starter(judgeLMCfg, lmOpts)
 			if svcOpts.Judge.EvaluatorNetworkAllow, err = networkAllow(cmd, ""); err != nil {
 				return fmt.Errorf("serve: %w", err)
 			}

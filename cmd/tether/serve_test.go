@@ -148,7 +148,7 @@ func startServe(t *testing.T, flags ...string) (string, string) {
 		rootCmd.SetOut(nil)
 		rootCmd.SetErr(nil)
 		rootCmd.SetArgs(nil)
-		serve.SetContext(nil)
+		serve.SetContext(context.Background())
 		resetServeFlags(t)
 		if err != nil {
 			t.Errorf("serve %v: %v", flags, err)

@@ -92,7 +92,6 @@ func canonical(t *testing.T, s string) any {
 type calcProcess struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
-	out   *bufio.Reader
 	lines chan string
 }
 

@@ -27,7 +27,7 @@ func New(parent, prefix string) (outer, inner string, err error) {
 		os.RemoveAll(outer)
 		return "", "", err
 	}
-	if err := os.Mkdir(inner, 0o755); err == nil {
+	if err = os.Mkdir(inner, 0o755); err == nil {
 		err = os.Chmod(inner, 0o755) // whatever the umask
 	}
 	if err != nil {

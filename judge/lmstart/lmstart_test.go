@@ -155,7 +155,7 @@ func TestStarterPrecedence(t *testing.T) {
 		cfg := &lmconfig.Config{Backends: map[string]lmconfig.Backend{
 			"gpt": {Type: "openai", BaseURL: "http://127.0.0.1:1", APIKeyEnv: "TETHER_TEST_UNSET_KEY"}}, Default: "gpt"}
 		getenv := func(string) string { return "" }
-		h, err := lmstart.Starter(cfg, getenv)(context.Background(), p, filepath.Join(t.TempDir(), "lm.sock"), nil)
+		h, err := lmstart.Starter(cfg, &lmstart.Options{Getenv: getenv})(context.Background(), p, filepath.Join(t.TempDir(), "lm.sock"), nil)
 		if h != nil || err == nil {
 			t.Fatalf("got %v, %v; want an error naming the variable", h, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -54,6 +55,11 @@ type OpenAI struct {
 	// MaxBackoff caps every wait; default 30 s.
 	MaxBackoff time.Duration
 	Client     *http.Client // default http.DefaultClient
+	// StatusOnly keeps the server's words out of errors: a failed request
+	// reports its HTTP status line, a malformed reply only that it is one.
+	// Set for a backend a problem declares, whose errors reach the
+	// evaluator: its server may be one whose answers it must not read.
+	StatusOnly bool
 }
 
 type chatReply struct {
@@ -188,6 +194,9 @@ func (o *OpenAI) attempt(ctx context.Context, body []byte) (lm.Reply, time.Durat
 	}
 	resp, err := client.Do(req)
 	if err != nil {
+		if o.StatusOnly {
+			err = withoutServerWords(err, url)
+		}
 		return lm.Reply{}, 0, fmt.Errorf("chat-completions: %w", err)
 	}
 	defer resp.Body.Close()
@@ -197,7 +206,11 @@ func (o *OpenAI) attempt(ctx context.Context, body []byte) (lm.Reply, time.Durat
 		return lm.Reply{}, 0, fmt.Errorf("chat-completions: reading reply: %w", err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return lm.Reply{}, retryAfter(resp.Header.Get("Retry-After")), &HTTPError{Status: resp.StatusCode, Message: apiMessage(data)}
+		msg := http.StatusText(resp.StatusCode)
+		if !o.StatusOnly {
+			msg = apiMessage(data)
+		}
+		return lm.Reply{}, retryAfter(resp.Header.Get("Retry-After")), &HTTPError{Status: resp.StatusCode, Message: msg}
 	}
 	return o.parse(data)
 }
@@ -205,6 +218,9 @@ func (o *OpenAI) attempt(ctx context.Context, body []byte) (lm.Reply, time.Durat
 func (o *OpenAI) parse(data []byte) (lm.Reply, time.Duration, error) {
 	var r chatReply
 	if err := json.Unmarshal(data, &r); err != nil {
+		if o.StatusOnly {
+			return lm.Reply{}, 0, fmt.Errorf("chat-completions: %w: not a chat completion object", ErrMalformedReply)
+		}
 		return lm.Reply{}, 0, fmt.Errorf("chat-completions: %w: %v", ErrMalformedReply, err)
 	}
 	if len(r.Choices) == 0 {
@@ -243,6 +259,17 @@ func apiMessage(data []byte) string {
 		s = "(empty body)"
 	}
 	return s
+}
+
+// withoutServerWords keeps a failed request's error when it holds no
+// bytes the server sent (a refused address, a network error, a timeout);
+// any other (a malformed HTTP answer quotes it) says only that.
+func withoutServerWords(err error, url string) error {
+	var op *net.OpError
+	if errors.Is(err, ErrAddressRefused) || errors.As(err, &op) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return fmt.Errorf("POST %s: the server's answer is not valid HTTP", url)
 }
 
 func retryAfter(h string) time.Duration {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -194,5 +196,44 @@ func TestEcho(t *testing.T) {
 	cancel()
 	if _, err := slow.Complete(cctx, call("x")); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled call = %v", err)
+	}
+}
+
+// With StatusOnly, nothing the server sent reaches the error: not an error
+// body, not a malformed reply, not a banner that is not HTTP (issue 27,
+// item 6: the evaluator read the first 200 bytes of an error body).
+func TestOpenAIStatusOnly(t *testing.T) {
+	for name, rep := range map[string]reply{
+		"error body":      {status: 500, body: `{"error":{"message":"secret words"}}`},
+		"plain body":      {status: 403, body: "secret words"},
+		"malformed reply": {status: 200, body: "Zsecret words"},
+	} {
+		srv, _, _ := chatServer(t, rep)
+		o := &backend.OpenAI{BaseURL: srv.URL + "/v1", Model: "m", Client: srv.Client(), StatusOnly: true}
+		_, err := o.Complete(context.Background(), call("hi"))
+		if err == nil || strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "'Z'") {
+			t.Errorf("%s: %v, want an error without the server's words", name, err)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		c.Write([]byte("SSH-2.0-secret-banner\r\n"))
+		c.Close()
+	}()
+	o := &backend.OpenAI{BaseURL: "http://" + ln.Addr().String() + "/v1", Model: "m", StatusOnly: true}
+	_, err = o.Complete(context.Background(), call("hi"))
+	<-done
+	if err == nil || strings.Contains(err.Error(), "secret") {
+		t.Errorf("a server that is not HTTP: %v, want an error without its banner", err)
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"slices"
 	"time"
@@ -91,6 +92,12 @@ type Config struct {
 	ReadTimeout      Duration           `json:"read_timeout,omitempty"`
 	WriteTimeout     Duration           `json:"write_timeout,omitempty"`
 	Budget           lm.Budget          `json:"budget"`
+
+	// Guard, when not nil, marks a configuration that a problem declares
+	// rather than the operator: its openai backends reach only what Guard
+	// allows, follow no redirect, and their errors carry the HTTP status
+	// only (backend.OpenAI.StatusOnly). It is never read from the file.
+	Guard *backend.Guard `json:"-"`
 }
 
 // Load reads and checks the file at path.
@@ -157,6 +164,10 @@ func (c *Config) Router(getenv func(string) string) (*lm.Router, error) {
 		getenv = os.Getenv
 	}
 	backends := make(map[string]lm.Backend, len(c.Backends))
+	var guarded *http.Client
+	if c.Guard != nil {
+		guarded = c.Guard.Client()
+	}
 	for _, name := range sortedKeys(c.Backends) {
 		b := c.Backends[name]
 		switch b.Type {
@@ -174,7 +185,8 @@ func (c *Config) Router(getenv func(string) string) (*lm.Router, error) {
 				model = name
 			}
 			backends[name] = &backend.OpenAI{BaseURL: b.BaseURL, APIKey: key, Model: model, Args: b.Args, Price: b.Price,
-				Timeout: time.Duration(b.Timeout), Retries: b.Retries, Backoff: time.Duration(b.Backoff)}
+				Timeout: time.Duration(b.Timeout), Retries: b.Retries, Backoff: time.Duration(b.Backoff),
+				Client: guarded, StatusOnly: c.Guard != nil}
 		}
 	}
 	return lm.NewRouter(lm.RouterConfig{Backends: backends, Default: c.Default, Other: c.Other, Rules: c.Rules, Fallback: c.Fallback})

@@ -174,6 +174,7 @@ func (b *Broker) Pull(ctx context.Context) (worker.Delivery, error) {
 		b.opts.Log.Warn("task too large, moved to dead letters unread", "dead", b.dead,
 			"error", fmt.Sprintf("%v: the task is %v bytes, over this worker's cap of %d (--max-task-mb, env TETHER_MAX_TASK_MB)", worker.ErrBadTask, res[1], b.opts.MaxTaskBytes))
 	}
+	//lint:ignore SA1019 BLMOVE needs Redis 6.2; BRPOPLPUSH works on every Redis
 	raw, err := b.client.BRPopLPush(ctx, b.opts.Queue, b.processing, b.opts.PollTimeout).Bytes()
 	if errors.Is(err, redis.Nil) {
 		return nil, nil

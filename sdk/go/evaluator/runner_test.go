@@ -136,8 +136,7 @@ func TestManyConcurrentCalls(t *testing.T) {
 }
 
 func TestCapabilityFromInsideACall(t *testing.T) {
-	var p *pair
-	p = newPair(t, true, func(h *solution.Host) {
+	p := newPair(t, true, func(h *solution.Host) {
 		h.Register("ask", func(ctx context.Context, args []any) (any, error) {
 			v, err := h.CallCapability(ctx, "llm", args[0])
 			if err != nil {

@@ -216,7 +216,7 @@ func (h *Host) serveCall(f frame.Frame) {
 		h.p.Send(frame.Error(f.ID, codec.CodeRejected, "args is not a list", ""))
 		return
 	}
-	result, err, trace := invoke(h.ctx, fn, args)
+	result, trace, err := invoke(h.ctx, fn, args)
 	if err != nil {
 		h.p.Send(frame.Error(f.ID, codec.CodeException, err.Error(), trace))
 		return
@@ -226,7 +226,7 @@ func (h *Host) serveCall(f frame.Frame) {
 
 // invoke runs fn, turning a panic into an error with a sanitized stack:
 // absolute paths are cut to file names, as docs/protocol/judge.md asks of traces.
-func invoke(ctx context.Context, fn Func, args []any) (v any, err error, trace string) {
+func invoke(ctx context.Context, fn Func, args []any) (v any, trace string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v", p)
@@ -234,7 +234,7 @@ func invoke(ctx context.Context, fn Func, args []any) (v any, err error, trace s
 		}
 	}()
 	v, err = fn(ctx, args)
-	return v, err, ""
+	return v, "", err
 }
 
 func sanitizeStack(s string) string {
