@@ -38,8 +38,14 @@ type Engine struct {
 	readyArmed     bool
 	readySeen      bool
 	evaluatorGone  bool
-	awaitingResult bool // saw the marker, waiting for the payload line
+	awaitingResult marker // the last marker seen, while its payload line has not come
 	resultDone     bool
+	// rawPayload is the payload after the last plain marker, held until the
+	// evaluator is gone: a later marker or text line replaces or cancels
+	// it, so the evaluator's own result, printed last, wins over one
+	// forged in text it printed before (Neuro OJ's rule).
+	rawPayload   []byte
+	signedMarker string // the marker that carries the run's nonce; "" without one
 
 	capTimeouts map[string]time.Duration // cap_reg timeouts by capability name
 	queue       []int32                  // calls held while no solution is ready, in arrival order
@@ -65,8 +71,21 @@ func (e *Engine) LastLine() (LineKind, []byte) { return e.lastKind, e.lastLine }
 // NewEngine returns an engine for one run. The solution counts as starting:
 // call SolutionStarted when its process is up to arm the ready timeout.
 func NewEngine(cfg Config) *Engine {
-	return &Engine{cfg: cfg.withDefaults(), t: newTable(), capTimeouts: make(map[string]time.Duration)}
+	e := &Engine{cfg: cfg.withDefaults(), t: newTable(), capTimeouts: make(map[string]time.Duration)}
+	if cfg.ResultNonce != "" {
+		e.signedMarker = codec.SignedResultMarker(cfg.ResultNonce)
+	}
+	return e
 }
+
+// marker is the kind of result marker the evaluator printed last.
+type marker uint8
+
+const (
+	markerNone   marker = iota
+	markerPlain         // exactly ---RESULT---: its payload counts only if nothing follows it
+	markerSigned        // ---RESULT--- NONCE: its payload is the result at once
+)
 
 // Config returns the engine's configuration with defaults filled in.
 func (e *Engine) Config() Config { return e.cfg }
@@ -118,20 +137,36 @@ func (e *Engine) Line(from Side, line []byte, now time.Time, out []Action) []Act
 		if e.evaluatorGone {
 			return e.drop(out, Evaluator, DropEvaluatorGone)
 		}
+		if kind == Text && e.signedMarker != "" && string(t) == e.signedMarker {
+			e.lastKind = Marker
+			if !e.resultDone {
+				e.rawPayload, e.awaitingResult = nil, markerSigned
+			}
+			return out
+		}
 		switch kind {
 		case Marker:
 			if !e.resultDone {
-				e.awaitingResult = true
+				e.rawPayload, e.awaitingResult = nil, markerPlain
 			}
 			return out
 		case Text:
-			if e.awaitingResult {
-				if len(t) == 0 {
+			if len(t) == 0 {
+				if e.awaitingResult != markerNone {
 					return out
 				}
-				e.awaitingResult, e.resultDone = false, true
-				return append(out, Action{Kind: Result, Text: t})
+				return append(out, Action{Kind: Output, Text: t})
 			}
+			switch e.awaitingResult {
+			case markerSigned:
+				e.awaitingResult, e.resultDone = markerNone, true
+				return append(out, Action{Kind: Result, Text: t})
+			case markerPlain:
+				e.awaitingResult = markerNone
+				e.rawPayload = append(e.rawPayload[:0], t...)
+				return out
+			}
+			e.rawPayload = nil // output after a plain result cancels it
 			return append(out, Action{Kind: Output, Text: t})
 		}
 		return e.evaluatorFrame(t, now, out)

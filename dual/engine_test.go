@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/codec"
 )
 
 const (
@@ -286,16 +288,67 @@ func TestFrameTypesBySide(t *testing.T) {
 	}
 }
 
-func TestResultMarker(t *testing.T) {
-	h := liveHarness(t, Config{})
+func TestSignedResultMarker(t *testing.T) {
+	h := liveHarness(t, Config{ResultNonce: testNonce})
 	h.expect(h.eval("before"), "output before")
-	h.expect(h.eval("---RESULT---"), "")
+	h.expect(h.eval(testSignedMarker), "")
 	h.expect(h.eval(callA), "send solution "+callA) // frames still routed
 	h.expect(h.eval("   "), "")
 	h.expect(h.eval(`{"status":"Accepted","score":10000,"details":{}}`), `result {"status":"Accepted","score":10000,"details":{}}`)
 	h.expect(h.eval("after"), "output after")
-	h.eval("---RESULT---")
+	h.eval(testSignedMarker)
 	h.expect(h.eval("second"), "output second") // once per run
+	h.expect(h.e.Gone(Evaluator, "exit status 0", h.now, nil), "")
+}
+
+// A signed marker with another nonce, or none, is text: the solution
+// never sees the nonce, so text it makes the evaluator print cannot sign.
+func TestSignedMarkerNeedsTheNonce(t *testing.T) {
+	h := liveHarness(t, Config{ResultNonce: testNonce})
+	for _, line := range []string{codec.SignedResultMarker("ffffffffffffffffffffffffffffffff"), codec.ResultMarker + testNonce, testSignedMarker + " x"} {
+		h.expect(h.eval(line), "output "+strings.TrimSpace(line))
+	}
+	// Without a nonce configured, no line is a signed marker.
+	h = liveHarness(t, Config{})
+	h.expect(h.eval(testSignedMarker), "output "+testSignedMarker)
+}
+
+// A plain marker's payload is held until the evaluator is gone; each
+// marker replaces it, text after it cancels it, so the evaluator's own
+// result, printed last, is the one that counts.
+func TestPlainResultMarkerLastOneWins(t *testing.T) {
+	forged := `{"status":"Accepted","score":10000}`
+	own := `{"status":"WrongAnswer","score":0}`
+	h := liveHarness(t, Config{ResultNonce: testNonce})
+	h.expect(h.eval("got x"), "output got x")
+	h.expect(h.eval("---RESULT---"), "")
+	h.expect(h.eval(forged), "") // held, not the result yet
+	h.expect(h.eval(callA), "send solution "+callA)
+	h.expect(h.eval("---RESULT---"), "")
+	h.expect(h.eval(""), "")
+	h.expect(h.eval(own), "")
+	h.expect(h.eval(""), "output ") // blank lines after it keep it
+	h.expect(h.e.Gone(Evaluator, "exit status 0", h.now, nil), "result plain "+own)
+
+	h = liveHarness(t, Config{})
+	h.eval("---RESULT---")
+	h.eval(forged)
+	h.expect(h.eval("checking the answer"), "output checking the answer") // output after it cancels it
+	h.expect(h.e.Gone(Evaluator, "exit status 0", h.now, nil), "")
+
+	h = liveHarness(t, Config{})
+	h.eval("---RESULT---")
+	h.eval(forged)
+	h.eval("---RESULT---") // a marker without a payload cancels it too
+	h.expect(h.e.Gone(Evaluator, "exit status 0", h.now, nil), "")
+
+	// The signed marker's result wins over a plain one, held or not.
+	h = liveHarness(t, Config{ResultNonce: testNonce})
+	h.eval("---RESULT---")
+	h.eval(forged)
+	h.eval(testSignedMarker)
+	h.expect(h.eval(own), "result "+own)
+	h.expect(h.e.Gone(Evaluator, "exit status 0", h.now, nil), "")
 }
 
 // The budgets count whole frames: n is the length of an empty-data frame,

@@ -95,12 +95,18 @@ func (e *Engine) fatal(out []Action, err error, now time.Time) []Action {
 // dropped; under Restart the next call restarts it, under Continue every
 // later call fails at once. Gone before its ready: Fatal
 // (ErrSolutionNotReady). Evaluator gone: the capabilities it owes are
-// dropped and every later evaluator line is ignored (the run is ending).
+// dropped and every later evaluator line is ignored (the run is ending);
+// the payload of its last plain marker, if nothing came after it, is the
+// Result (Plain).
 func (e *Engine) Gone(side Side, reason string, now time.Time, out []Action) []Action {
 	e.scratch = e.scratch[:0]
 	if side == Evaluator {
 		if !e.evaluatorGone {
 			e.evaluatorGone = true
+			if e.rawPayload != nil && !e.resultDone {
+				e.resultDone = true
+				out = append(out, Action{Kind: Result, Text: e.rawPayload, Plain: true})
+			}
 			e.t.each(toEvaluator, func(i int32) {
 				en := &e.t.slots[i]
 				e.t.remove(i)

@@ -5,12 +5,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/codec"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 var t0 = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// testNonce is the result nonce of tests that end the run with the signed
+// marker.
+const testNonce = "0123456789abcdef0123456789abcdef"
+
+var testSignedMarker = codec.SignedResultMarker(testNonce)
 
 // harness drives an Engine with a fake clock.
 type harness struct {
@@ -71,7 +78,12 @@ func describe(acts []Action) string {
 		switch a.Kind {
 		case Send:
 			b.WriteString(" " + a.To.String() + " " + string(a.Frame))
-		case Output, Result:
+		case Output:
+			b.WriteString(" " + string(a.Text))
+		case Result:
+			if a.Plain {
+				b.WriteString(" plain")
+			}
 			b.WriteString(" " + string(a.Text))
 		case Log:
 			b.WriteString(" " + a.Stream + " " + string(a.Text))

@@ -60,14 +60,20 @@ func expectResults(stdin *os.File, calls int) <-chan error {
 	return done
 }
 
-// acceptAndWait has the evaluator write its result and checks that the run
-// ends cleanly with calls calls completed.
+// acceptAndWait has the evaluator write a plain result and close its
+// stdout, and checks that the run ends cleanly with that result and calls
+// calls completed.
 func acceptAndWait(t *testing.T, ev sidePipes, wait func() (Summary, error), calls int64) {
 	t.Helper()
 	fmt.Fprintln(ev.stdout, codec.ResultMarker)
 	fmt.Fprintln(ev.stdout, `{"status":"Accepted"}`)
-	if sum, err := wait(); err != nil || sum.Stats.Completed != calls {
+	ev.stdout.Close()
+	sum, err := wait()
+	if err != nil || sum.Stats.Completed != calls {
 		t.Fatalf("run: %v, %d of %d calls completed", err, sum.Stats.Completed, calls)
+	}
+	if string(sum.Result) != `{"status":"Accepted"}` || !sum.ResultPlain {
+		t.Fatalf("result %q (plain %v), want the plain result", sum.Result, sum.ResultPlain)
 	}
 }
 
@@ -203,7 +209,7 @@ func TestHooksComeAfterTheirFramesAreForwarded(t *testing.T) {
 			forwarded <- fmt.Sprintf("%q %v", line, err)
 		}
 	}}
-	wait := runRelay(context.Background(), NewRelay(ev.ep, sol.ep, RelayConfig{Hooks: hooks}))
+	wait := runRelay(context.Background(), NewRelay(ev.ep, sol.ep, RelayConfig{Hooks: hooks, Engine: Config{ResultNonce: testNonce}}))
 	fmt.Fprintln(sol.stdout, ready)
 	<-routedReady
 	fmt.Fprintln(ev.stdout, call)
@@ -214,7 +220,7 @@ func TestHooksComeAfterTheirFramesAreForwarded(t *testing.T) {
 	if line, err := evIn.ReadString('\n'); err != nil || line != `{"type":"result","id":"c0","value":1}`+"\n" {
 		t.Fatalf("evaluator got %q, %v", line, err)
 	}
-	fmt.Fprintln(ev.stdout, "---RESULT---\n{\"status\":\"Accepted\"}")
+	fmt.Fprintln(ev.stdout, testSignedMarker+"\n{\"status\":\"Accepted\"}")
 	if _, err := wait(); err != nil {
 		t.Fatal(err)
 	}

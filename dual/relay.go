@@ -48,6 +48,7 @@ type Relay struct {
 	fatal         error
 	restartWanted bool
 	result        []byte
+	resultPlain   bool
 	evalGone      string
 	firstOut      time.Time
 	lastProgress  int64
@@ -176,7 +177,7 @@ func (r *Relay) Run(ctx context.Context) (Summary, error) {
 	for _, c := range r.conns {
 		r.closeConn(c)
 	}
-	sum := Summary{Stats: r.eng.Stats(), Result: r.result, EvaluatorGone: r.evalGone,
+	sum := Summary{Stats: r.eng.Stats(), Result: r.result, ResultPlain: r.resultPlain, EvaluatorGone: r.evalGone,
 		FirstOutput: r.firstOut, Restarts: restarts}
 	r.mu.Unlock()
 	cancel()
@@ -460,6 +461,7 @@ func (r *Relay) dispatchLocked(sends []pendingSend, now time.Time) []pendingSend
 			}
 		case Result:
 			r.result = append([]byte(nil), a.Text...)
+			r.resultPlain = a.Plain
 			r.ended = true
 			r.signal()
 			if h.Result != nil {

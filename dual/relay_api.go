@@ -38,7 +38,8 @@ type Hooks struct {
 	// Output gets each evaluator plain-text line (trimmed; frames excluded)
 	// and when it was routed.
 	Output func(line []byte, at time.Time)
-	// Result gets the payload line after ---RESULT---; the run then ends.
+	// Result gets the result payload (see the Result action); the run then
+	// ends.
 	Result func(payload []byte)
 	// Log gets each solution log frame that was kept (stream, decoded data)
 	// and when it was routed.
@@ -112,8 +113,12 @@ type RelayConfig struct {
 
 // Summary is how a run ended.
 type Summary struct {
-	Stats         Stats
-	Result        []byte    // the result payload (a copy), nil if none
+	Stats  Stats
+	Result []byte // the result payload (a copy), nil if none
+	// ResultPlain: Result followed a plain ---RESULT--- (the last one, once
+	// the evaluator was gone), not the signed marker; it is the evaluator's
+	// own only if the evaluator exited cleanly, which the caller checks.
+	ResultPlain   bool
 	EvaluatorGone string    // why the evaluator was found gone, "" if it was not
 	FirstOutput   time.Time // first evaluator stdout line; zero if none
 	Restarts      int       // solution processes started after the first

@@ -111,7 +111,7 @@ func TestRelayCallResultOutputAndResult(t *testing.T) {
 	var first time.Time
 	hooks := c.hooks()
 	hooks.FirstEvaluatorLine = func(at time.Time) { first = at }
-	r := NewRelay(evEP, solEP, RelayConfig{Hooks: hooks})
+	r := NewRelay(evEP, solEP, RelayConfig{Hooks: hooks, Engine: Config{ResultNonce: testNonce}})
 	wait := runRelay(context.Background(), r)
 	solDone := background(func() error { return echoSolution(sol) })
 	evDone := background(func() error {
@@ -125,7 +125,7 @@ func TestRelayCallResultOutputAndResult(t *testing.T) {
 		if got != `{"type":"result","id":"1","value":"ok"}` {
 			return errors.New("evaluator got " + got)
 		}
-		ev.send("---RESULT---")
+		ev.send(testSignedMarker)
 		ev.send(`{"status":"Accepted","score":10000}`)
 		io.Copy(io.Discard, ev.stdin) // until the relay closes our stdin
 		return nil
@@ -205,7 +205,7 @@ func TestRelayEvaluatorHeldUpBySolutionIsNotGone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		evEP, ev := newFake()
 		solEP, sol := newFake()
-		r := NewRelay(evEP, solEP, RelayConfig{Engine: Config{CallTimeout: 500 * time.Millisecond}})
+		r := NewRelay(evEP, solEP, RelayConfig{Engine: Config{CallTimeout: 500 * time.Millisecond, ResultNonce: testNonce}})
 		wait := runRelay(context.Background(), r)
 		sol.send(ready)
 		sol.send(`{"type":"log","stream":"stdout","data":"hi"}`) // blocks the relay's write to the evaluator
@@ -215,7 +215,7 @@ func TestRelayEvaluatorHeldUpBySolutionIsNotGone(t *testing.T) {
 		for _, want := range []string{`{"type":"log","stream":"stdout","data":"hi"}`, `{"type":"capability","id":"c","name":"n","args":[]}`} {
 			ev.expect(t, want)
 		}
-		ev.send("---RESULT---")
+		ev.send(testSignedMarker)
 		ev.send(`{"status":"WrongAnswer","score":0}`)
 		sum, err := wait()
 		if err != nil || sum.EvaluatorGone != "" || string(sum.Result) != `{"status":"WrongAnswer","score":0}` {
@@ -384,7 +384,7 @@ func TestRelayEvaluatorStdinBroken(t *testing.T) {
 		Trace:    func(e TraceEvent) { traced = append(traced, e.From.String()+" "+e.Kind.String()+" "+string(e.Line)) },
 		Progress: func(s Stats) { progress = append(progress, s.Completed) },
 	}
-	r := NewRelay(evEP, solEP, RelayConfig{Hooks: hooks})
+	r := NewRelay(evEP, solEP, RelayConfig{Hooks: hooks, Engine: Config{ResultNonce: testNonce}})
 	wait := runRelay(context.Background(), r)
 	solDone := background(func() error { return echoSolution(sol) })
 	ev.inR.Close() // the evaluator's stdin is broken: the result cannot be delivered
@@ -472,7 +472,7 @@ func TestHooksComeAfterTheirFramesAreForwardedByReaders(t *testing.T) {
 			}
 		}
 	}}
-	wait := runRelay(context.Background(), NewRelay(evEP, solEP, RelayConfig{Hooks: hooks}))
+	wait := runRelay(context.Background(), NewRelay(evEP, solEP, RelayConfig{Hooks: hooks, Engine: Config{ResultNonce: testNonce}}))
 	go sol.send(ready)
 	<-routedReady
 	go ev.send(call)
@@ -482,7 +482,7 @@ func TestHooksComeAfterTheirFramesAreForwardedByReaders(t *testing.T) {
 	go sol.send(`{"type":"result","id":"1","value":1}`)
 	ev.expect(t, `{"type":"result","id":"1","value":1}`)
 	go func() {
-		ev.send("---RESULT---")
+		ev.send(testSignedMarker)
 		ev.send(`{"status":"Accepted"}`)
 		io.Copy(io.Discard, ev.stdin)
 	}()

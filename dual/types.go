@@ -76,6 +76,11 @@ type Config struct {
 	// and capability (for an observer: a trace, a timeline). Off, the
 	// engine does not keep the names and times they need.
 	ReportCalls bool
+	// ResultNonce, if set, signs the evaluator's marker: the line
+	// codec.SignedResultMarker(ResultNonce) is a marker whose payload ends
+	// the run at once. Plain ---RESULT--- markers still count, the last one
+	// when the evaluator is gone (see Result).
+	ResultNonce string
 }
 
 func (c Config) withDefaults() Config {
@@ -109,7 +114,10 @@ const (
 	Send ActionKind = iota + 1
 	// Output: Text is a line of the evaluator's plain-text output (trimmed).
 	Output
-	// Result: Text is the payload line that followed ---RESULT---. At most once per run.
+	// Result: Text is the payload line that followed the marker. At most
+	// once per run: at once after the signed marker (Config.ResultNonce);
+	// after a plain ---RESULT---, only when the evaluator is gone and that
+	// marker and payload were the last it printed (Plain).
 	Result
 	// Log: a solution log frame that was kept; Stream is StreamStdout,
 	// StreamStderr or StreamOther (any other name), Text its decoded data.
@@ -164,6 +172,9 @@ type Action struct {
 	// for. An evaluator slow to read those is held up by the solution, so
 	// its stalled stdin is not its end (see the package doc's Relay).
 	Unasked bool
+	// Plain (Result): the payload followed a plain ---RESULT---, not the
+	// signed marker: it is the evaluator's only if it exited cleanly.
+	Plain bool
 }
 
 // Outcome is how a call or capability ended (CallClosed).

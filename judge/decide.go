@@ -14,6 +14,9 @@ type Outcome struct {
 	Payload                 *Payload
 	PayloadErr              error // the line after the marker did not parse
 	CallTimeouts            int   // CallTimeout errors sent to the evaluator
+	// ResultDiscarded says why a plain-marker result was not taken (the
+	// evaluator did not exit cleanly after it).
+	ResultDiscarded string
 }
 
 // Verdict is the decision of Decide.
@@ -37,7 +40,8 @@ type Verdict struct {
 //  9. the result payload did not parse                → SystemError
 //  10. the evaluator's result                         → its status and clamped score
 //  11. no result, and a CallTimeout was sent to it    → TimeLimitExceeded
-//  12. no result otherwise                            → SystemError
+//  12. no result otherwise                            → SystemError (saying why
+//     a plain-marker result was discarded, if one was)
 //
 // So the evaluator's own status wins unless the judge saw a limit break or
 // a failure. An evaluator over its memory limit means the problem is
@@ -69,6 +73,8 @@ func Decide(o Outcome) Verdict {
 		return Verdict{Status: o.Payload.Status, Score: o.Payload.Score}
 	case o.CallTimeouts > 0:
 		return Verdict{Status: TimeLimitExceeded, Message: "evaluator ended without a result after a call timeout"}
+	case o.ResultDiscarded != "":
+		return Verdict{Status: SystemError, Message: o.ResultDiscarded}
 	default:
 		return Verdict{Status: SystemError, Message: "evaluator ended without a result"}
 	}

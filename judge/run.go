@@ -2,14 +2,18 @@ package judge
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/tether-dev/tether/codec"
 	"github.com/tether-dev/tether/dual"
 	"github.com/tether-dev/tether/sandbox"
 )
@@ -46,6 +50,7 @@ type run struct {
 	cancel  context.CancelFunc // ends the relay
 
 	pythonPath  string
+	nonce       string // signs the evaluator's result marker (codec.ResultNonceEnv)
 	sdkDir      string // the run's own copy of the Python SDK, "" if none
 	evaluator   *side
 	solSpec     sandbox.Spec
@@ -152,7 +157,12 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 		return nil, nil
 	}
 	r.startedWall = time.Now()
+	if r.nonce, err = newResultNonce(); err != nil {
+		r.fail(err.Error())
+		return nil, nil
+	}
 	evSpec := evaluatorSpec(r.problem, r.opts.EvaluatorWorkspace, r.pythonPath, r.opts.Env)
+	evSpec.Env = setEnv(evSpec.Env, codec.ResultNonceEnv, r.nonce)
 	evSpec.CPUs = r.opts.EvaluatorCPUs
 	evSpec.NetworkAllow = r.opts.EvaluatorNetworkAllow
 	ev, startErr := startSide(ctx, r.opts.Runner, r.withLM(evSpec), newTailBuffer(MaxStreamOutput), r.fail, r.sideExited(dual.Evaluator))
@@ -177,8 +187,60 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 	r.relay.Store(relay)
 	sum, relayErr := relay.Run(relayCtx)
 	r.endPhases()
+	discarded := r.checkPlainResult(&sum)
 	r.absorb(ctx, sum, relayErr)
+	if discarded != "" {
+		r.mu.Lock()
+		r.outcome.ResultDiscarded = discarded
+		r.mu.Unlock()
+	}
 	return nil, nil
+}
+
+// newResultNonce is the run's secret for the evaluator's signed result
+// marker (codec.SignedResultMarker): 128 random bits.
+func newResultNonce() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("cannot make the run's result nonce: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// setEnv returns env with name set to value, every earlier entry for name
+// removed (a program may read the first or the last one).
+func setEnv(env []string, name, value string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, name+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, name+"="+value)
+}
+
+// checkPlainResult keeps a result that followed a plain ---RESULT--- only
+// if the evaluator exited with status 0 (it has closed its stdout; it gets
+// StopGrace to exit): an evaluator that crashed, or was killed, after
+// printing text a solution chose must not have that text taken as its
+// verdict. It returns why it dropped the result, "" if it kept it.
+func (r *run) checkPlainResult(sum *dual.Summary) string {
+	if sum.Result == nil || !sum.ResultPlain {
+		return ""
+	}
+	waitUpTo(r.evaluator.done, r.opts.StopGrace)
+	ended := "did not exit"
+	select {
+	case <-r.evaluator.done:
+		if e := r.evaluator.exit(); e.ExitCode != nil && *e.ExitCode == 0 {
+			return ""
+		}
+		ended = "ended with " + describeExit(r.evaluator.usage, r.evaluator.waitErr)
+	default:
+	}
+	sum.Result = nil
+	return "evaluator result discarded: the evaluator " + ended + " after printing " + codec.ResultMarker +
+		" (a result printed by hand counts only when the evaluator exits with status 0 right after it; the SDKs' result calls always count)"
 }
 
 func endpointOf(s *side) dual.Endpoint {
@@ -194,6 +256,7 @@ func (r *run) relayConfig() dual.RelayConfig {
 	}
 	cfg := dual.RelayConfig{
 		Engine: dual.Config{
+			ResultNonce:   r.nonce,
 			CallTimeout:   time.Duration(sc.CallTimeoutMs) * time.Millisecond,
 			OnCallTimeout: policy,
 			ReadyTimeout:  time.Duration(sc.ReadyTimeoutMs) * time.Millisecond,

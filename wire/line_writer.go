@@ -54,15 +54,22 @@ func NewLineWriter(w io.Writer) *LineWriter {
 // WriteLine queues p and "\n" (p is copied) and, unless another caller is
 // writing already, writes the queue, once goroutines ready to run have
 // queued their lines. p must not contain '\n'.
-func (lw *LineWriter) WriteLine(p []byte) error { return lw.writeLine(p, maxFlushYields) }
+func (lw *LineWriter) WriteLine(p []byte) error { return lw.writeLines(maxFlushYields, p) }
 
 // WriteLineNow is WriteLine without waiting for other lines to join: for a
 // caller with nothing else in flight.
-func (lw *LineWriter) WriteLineNow(p []byte) error { return lw.writeLine(p, 0) }
+func (lw *LineWriter) WriteLineNow(p []byte) error { return lw.writeLines(0, p) }
 
-func (lw *LineWriter) writeLine(p []byte, maxYields int) error {
-	if bytes.IndexByte(p, '\n') >= 0 {
-		return ErrNewline
+// WriteLines is WriteLine for lines that must stay together: they are
+// queued at once, so no other caller's line comes between them and they
+// leave in one Write.
+func (lw *LineWriter) WriteLines(ps ...[]byte) error { return lw.writeLines(maxFlushYields, ps...) }
+
+func (lw *LineWriter) writeLines(maxYields int, ps ...[]byte) error {
+	for _, p := range ps {
+		if bytes.IndexByte(p, '\n') >= 0 {
+			return ErrNewline
+		}
 	}
 	lw.mu.Lock()
 	if lw.err != nil {
@@ -70,7 +77,9 @@ func (lw *LineWriter) writeLine(p []byte, maxYields int) error {
 		lw.mu.Unlock()
 		return err
 	}
-	lw.queued = append(append(lw.queued, p...), '\n')
+	for _, p := range ps {
+		lw.queued = append(append(lw.queued, p...), '\n')
+	}
 	if lw.writing {
 		lw.mu.Unlock()
 		return nil

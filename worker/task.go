@@ -194,3 +194,16 @@ func tailUTF8(s string, max int) string {
 	}
 	return s
 }
+
+// ResultSubmissionID is the submission_id of a result as received from a
+// queue; ok is false when it does not parse or has none. A waiter takes a
+// result only when this is the id it waits for.
+func ResultSubmissionID(raw []byte) (id string, ok bool) {
+	var r struct {
+		SubmissionID *string `json:"submission_id"`
+	}
+	if json.Unmarshal(raw, &r) != nil || r.SubmissionID == nil {
+		return "", false
+	}
+	return *r.SubmissionID, true
+}

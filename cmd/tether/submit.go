@@ -137,6 +137,10 @@ func runSubmit(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Whatever the queue, a result is printed only if it is this one's.
+	if got, ok := worker.ResultSubmissionID(result); wait && (!ok || got != id) {
+		return fmt.Errorf("the result received is for submission_id %q, not %q: another submission's result was on this one's queue; nothing printed", got, id)
+	}
 	out := cmd.OutOrStdout()
 	if !wait {
 		fmt.Fprintf(out, "queued %s\n", id)
@@ -185,10 +189,7 @@ func submitRedis(ctx context.Context, cmd *cobra.Command, u string, task []byte,
 		items, err := c.LRange(ctx, results, 0, -1).Result()
 		if err == nil {
 			for _, raw := range items {
-				var r struct {
-					SubmissionID string `json:"submission_id"`
-				}
-				if json.Unmarshal([]byte(raw), &r) == nil && r.SubmissionID == id {
+				if got, ok := worker.ResultSubmissionID([]byte(raw)); ok && got == id {
 					c.LRem(ctx, results, 1, raw)
 					return []byte(raw), nil
 				}

@@ -163,11 +163,13 @@ func MsgID(submissionID string, seq int64) string {
 
 var plainToken = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
 
-// ResultSubject is where the result of a submission is published: a
-// subject token may not hold '.', '*', '>' or spaces, so other ids are
-// hex-encoded (with an x prefix).
+// ResultSubject is where the result of a submission is published, one
+// subject per id: a subject token may not hold '.', '*', '>' or spaces, so
+// an id is its own token only when it is plain and does not start with
+// 'x'; every other id is 'x' and its bytes in hex. The two forms never meet
+// (only the second starts with 'x'), so no two ids share a subject.
 func ResultSubject(submissionID string) string {
-	if plainToken.MatchString(submissionID) {
+	if plainToken.MatchString(submissionID) && submissionID[0] != 'x' {
 		return ResultPrefix + submissionID
 	}
 	return ResultPrefix + "x" + hex.EncodeToString([]byte(submissionID))
@@ -179,7 +181,9 @@ func (b *Broker) Enqueue(ctx context.Context, task []byte, submissionID string, 
 	return err
 }
 
-// WaitResult waits for the result of one submission and takes it.
+// WaitResult waits for the result of one submission and takes it. A
+// message on its subject whose submission_id is another (or that does not
+// parse) is not its result: it is taken off the stream and skipped.
 func (b *Broker) WaitResult(ctx context.Context, submissionID string) ([]byte, error) {
 	cons, err := b.js.CreateOrUpdateConsumer(ctx, ResultStream, jetstream.ConsumerConfig{
 		FilterSubject: ResultSubject(submissionID), AckPolicy: jetstream.AckExplicitPolicy,
@@ -191,6 +195,12 @@ func (b *Broker) WaitResult(ctx context.Context, submissionID string) ([]byte, e
 	for {
 		msg, err := cons.Next(jetstream.FetchMaxWait(time.Second))
 		if err == nil {
+			if got, ok := worker.ResultSubmissionID(msg.Data()); !ok || got != submissionID {
+				b.opts.Log.Warn("skipped a message on a result subject that is not the submission's result",
+					"subject", msg.Subject(), "want_submission_id", submissionID, "submission_id", got)
+				msg.Term()
+				continue
+			}
 			msg.DoubleAck(ctx)
 			return msg.Data(), nil
 		}

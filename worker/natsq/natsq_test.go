@@ -198,3 +198,50 @@ func jsOf(t *testing.T, e *natsq.Embedded) jetstream.JetStream {
 	t.Cleanup(func() { b.Close() })
 	return b.JetStream()
 }
+
+// No two submission ids share a result subject, and every subject is one
+// valid NATS token under ResultPrefix: ids of every byte, plain ids,
+// the hex form of other ids (x612e62 is "a.b" encoded), and the prefix
+// letter itself.
+func TestResultSubjectIsInjective(t *testing.T) {
+	ids := []string{"", "x", "X", "xx", "x612e62", "a.b", "a", "-", "_", "x-1", "abc", "x00",
+		strings.Repeat("a", 128), strings.Repeat("a", 129), "x" + strings.Repeat("a", 127)}
+	for c := 0; c < 256; c++ {
+		ids = append(ids, string([]byte{byte(c)}), "a"+string([]byte{byte(c)}), "x"+string([]byte{byte(c)}))
+	}
+	for _, id := range append([]string(nil), ids...) {
+		// The subject token of each id, taken as an id in its turn.
+		ids = append(ids, strings.TrimPrefix(natsq.ResultSubject(id), natsq.ResultPrefix))
+	}
+	seen := map[string]string{}
+	for _, id := range ids {
+		subject := natsq.ResultSubject(id)
+		token, ok := strings.CutPrefix(subject, natsq.ResultPrefix)
+		if !ok || token == "" || strings.ContainsAny(token, ".*> \t\r\n") {
+			t.Errorf("id %q: subject %q is not one token under %s", id, subject, natsq.ResultPrefix)
+		}
+		if other, dup := seen[subject]; dup && other != id {
+			t.Errorf("ids %q and %q share the subject %q", other, id, subject)
+		}
+		seen[subject] = id
+	}
+}
+
+// A waiter takes only its own submission's result: a message on its
+// subject with another submission_id is skipped.
+func TestWaitResultChecksTheSubmissionID(t *testing.T) {
+	e := embedded(t)
+	b := open(t, e, time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	js := jsOf(t, e)
+	for _, body := range []string{`{"submission_id":"other","status":"Accepted"}`, `not json`, `{"status":"Accepted"}`, `{"submission_id":"mine","status":"WrongAnswer"}`} {
+		if _, err := js.Publish(ctx, natsq.ResultSubject("mine"), []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := b.WaitResult(ctx, "mine")
+	if err != nil || string(res) != `{"submission_id":"mine","status":"WrongAnswer"}` {
+		t.Fatalf("result %s, %v", res, err)
+	}
+}

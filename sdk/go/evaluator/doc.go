@@ -19,7 +19,9 @@
 // refuses is answered Rejected ("undecodable capability: " and the reason).
 //
 // Accept, WrongAnswer, PartiallyCorrect, RuntimeError and SystemError write
-// `---RESULT---` and the payload once, flushed; print human-readable output
+// the result marker and the payload once, together and flushed; the marker
+// carries the run's nonce from TETHER_RESULT_NONCE (`---RESULT--- NONCE`),
+// so nothing the evaluator prints can pass for its result. Print human-readable output
 // to stdout only as whole lines (it becomes the result's output) and logs
 // to stderr.
 //

@@ -56,11 +56,13 @@ func (r *Runner) writeResult(status string, score float64, details map[string]an
 		return ErrResultDone
 	}
 	r.resultDone = true
-	// Through the peer's writer, so the marker cannot land inside a frame.
-	if err := r.p.Send([]byte(codec.ResultMarker)); err != nil {
-		return fmt.Errorf("evaluator: write result: %w", err)
+	// Through the peer's writer, so the marker cannot land inside a frame,
+	// and together, so no line printed meanwhile can pass for the payload.
+	marker := codec.ResultMarker
+	if r.opts.ResultNonce != "" {
+		marker = codec.SignedResultMarker(r.opts.ResultNonce)
 	}
-	if err := r.p.Send(payload); err != nil {
+	if err := r.p.SendLines([]byte(marker), payload); err != nil {
 		return fmt.Errorf("evaluator: write result: %w", err)
 	}
 	// The evaluator usually exits right after: the result must be out.

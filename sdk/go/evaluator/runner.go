@@ -32,6 +32,10 @@ type Options struct {
 	// Log receives the solution's log frames (stream "stdout"/"stderr").
 	// Nil writes them to os.Stderr, which the judge collects.
 	Log func(stream, data string)
+	// ResultNonce signs the result marker (docs/protocol/judge.md, "The
+	// result line"). Empty means the judge's, from the environment
+	// variable TETHER_RESULT_NONCE; without one the marker is plain.
+	ResultNonce string
 }
 
 // Runner is the evaluator side of the dual protocol. It is safe for
@@ -59,6 +63,9 @@ func New(in io.Reader, out io.Writer, opts *Options) *Runner {
 	r := &Runner{out: out, caps: make(map[string]Handler)}
 	if opts != nil {
 		r.opts = *opts
+	}
+	if r.opts.ResultNonce == "" {
+		r.opts.ResultNonce = os.Getenv(codec.ResultNonceEnv)
 	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.p = peer.New(in, out, r.onFrame)

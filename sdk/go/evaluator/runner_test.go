@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/codec"
 	"github.com/tether-dev/tether/sdk/go/evaluator"
 	"github.com/tether-dev/tether/sdk/go/solution"
 )
@@ -373,5 +374,52 @@ func TestUndecodableResultFailsCall(t *testing.T) {
 		if !errors.Is(err, evaluator.ErrRejected) || !errors.As(err, &ce) || ce.Code != "Rejected" || ce.Message != c.want {
 			t.Errorf("%s: %v, want Rejected %q", c.resp, err, c.want)
 		}
+	}
+}
+
+// An answer the codec refuses for its size -- nesting deeper than
+// codec.MaxDepth, deeper than any JSON parser's own limit, an integer longer
+// than codec.MaxIntDigits -- fails its Call at once with ErrRejected, like
+// any other undecodable answer, instead of leaving it to wait for ever.
+func TestOversizedAnswerFailsCallAtOnce(t *testing.T) {
+	r, send, recv := rawRunner(t)
+	nested := func(depth int) string { return strings.Repeat("[", depth) + strings.Repeat("]", depth) }
+	digits := strings.Repeat("7", codec.MaxIntDigits+1)
+	for _, c := range []struct{ name, resp, want string }{
+		{"nesting over the codec's limit", `{"type":"result","id":ID,"value":` + nested(codec.MaxDepth+1) + `}`, "nesting too deep"},
+		{"nesting over encoding/json's limit", `{"type":"result","value":` + nested(200000) + `,"id":ID}`, "nesting too deep"},
+		{"integer over the digit limit", `{"type":"result","id":ID,"value":[` + digits + `]}`, "digits"},
+	} {
+		errs := make(chan error, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, err := r.Call(ctx, "f")
+			errs <- err
+		}()
+		var call struct{ Type, ID string }
+		if err := json.Unmarshal([]byte(recv()), &call); err != nil || call.Type != "call" {
+			t.Fatalf("want a call frame: %v %+v", err, call)
+		}
+		send(strings.Replace(c.resp, "ID", `"`+call.ID+`"`, 1))
+		err := <-errs
+		var ce *evaluator.CallError
+		if !errors.Is(err, evaluator.ErrRejected) || !errors.As(err, &ce) || ce.Code != "Rejected" || !strings.Contains(ce.Message, c.want) {
+			t.Errorf("%s: %v, want Rejected %q", c.name, err, c.want)
+		}
+	}
+}
+
+// The result marker carries the run's nonce when the judge gives one (the
+// environment, or Options.ResultNonce), and marker and payload come out
+// as two adjacent lines.
+func TestResultMarkerSigned(t *testing.T) {
+	t.Setenv(codec.ResultNonceEnv, "n0nce")
+	r, _, recv := rawRunner(t)
+	if err := r.WrongAnswer(0, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{recv(), recv()}; got[0] != "---RESULT--- n0nce" || got[1] != `{"status":"WrongAnswer","score":0,"details":{}}` {
+		t.Fatalf("result lines %q", got)
 	}
 }

@@ -143,6 +143,39 @@ def test_undecodable_result_is_rejected(evaluator):
     assert p.text().startswith("rejected: undecodable result: NaN")
 
 
+@pytest.mark.parametrize(
+    "value, reason",
+    [
+        ("[" * 600 + "]" * 600, "nesting too deep"),  # over the codec's limit, within json's
+        ("[" * 200000 + "]" * 200000, "nesting too deep"),  # over any recursive parser's limit
+        ("[" + "7" * 4301 + "]", "4301 digits"),  # over the digit limit
+    ],
+    ids=["deep", "deeper-than-json", "long-integer"],
+)
+def test_oversized_result_is_rejected_at_once(evaluator, value, reason):
+    p = evaluator("""
+        from tether_sdk.evaluator import SolutionRunner, RejectedError
+        try:
+            SolutionRunner().call("f")
+        except RejectedError as e:
+            print("rejected:", e)
+    """)
+    f = expect_call(p, "f")
+    p.send('{"type":"result","id":"%s","value":%s}' % (f["id"], value))
+    line = p.text()
+    assert line.startswith("rejected: undecodable result: ") and reason in line, line
+    assert p.wait() == 0
+
+
+def test_result_marker_carries_the_run_nonce(evaluator):
+    p = evaluator("""
+        from tether_sdk.evaluator import result
+        result.wrong_answer("no")
+    """, env={"TETHER_RESULT_NONCE": "5eed"})
+    assert p.text() == "---RESULT--- 5eed"
+    assert json.loads(p.text())["status"] == "WrongAnswer"
+
+
 def test_concurrent_calls_get_their_own_answers(evaluator):
     p = evaluator("""
         import threading

@@ -153,6 +153,18 @@ def test_undecodable_arguments_are_rejected(host):
     assert f["id"] == "3" and f["code"] == "Rejected" and "base64" in f["message"]
 
 
+def test_oversized_arguments_are_rejected(host):
+    # Beyond the codec's size limits, and beyond json's own nesting limit:
+    # still answered Rejected, not left to the judge's CallTimeout.
+    for call_id, args, reason in [
+        ("d", "[" * 200000 + "]" * 200000, "nesting too deep"),
+        ("i", "[" + "7" * 4301 + "]", "4301 digits"),
+    ]:
+        host.send('{"type":"call","id":"%s","fn":"echo","args":%s}' % (call_id, args))
+        f = host.frame()
+        assert f["id"] == call_id and f["code"] == "Rejected" and reason in f["message"], f
+
+
 def test_junk_lines_and_unknown_frames_are_ignored(host):
     host.send("not json at all")
     host.send("[1,2,3]")

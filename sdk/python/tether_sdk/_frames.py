@@ -7,6 +7,7 @@ already encoded, so a value is serialized exactly once.
 import json
 import os
 import random
+import re
 import threading
 
 from .errors import RejectedError
@@ -54,6 +55,97 @@ def error_frame(call_id, code, message, trace=None):
 
 def log_frame(stream, data):
     return '{"type":"log","stream":%s,"data":%s}' % (quote(stream), quote(data))
+
+
+# Tokens of a frame line as inspect() reads it: a string, or a character
+# that structures the top-level object. Inside a member's value only strings
+# and brackets matter.
+_TOP_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},:]')
+_NESTED_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_CLOSING = {"[": "]", "{": "}"}
+
+
+def inspect_frame(line):
+    """``(type, id)`` of a frame line the codec refused, read without
+    decoding its values, so that whatever made it undecodable (a NaN, an
+    integer over the digit limit, nesting deeper than any parser's own
+    limit) its call can still be answered Rejected. None unless the line is
+    one JSON object whose last ``type`` member is a string and whose last
+    ``id`` is a non-empty string (a repeated member: the last counts, as in
+    ``json.loads``)."""
+    if isinstance(line, (bytes, bytearray)):
+        text = bytes(line).decode("utf-8", "replace")
+    else:
+        text = line
+    text = text.strip(" \t\r\n")
+    if not text.startswith("{") or not text.endswith("}"):
+        return None
+    found = {}
+    key = None  # the member whose value comes next, when it is type or id
+    pos, expect_key = 1, True
+    while True:
+        m = _TOP_TOKEN.search(text, pos)
+        if m is None:
+            return None
+        tok, pos = m.group(), m.end()
+        c = tok[0]
+        if c == '"':
+            if expect_key:
+                key = tok if "\\" not in tok else json.dumps(_string_token(tok))
+            elif key is not None:
+                found[key] = tok
+        elif c == ":":
+            expect_key = False
+            key = key if key in ('"type"', '"id"') else None
+            if key is not None:
+                found[key] = None  # a value that is not a string unless a string token follows
+        elif c == ",":
+            expect_key, key = True, None
+        elif c == "}":
+            break
+        elif c in "[{":
+            if key is not None:
+                found[key] = None
+            pos = _skip_container(text, pos, c)
+            if pos < 0:
+                return None
+        else:
+            return None
+    if text[pos:].strip():
+        return None
+    kind, call_id = _string_token(found.get('"type"')), _string_token(found.get('"id"'))
+    if kind is None or not call_id:
+        return None
+    return kind, call_id
+
+
+def _skip_container(text, pos, opener):
+    """Index after the container whose opener ends at pos, or -1: a stack
+    of brackets, not a recursion."""
+    stack = [_CLOSING[opener]]
+    while stack:
+        m = _NESTED_TOKEN.search(text, pos)
+        if m is None:
+            return -1
+        tok, pos = m.group(), m.end()
+        c = tok[0]
+        if c in "[{":
+            stack.append(_CLOSING[c])
+        elif c in "]}":
+            if stack.pop() != c:
+                return -1
+    return pos
+
+
+def _string_token(tok):
+    if tok is None:
+        return None
+    try:
+        v = json.loads(tok)
+        v.encode("utf-8")  # no lone surrogate: an id comes back exactly as sent
+    except (ValueError, UnicodeEncodeError):
+        return None
+    return v
 
 
 def encode_line(frame):

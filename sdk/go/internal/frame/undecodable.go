@@ -29,8 +29,9 @@ func (u Undecodable) Rejected() Frame {
 
 // lenient is the syntax Inspect accepts: Python's json module, which a
 // Python peer writes with by default, so NaN, Infinity and -Infinity too.
-// UTF-8 is not checked (only the type and id must decode).
-var lenient = jsonscan.Syntax{MaxDepth: jsonscan.DefaultMaxDepth, NonFinite: true}
+// UTF-8 is not checked (only the type and id must decode). Containers in
+// member values are skipped by skipContainer, at any depth.
+var lenient = jsonscan.Syntax{NonFinite: true}
 
 // Inspect recovers the type and id of line, which Parse refused with cause,
 // so that the caller can answer Rejected instead of leaving the sender to
@@ -40,7 +41,7 @@ var lenient = jsonscan.Syntax{MaxDepth: jsonscan.DefaultMaxDepth, NonFinite: tru
 // and whose id a non-empty string, both valid for the codec.
 func Inspect(line []byte, cause error) (Undecodable, bool) {
 	var typ, id []byte // the raw JSON of the last "type" and "id" members
-	end := lenient.Members(line, jsonscan.SkipSpace(line, 0), func(key, value []byte) {
+	end := members(line, jsonscan.SkipSpace(line, 0), func(key, value []byte) {
 		switch memberName(key) {
 		case "type":
 			typ = value
@@ -60,6 +61,80 @@ func Inspect(line []byte, cause error) (Undecodable, bool) {
 		return Undecodable{}, false
 	}
 	return u, true
+}
+
+// members calls member with each member of the object at data[i] (key
+// with its quotes, value) and returns the index after its '}', or -1. Unlike
+// jsonscan's Members it does not recurse into values: a frame refused for
+// its nesting (deeper than any limit a recursive scan could have) still
+// shows its type and id.
+func members(data []byte, i int, member func(key, value []byte)) int {
+	if i >= len(data) || data[i] != '{' {
+		return -1
+	}
+	i = jsonscan.SkipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return i + 1
+	}
+	for {
+		key := i
+		if i = lenient.SkipString(data, i); i < 0 {
+			return -1
+		}
+		keyEnd := i
+		if i = jsonscan.SkipSpace(data, i); i >= len(data) || data[i] != ':' {
+			return -1
+		}
+		value := jsonscan.SkipSpace(data, i+1)
+		if value < len(data) && (data[value] == '[' || data[value] == '{') {
+			i = skipContainer(data, value)
+		} else {
+			i = lenient.SkipValue(data, value, 0)
+		}
+		if i < 0 {
+			return -1
+		}
+		member(data[key:keyEnd], data[value:i])
+		if i = jsonscan.SkipSpace(data, i); i >= len(data) {
+			return -1
+		}
+		switch data[i] {
+		case ',':
+			i = jsonscan.SkipSpace(data, i+1)
+		case '}':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
+
+// skipContainer returns the index after the array or object that opens at
+// data[i], or -1. It keeps a stack of the open brackets, not a recursion,
+// and checks only that strings end and brackets match: the codec has
+// already said what is wrong inside.
+func skipContainer(data []byte, i int) int {
+	var open []byte
+	for i < len(data) {
+		switch c := data[i]; c {
+		case '"':
+			if i = lenient.SkipString(data, i); i < 0 {
+				return -1
+			}
+			continue
+		case '[', '{':
+			open = append(open, c)
+		case ']', '}':
+			if len(open) == 0 || open[len(open)-1] != c-2 { // '[' + 2 == ']', '{' + 2 == '}'
+				return -1
+			}
+			if open = open[:len(open)-1]; len(open) == 0 {
+				return i + 1
+			}
+		}
+		i++
+	}
+	return -1
 }
 
 // memberName decodes a member's key (a JSON string, quotes included); ""

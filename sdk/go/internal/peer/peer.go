@@ -230,6 +230,10 @@ func (p *Peer) forget(id string) {
 // before the process may exit.
 func (p *Peer) Send(line []byte) error { return p.w.WriteLine(line) }
 
+// SendLines is Send for lines that must stay together: no other line
+// comes between them.
+func (p *Peer) SendLines(lines ...[]byte) error { return p.w.WriteLines(lines...) }
+
 // Flush waits until every frame sent so far is written.
 func (p *Peer) Flush() error { return p.w.Flush() }
 

@@ -17,14 +17,13 @@ without newline is written at interpreter exit.
 
 import atexit
 import io
-import json
 import os
 import sys
 import threading
 
 from .. import codec
 from .._conduit import Conduit
-from .._frames import encode_line, error_frame
+from .._frames import encode_line, error_frame, inspect_frame
 from .._streams import WriteOnlyStream
 from ..errors import ConnectionError, RejectedError
 
@@ -211,15 +210,10 @@ class Channel:
     def _undecodable(self, line, err):
         """A frame whose values break the codec: answer Rejected to whoever
         waits or asked, when its id can be recovered."""
-        try:
-            raw = json.loads(line)
-        except ValueError:
+        found = inspect_frame(line)
+        if found is None:
             return
-        if not isinstance(raw, dict):
-            return
-        call_id, kind = raw.get("id"), raw.get("type")
-        if type(call_id) is not str or not call_id:
-            return
+        kind, call_id = found
         message = "undecodable %s: %s" % (kind, err)
         if kind in ("result", "error"):
             self.pending.resolve(call_id, {"type": "error", "id": call_id, "code": "Rejected", "message": message})

@@ -1,5 +1,9 @@
-"""The evaluator's verdict: ``---RESULT---`` then one JSON line
-``{"status": S, "score": INT, "details": {...}}`` on stdout.
+"""The evaluator's verdict: the result marker then one JSON line
+``{"status": S, "score": INT, "details": {...}}`` on stdout, written
+together. The marker carries the run's nonce, which the judge gives in
+``TETHER_RESULT_NONCE`` (``---RESULT--- NONCE``), so that nothing else the
+evaluator prints, a solution's answer included, can pass for its result;
+without one (another judge) it is the plain ``---RESULT---``.
 
 ``score`` is given in percent (0..100, float) and written as
 ``round(score * 100)`` (0..10000). A result is written once per process: a
@@ -17,6 +21,7 @@ keyword arguments (and the members of a ``details=`` dict) land in
 
 import json
 import math
+import os
 import threading
 
 from ._channel import channel
@@ -36,6 +41,13 @@ __all__ = [
 ]
 
 MARKER = "---RESULT---"
+NONCE_ENV = "TETHER_RESULT_NONCE"
+
+
+def _marker():
+    nonce = os.environ.get(NONCE_ENV, "")
+    return MARKER + " " + nonce if nonce else MARKER
+
 STATUSES = (
     "Accepted",
     "WrongAnswer",
@@ -77,7 +89,7 @@ def _write(status, score, details):
         allow_nan=False,
         separators=(",", ":"),
     )
-    data = (MARKER + "\n" + line + "\n").encode("utf-8")
+    data = (_marker() + "\n" + line + "\n").encode("utf-8")
     with _lock:
         if _written:
             raise ResultAlreadyWritten("the result was already written")

@@ -43,7 +43,6 @@ whatever is pending.
 import argparse
 import importlib.util
 import inspect
-import json
 import os
 import signal
 import sys
@@ -53,7 +52,7 @@ from collections import deque
 
 from .. import codec
 from .._conduit import Conduit
-from .._frames import FrameWriter, encode_line, error_frame, result_frame
+from .._frames import FrameWriter, encode_line, error_frame, inspect_frame, result_frame
 from .._trace import exception_line, exception_message, format_trace, type_name
 from ..errors import RejectedError
 from . import _registry, _runtime, _stdio
@@ -128,15 +127,10 @@ class Host:
         os._exit(0)
 
     def _undecodable(self, line, err):
-        try:
-            raw = json.loads(line)
-        except ValueError:
+        found = inspect_frame(line)
+        if found is None:
             return
-        if not isinstance(raw, dict):
-            return
-        call_id, kind = raw.get("id"), raw.get("type")
-        if type(call_id) is not str or not call_id:
-            return
+        kind, call_id = found
         if kind == "call":
             self.send(error_frame(call_id, "Rejected", "args: %s" % err))
         elif kind in ("result", "error"):
