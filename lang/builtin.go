@@ -1,0 +1,89 @@
+package lang
+
+// Builtin languages (docs/languages.md). The ids and aliases include every
+// value Neuro OJ's core sends as a task's language: python3, python, cpp,
+// c, javascript.
+//
+// In compile commands {support} stands for the host's compile units (the
+// files of Support with one of the language's extensions), so a language
+// whose host is not linked in has none.
+func builtin() []*Language {
+	return []*Language{
+		{
+			ID: "python", Name: "Python 3", Aliases: []string{"python3", "py"},
+			Extensions: []string{".py"}, Source: "main.py",
+			// The judge puts the Python SDK on PYTHONPATH.
+			Run:     []string{"python3", "-m", "noj_solution_sdk.host", "--entry", "{source}"},
+			Version: []string{"python3", "--version"},
+		},
+		{
+			ID: "cpp", Name: "C++17", Aliases: []string{"c++", "cc", "cxx", "cpp17"},
+			Extensions: []string{".cpp", ".cc", ".cxx", ".c++"}, Source: "main.cpp",
+			Compile: []string{"g++", "-std=c++17", "-O2", "-pipe", "-o", "main", "{source}", "{support}"},
+			Run:     []string{"./main"},
+			Version: []string{"g++", "--version"},
+		},
+		{
+			ID: "c", Name: "C11", Aliases: []string{"c11"},
+			Extensions: []string{".c"}, Source: "main.c",
+			Compile: []string{"gcc", "-std=c11", "-O2", "-pipe", "-o", "main", "{source}", "{support}", "-lm"},
+			Run:     []string{"./main"},
+			Version: []string{"gcc", "--version"},
+		},
+		{
+			ID: "java", Name: "Java 17+", Aliases: []string{"java17"},
+			Extensions: []string{".java"}, Source: "Solution.java",
+			Compile: []string{"javac", "-J-Xmx512m", "-encoding", "UTF-8", "-d", ".", "{source}", "{support}"},
+			// The heap follows the solution's memory limit (the JVM cannot see
+			// the sandbox's cgroup); the host's main class comes with Support.
+			Run:     []string{"java", "-XX:+UseSerialGC", "-Xss64m", "-Xmx{memory_mb}m", "-cp", ".", "Solution"},
+			Version: []string{"javac", "-version"},
+		},
+		{
+			ID: "javascript", Name: "JavaScript (Node.js)", Aliases: []string{"js", "node", "nodejs"},
+			Extensions: []string{".js", ".mjs", ".cjs"}, Source: "main.js",
+			Run:     []string{"node", "{source}"},
+			Version: []string{"node", "--version"},
+		},
+		{
+			ID: "go", Name: "Go", Aliases: []string{"golang"},
+			Extensions: []string{".go"}, Source: "main.go",
+			Compile: []string{"go", "build", "-o", "main", "."},
+			Run:     []string{"./main"},
+			Version: []string{"go", "version"},
+			// The Go toolchain runs many threads and processes.
+			Limits: CompileLimits{Processes: 256},
+		},
+		{
+			ID: "rust", Name: "Rust", Aliases: []string{"rs"},
+			Extensions: []string{".rs"}, Source: "main.rs",
+			Compile: []string{"rustc", "--edition", "2021", "-O", "-o", "main", "{source}"},
+			Run:     []string{"./main"},
+			Version: []string{"rustc", "--version"},
+		},
+	}
+}
+
+// Builtin is the table of the built-in languages.
+func Builtin() *Table {
+	t, err := NewTable(withHosts(builtin()))
+	if err != nil {
+		panic("lang: the built-in table is broken: " + err.Error())
+	}
+	return t
+}
+
+// hosts adds the solution hosts of the sdk/<language> packages to the
+// built-in entries; hostsFor is set by hosts.go.
+func withHosts(langs []*Language) []*Language {
+	for _, l := range langs {
+		if h, ok := hosts[l.ID]; ok {
+			h(l)
+		}
+	}
+	return langs
+}
+
+// hosts maps a language id to what wires its solution host in (Support,
+// SupportVersion, and any change of commands the host needs).
+var hosts = map[string]func(*Language){}
