@@ -21,9 +21,9 @@ import (
 // what it built in Cache. Safe for concurrent use.
 type Builder struct {
 	Runner sandbox.Runner
-	Cache  *Cache    // nil: every submission is compiled
-	Env    []string  // the compiler's whole environment (PATH, LANG, ...)
-	Host   string    // the host library's version, part of the cache key
+	Cache  *Cache   // nil: every submission is compiled
+	Env    []string // the compiler's whole environment (PATH, LANG, ...)
+	Host   string   // the host library's version, part of the cache key
 }
 
 // Request is one submission to build.

@@ -9,13 +9,13 @@ import (
 // (DefaultCompileLimits); in a problem's runtime_config.solution.compile or
 // a language's compile_limits, only the fields given override.
 type CompileLimits struct {
-	TimeLimitMs       int64 `json:"time_limit_ms,omitempty"`        // wall time
-	CPUTimeLimitMs    int64 `json:"cpu_time_limit_ms,omitempty"`    // CPU of every compiler process
-	MemoryLimitMB     int64 `json:"memory_limit_mb,omitempty"`      // the compile sandbox's memory
-	Processes         int64 `json:"pids_limit,omitempty"`           // processes and threads
-	OutputLimitKB     int64 `json:"output_limit_kb,omitempty"`      // compiler messages kept (the tail)
+	TimeLimitMs       int64 `json:"time_limit_ms,omitempty"`       // wall time
+	CPUTimeLimitMs    int64 `json:"cpu_time_limit_ms,omitempty"`   // CPU of every compiler process
+	MemoryLimitMB     int64 `json:"memory_limit_mb,omitempty"`     // the compile sandbox's memory
+	Processes         int64 `json:"pids_limit,omitempty"`          // processes and threads
+	OutputLimitKB     int64 `json:"output_limit_kb,omitempty"`     // compiler messages kept (the tail)
 	ExecutableLimitMB int64 `json:"executable_limit_mb,omitempty"` // every file the compiler writes, and their sum
-	SourceLimitKB     int64 `json:"source_limit_kb,omitempty"`      // the submitted source
+	SourceLimitKB     int64 `json:"source_limit_kb,omitempty"`     // the submitted source
 }
 
 // DefaultCompileLimits are the limits of a compile step that neither the
