@@ -3,6 +3,7 @@ package judge
 import (
 	"time"
 
+	"github.com/tether-dev/tether/lang"
 	"github.com/tether-dev/tether/sandbox"
 )
 
@@ -56,6 +57,12 @@ type Options struct {
 	// evaluator only (see LMStarter). Nil: no handler, and a problem that
 	// declares runtime_config.lm ends as SystemError (ErrNoLMHandler).
 	LM LMStarter
+	// Languages is the language table submissions are told and built by;
+	// nil: lang.Builtin().
+	Languages *lang.Table
+	// BuildCache keeps compiled submissions between runs; nil: every
+	// compiled submission is compiled again.
+	BuildCache *lang.Cache
 }
 
 func (o *Options) withDefaults() Options {

@@ -32,6 +32,7 @@ type Request struct {
 	Source   []byte
 	Limits   CompileLimits // the limits in force (Language.Effective)
 	MemoryMB int64         // the solution's memory limit, for the run command
+	CPUs     []int         // where the compiler may run (sandbox.Spec.CPUs)
 }
 
 // Stats are what the compile step took; it is not on the solution's clock.
@@ -117,7 +118,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 			return bd, nil
 		}
 	}
-	bd, err := b.compile(ctx, l, req.Source, lim)
+	bd, err := b.compile(ctx, l, req.Source, lim, req.CPUs)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +178,7 @@ func compileArgs(l *Language, support []supportFile) []string {
 	return argv
 }
 
-func (b *Builder) compile(ctx context.Context, l *Language, source []byte, lim CompileLimits) (bd *Build, err error) {
+func (b *Builder) compile(ctx context.Context, l *Language, source []byte, lim CompileLimits, cpus []int) (bd *Build, err error) {
 	parent, err := sandbox.MkdirOwnedTemp(buildDirLabel)
 	if err != nil {
 		return nil, fmt.Errorf("lang: build dir: %w", err)
@@ -224,6 +225,7 @@ func (b *Builder) compile(ctx context.Context, l *Language, source []byte, lim C
 		Env:   b.Env,
 		Dir:   src,
 		Binds: []sandbox.Bind{{Path: src, Writable: true}},
+		CPUs:  cpus,
 		Limits: sandbox.Limits{
 			Memory:    lim.MemoryLimitMB << 20,
 			Pids:      int(lim.Processes),
