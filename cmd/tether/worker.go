@@ -80,6 +80,7 @@ at once. See docs/worker.md.`,
 	f.String("data-dir", defaultDataDir(), "the embedded broker's store and token")
 	f.String("listen", natsq.DefaultListen, "where the embedded broker listens")
 	f.String("sandbox", "auto", "isolation of both sides: auto, linux, or none")
+	addLanguageFlags(cmd)
 	addAllowCommandFlag(cmd)
 	f.Lookup("allow-command").Usage += " (env JUDGE_COMMAND_WHITELIST, comma-separated)"
 	rootCmd.AddCommand(cmd)
@@ -189,6 +190,10 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	languages, buildCache, err := languageOptions(cmd)
+	if err != nil {
+		return err
+	}
 	runner, err := judgeRunner(cmd)
 	if err != nil {
 		return err
@@ -196,7 +201,8 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 	defer runner.Close()
 	network, _ := fl.GetBool("allow-evaluator-network")
 	judger := &worker.Judger{Runner: runner, Packages: cache, Runtimes: runtimes,
-		Allowed: allowedCommands(cmd), WorkDir: workDir, Network: network}
+		Allowed: allowedCommands(cmd), WorkDir: workDir, Network: network,
+		Languages: languages, BuildCache: buildCache}
 
 	ctx := cmd.Context()
 	broker, closeBroker, err := openWorkerBroker(ctx, cmd, workDir, metrics, log)

@@ -1,0 +1,109 @@
+package redisq_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/tether-dev/tether/internal/nojcore"
+	"github.com/tether-dev/tether/internal/testenv"
+	"github.com/tether-dev/tether/lang"
+	"github.com/tether-dev/tether/sandbox/sandboxtest"
+	"github.com/tether-dev/tether/worker"
+	"github.com/tether-dev/tether/worker/redisq"
+)
+
+// langTask is a task of the judge's C++ test problem (add on small
+// numbers) in language with file_name.
+func langTask(id, language, fileName, code string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"submission_id": id, "problem_id": 7, "language": language, "code": code,
+		"download_url": "noj-download://base64/?content=unused&checksum_sha256=00", "file_name": fileName,
+		"runtime_config": map[string]any{
+			"evaluator": map[string]any{"image": "noj-evaluator-python", "command": "python3 /workspace/evaluate.py",
+				"time_limit_ms": 20000, "memory_limit_mb": 256},
+			"solution": map[string]any{"image": "noj-solution-python", "call_timeout_ms": 2000, "memory_limit_mb": 256},
+		},
+	})
+	return b
+}
+
+// stubCppTable has the C++ entry's host replaced by the judge's test stub.
+func stubCppTable(t *testing.T) *lang.Table {
+	t.Helper()
+	if _, err := exec.LookPath("g++"); err != nil {
+		testenv.Require(t, "TETHER_REQUIRE_LANGUAGES", errors.New("g++ is not installed"))
+	}
+	hpp, err := os.ReadFile("../../judge/testdata/lang/stub_tether.hpp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var langs []*lang.Language
+	for _, l := range lang.Builtin().Languages() {
+		if l.ID == "cpp" {
+			c := *l
+			c.Support, c.SupportVersion = fstest.MapFS{"tether.hpp": {Data: hpp}}, "stub"
+			l = &c
+		}
+		langs = append(langs, l)
+	}
+	tab, err := lang.NewTable(langs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+// Neuro OJ's tasks name their language (python3, cpp, ...) and carry the
+// submitter's file_name unchecked: each is judged in its language, and a
+// file_name that is a path changes nothing.
+func TestTasksInTheirLanguages(t *testing.T) {
+	testenv.Python3(t)
+	f := newFixture(t)
+	b := f.open(redisq.Options{})
+	defer b.Close()
+	ctx := context.Background()
+	cppAdd := "#include \"tether.hpp\"\nlong long add(long long a, long long b) { return a + b; }\n"
+	tasks := []struct {
+		id, language, fileName, code, want string
+	}{
+		{"py", "python3", "main.py", goodCode, "Accepted"},
+		{"py-wrong", "python", "main.py", "def add(a, b):\n    return a - b\n", "WrongAnswer"},
+		{"cpp", "cpp", "main.cpp", cppAdd, "Accepted"},
+		{"cpp-path", "cpp", "../../../../etc/passwd", cppAdd, "Accepted"},
+		{"cpp-wrong", "cpp", "main.cpp", "#include \"tether.hpp\"\nlong long add(long long a, long long b) { return a * b; }\n", "WrongAnswer"},
+		{"cpp-ce", "cpp", "main.cpp", "#include \"tether.hpp\"\nlong long add(long long a, long long b) { return a + }\n", "CompileError"},
+		{"cobol", "cobol", "main.cob", "x", "CompileError"},
+	}
+	for _, tk := range tasks {
+		if err := nojcore.Produce(ctx, f.client, langTask(tk.id, tk.language, tk.fileName, tk.code), 100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j := &worker.Judger{Runner: sandboxtest.Isolating(t), Packages: copyPackages{"../../judge/testdata/lang"}, WorkDir: f.work,
+		Languages: stubCppTable(t)}
+	stop := f.startWorker(b, 1, j.Judge)
+	core := &nojcore.Consumer{C: f.client}
+	eventually(t, 120*time.Second, "every result", func() bool { core.Drain(ctx); return core.Count() == len(tasks) })
+	stop()
+	for _, tk := range tasks {
+		r := core.Applied[tk.id]
+		if r.Status != tk.want {
+			t.Errorf("%s (%s): %s, want %s; details %s output %q", tk.id, tk.language, r.Status, tk.want, r.Details, r.Output)
+		}
+	}
+	if out := core.Applied["cpp-ce"].Output; !strings.Contains(out, "main.cpp:2:") {
+		t.Errorf("the compile error's output lacks the compiler's line: %q", out)
+	}
+	var d map[string]string
+	json.Unmarshal(core.Applied["cobol"].Details, &d)
+	if !strings.Contains(d["message"], "cpp") || !strings.Contains(d["message"], "javascript") {
+		t.Errorf("an unknown language's message names no known ones: %q", d["message"])
+	}
+}
