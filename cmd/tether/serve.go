@@ -91,6 +91,9 @@ and --submissions-root, and an evaluator gets the network only with
 			// Each judge.run gets its own LM handler: from --lm-config, else from
 			// the problem's runtime_config.lm, else none.
 			svcOpts.Judge.LM = lmstart.Starter(judgeLMCfg, nil)
+			if svcOpts.Judge.Languages, svcOpts.Judge.BuildCache, err = languageOptions(cmd); err != nil {
+				return err
+			}
 			if lmAddr != "" {
 				client, err := lm.NewClient(lmAddr, nil)
 				if err != nil {
@@ -150,6 +153,7 @@ and --submissions-root, and an evaluator gets the network only with
 	f.String("sandbox", "auto", "isolation of judge runs: auto, linux, or none")
 	addAllowCommandFlag(cmd)
 	addJudgeLMFlags(cmd)
+	addLanguageFlags(cmd)
 	rootCmd.AddCommand(cmd)
 }
 
