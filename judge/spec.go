@@ -61,6 +61,8 @@ func solutionSpec(p *Problem, build *lang.Build, pythonPath string, extra []stri
 	env := baseEnv(pythonPath, extra)
 	if rc.Command != nil {
 		env = append(env, "TETHER_SOLUTION_ENTRY="+SolutionFileName)
+	} else if e := lang.ToolEnv(build.Run); e != "" {
+		env = append(env, e)
 	}
 	spec := sandbox.Spec{
 		Args:   build.Run,
@@ -71,5 +73,6 @@ func solutionSpec(p *Problem, build *lang.Build, pythonPath string, extra []stri
 	if pythonPath != "" {
 		spec.Binds = append(spec.Binds, sandbox.Bind{Path: pythonPath})
 	}
+	spec.Binds = append(spec.Binds, build.Binds...)
 	return spec
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,6 +49,7 @@ type Build struct {
 	Dir   string // a host dir of the run's own, "" when the files hold their data
 	Files []sandbox.File
 	Run   []string
+	Binds []sandbox.Bind // host paths the run needs to see (Language.Paths)
 	Stats Stats
 }
 
@@ -94,7 +96,8 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 		return nil, &CompileError{Reason: fmt.Sprintf("the source is %s, over the source limit of %d KB (source_limit_kb)",
 			byteSize(int64(len(req.Source))), lim.SourceLimitKB)}
 	}
-	run := l.RunCommand(req.MemoryMB)
+	run := resolveTool(l.RunCommand(req.MemoryMB))
+	binds := l.Binds()
 	if !l.Compiled() {
 		files := []sandbox.File{{Name: l.Source, Data: req.Source}}
 		support, err := supportFiles(l)
@@ -104,7 +107,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 		for _, f := range support {
 			files = append(files, sandbox.File{Name: f.name, Data: f.data})
 		}
-		return &Build{Files: files, Run: run}, nil
+		return &Build{Files: files, Run: run, Binds: binds}, nil
 	}
 	var key string
 	if b.Cache != nil {
@@ -114,7 +117,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 		}
 		key = k
 		if bd, ok := b.Cache.get(key); ok {
-			bd.Run = run
+			bd.Run, bd.Binds = run, binds
 			return bd, nil
 		}
 	}
@@ -122,7 +125,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 	if err != nil {
 		return nil, err
 	}
-	bd.Run = run
+	bd.Run, bd.Binds = run, binds
 	if b.Cache != nil {
 		// A failed publish costs only the next build its hit.
 		_ = b.Cache.put(key, bd)
@@ -220,11 +223,16 @@ func (b *Builder) compile(ctx context.Context, l *Language, source []byte, lim C
 		return nil, fmt.Errorf("lang: writing the source: %w", err)
 	}
 
+	args, toolEnv := resolveToolEnv(compileArgs(l, support))
+	env := b.Env
+	if toolEnv != "" {
+		env = append(slices.Clip(env), toolEnv)
+	}
 	spec := sandbox.Spec{
-		Args:  compileArgs(l, support),
-		Env:   b.Env,
+		Args:  args,
+		Env:   env,
 		Dir:   src,
-		Binds: []sandbox.Bind{{Path: src, Writable: true}},
+		Binds: append([]sandbox.Bind{{Path: src, Writable: true}}, l.Binds()...),
 		CPUs:  cpus,
 		Limits: sandbox.Limits{
 			Memory:    lim.MemoryLimitMB << 20,
@@ -265,6 +273,43 @@ func (b *Builder) compile(ctx context.Context, l *Language, source []byte, lim C
 		return fail(fmt.Sprintf("the compiled files are %s, over the executable size limit of %d MB (executable_limit_mb)", byteSize(total), lim.ExecutableLimitMB))
 	}
 	return &Build{Dir: parent, Files: files, Stats: stats}, nil
+}
+
+// resolveTool names argv[0] by its real path when it is a command found
+// on PATH through symbolic links (Debian's /usr/bin/javac ->
+// /etc/alternatives/javac -> /usr/lib/jvm/...): the sandbox shows the
+// system dirs, not /etc/alternatives.
+func resolveTool(argv []string) []string {
+	argv, _ = resolveToolEnv(argv)
+	return argv
+}
+
+// ToolEnv is what a command resolved by resolveTool needs in its
+// environment: LD_ORIGIN_PATH, the dir the dynamic linker takes $ORIGIN
+// (in an RPATH such as the JDK's $ORIGIN/../lib) to be for the program
+// itself, which it otherwise reads from /proc/self/exe, absent in the
+// sandbox. "" when nothing is needed.
+func ToolEnv(argv []string) string {
+	if len(argv) == 0 || !filepath.IsAbs(argv[0]) {
+		return ""
+	}
+	return "LD_ORIGIN_PATH=" + filepath.Dir(argv[0])
+}
+
+func resolveToolEnv(argv []string) ([]string, string) {
+	if len(argv) == 0 || strings.ContainsRune(argv[0], '/') {
+		return argv, ""
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return argv, ""
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil || real == path || !filepath.IsAbs(real) {
+		return argv, ""
+	}
+	out := append([]string{real}, argv[1:]...)
+	return out, ToolEnv(out)
 }
 
 // runCompiler runs spec, keeping the last max bytes of its stdout and

@@ -15,6 +15,7 @@ func builtin() []*Language {
 			// The judge puts the Python SDK on PYTHONPATH.
 			Run:     []string{"python3", "-m", "noj_solution_sdk.host", "--entry", "{source}"},
 			Version: []string{"python3", "--version"},
+			Smoke:   "def add(a, b):\n    return a + b\n",
 		},
 		{
 			ID: "cpp", Name: "C++17", Aliases: []string{"c++", "cc", "cxx", "cpp17"},
@@ -22,6 +23,7 @@ func builtin() []*Language {
 			Compile: []string{"g++", "-std=c++17", "-O2", "-pipe", "-o", "main", "{source}", "{support}"},
 			Run:     []string{"./main"},
 			Version: []string{"g++", "--version"},
+			Smoke:   "#include \"tether.hpp\"\nlong long add(long long a, long long b) { return a + b; }\nTETHER_EXPORT(add);\n",
 		},
 		{
 			ID: "c", Name: "C11", Aliases: []string{"c11"},
@@ -38,12 +40,15 @@ func builtin() []*Language {
 			// the sandbox's cgroup); the host's main class comes with Support.
 			Run:     []string{"java", "-XX:+UseSerialGC", "-Xss64m", "-Xmx{memory_mb}m", "-cp", ".", "Solution"},
 			Version: []string{"javac", "-version"},
+			Paths:   []string{"/etc/java-*-openjdk"},
+			Smoke:   "public class Solution {\n    public static long add(long a, long b) { return a + b; }\n}\n",
 		},
 		{
 			ID: "javascript", Name: "JavaScript (Node.js)", Aliases: []string{"js", "node", "nodejs"},
 			Extensions: []string{".js", ".mjs", ".cjs"}, Source: "main.js",
 			Run:     []string{"node", "{source}"},
 			Version: []string{"node", "--version"},
+			Smoke:   "module.exports = { add: (a, b) => a + b };\n",
 		},
 		{
 			ID: "go", Name: "Go", Aliases: []string{"golang"},

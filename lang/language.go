@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tether-dev/tether/sandbox"
 )
 
 // Language is one entry of the language table: how a submission in it is
@@ -23,15 +25,34 @@ type Language struct {
 	Compile    []string `json:"compile,omitempty"`    // nil: no compile step
 	Run        []string `json:"run,omitempty"`        // run in the solution's work dir
 	Version    []string `json:"version,omitempty"`    // prints the toolchain's version
+	// Paths are host paths (globs) the toolchain needs beyond the system
+	// dirs, shown read-only to the compiler and the solution (the JDK's
+	// /etc/java-17-openjdk); those that do not exist are left out.
+	Paths []string `json:"paths,omitempty"`
 	// Limits of the compile step; a zero field is the default's
 	// (DefaultCompileLimits), a problem's own limits win over these.
 	Limits   CompileLimits `json:"compile_limits,omitzero"`
 	Disabled bool          `json:"disabled,omitempty"`
+	// Smoke is a solution serving add(a, b), which tether doctor builds
+	// and starts until it is ready; "" skips that test.
+	Smoke string `json:"smoke,omitempty"`
 	// Support holds the language's solution host (headers, the host's
 	// sources), written beside the source before compiling; nil: none.
 	Support fs.FS `json:"-"`
 	// SupportVersion names Support's content in the build cache's key.
 	SupportVersion string `json:"-"`
+}
+
+// Binds are Paths as the sandbox's read-only binds.
+func (l *Language) Binds() []sandbox.Bind {
+	var binds []sandbox.Bind
+	for _, pattern := range l.Paths {
+		matches, _ := filepath.Glob(pattern)
+		for _, m := range matches {
+			binds = append(binds, sandbox.Bind{Path: m})
+		}
+	}
+	return binds
 }
 
 // Compiled reports whether the language has a compile step.
