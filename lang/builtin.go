@@ -1,5 +1,12 @@
 package lang
 
+import (
+	"slices"
+	"sync"
+
+	cppsdk "github.com/tether-dev/tether/sdk/cpp"
+)
+
 // Builtin languages (docs/languages.md). The ids and aliases include every
 // value Neuro OJ's core sends as a task's language: python3, python, cpp,
 // c, javascript.
@@ -69,17 +76,17 @@ func builtin() []*Language {
 	}
 }
 
-// Builtin is the table of the built-in languages.
-func Builtin() *Table {
+// Builtin is the table of the built-in languages, with the solution hosts
+// of the sdk/<language> packages. Made once; a Table is not changed.
+var Builtin = sync.OnceValue(func() *Table {
 	t, err := NewTable(withHosts(builtin()))
 	if err != nil {
 		panic("lang: the built-in table is broken: " + err.Error())
 	}
 	return t
-}
+})
 
-// hosts adds the solution hosts of the sdk/<language> packages to the
-// built-in entries; hostsFor is set by hosts.go.
+// withHosts wires each language's solution host (hosts) into its entry.
 func withHosts(langs []*Language) []*Language {
 	for _, l := range langs {
 		if h, ok := hosts[l.ID]; ok {
@@ -89,6 +96,11 @@ func withHosts(langs []*Language) []*Language {
 	return langs
 }
 
-// hosts maps a language id to what wires its solution host in (Support,
-// SupportVersion, and any change of commands the host needs).
-var hosts = map[string]func(*Language){}
+// hosts maps a language id to what wires its solution host in: Support,
+// SupportVersion, and the commands the host's package gives.
+var hosts = map[string]func(*Language){
+	"cpp": func(l *Language) {
+		l.Support, l.SupportVersion = cppsdk.FS(), cppsdk.Version
+		l.Compile, l.Run = slices.Clone(cppsdk.Compile), slices.Clone(cppsdk.Run)
+	},
+}

@@ -4,16 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/tether-dev/tether/internal/nojcore"
 	"github.com/tether-dev/tether/internal/testenv"
-	"github.com/tether-dev/tether/lang"
 	"github.com/tether-dev/tether/sandbox/sandboxtest"
 	"github.com/tether-dev/tether/worker"
 	"github.com/tether-dev/tether/worker/redisq"
@@ -34,30 +31,11 @@ func langTask(id, language, fileName, code string) []byte {
 	return b
 }
 
-// stubCppTable has the C++ entry's host replaced by the judge's test stub.
-func stubCppTable(t *testing.T) *lang.Table {
+func requireCpp(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("g++"); err != nil {
-		testenv.Require(t, "TETHER_REQUIRE_LANGUAGES", errors.New("g++ is not installed"))
+		testenv.Require(t, "TETHER_REQUIRE_LANGUAGES", errors.New("g++ is not installed (apt-get install g++)"))
 	}
-	hpp, err := os.ReadFile("../../judge/testdata/lang/stub_tether.hpp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var langs []*lang.Language
-	for _, l := range lang.Builtin().Languages() {
-		if l.ID == "cpp" {
-			c := *l
-			c.Support, c.SupportVersion = fstest.MapFS{"tether.hpp": {Data: hpp}}, "stub"
-			l = &c
-		}
-		langs = append(langs, l)
-	}
-	tab, err := lang.NewTable(langs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tab
 }
 
 // Neuro OJ's tasks name their language (python3, cpp, ...) and carry the
@@ -69,7 +47,8 @@ func TestTasksInTheirLanguages(t *testing.T) {
 	b := f.open(redisq.Options{})
 	defer b.Close()
 	ctx := context.Background()
-	cppAdd := "#include \"tether.hpp\"\nlong long add(long long a, long long b) { return a + b; }\n"
+	requireCpp(t)
+	cppAdd := "#include \"tether.hpp\"\nlong long add(long long a, long long b) { return a + b; }\nTETHER_EXPORT(add);\n"
 	tasks := []struct {
 		id, language, fileName, code, want string
 	}{
@@ -77,7 +56,7 @@ func TestTasksInTheirLanguages(t *testing.T) {
 		{"py-wrong", "python", "main.py", "def add(a, b):\n    return a - b\n", "WrongAnswer"},
 		{"cpp", "cpp", "main.cpp", cppAdd, "Accepted"},
 		{"cpp-path", "cpp", "../../../../etc/passwd", cppAdd, "Accepted"},
-		{"cpp-wrong", "cpp", "main.cpp", "#include \"tether.hpp\"\nlong long add(long long a, long long b) { return a * b; }\n", "WrongAnswer"},
+		{"cpp-wrong", "cpp", "main.cpp", "#include \"tether.hpp\"\nlong long add(long long a, long long b) { return a * b; }\nTETHER_EXPORT(add);\n", "WrongAnswer"},
 		{"cpp-ce", "cpp", "main.cpp", "#include \"tether.hpp\"\nlong long add(long long a, long long b) { return a + }\n", "CompileError"},
 		{"cobol", "cobol", "main.cob", "x", "CompileError"},
 	}
@@ -86,8 +65,7 @@ func TestTasksInTheirLanguages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	j := &worker.Judger{Runner: sandboxtest.Isolating(t), Packages: copyPackages{"../../judge/testdata/lang"}, WorkDir: f.work,
-		Languages: stubCppTable(t)}
+	j := &worker.Judger{Runner: sandboxtest.Isolating(t), Packages: copyPackages{"../../judge/testdata/lang"}, WorkDir: f.work}
 	stop := f.startWorker(b, 1, j.Judge)
 	core := &nojcore.Consumer{C: f.client}
 	eventually(t, 120*time.Second, "every result", func() bool { core.Drain(ctx); return core.Count() == len(tasks) })

@@ -1,4 +1,4 @@
-"""add(a, b) on a few small cases (the stub C++ host has long long only)."""
+"""add(a, b) on a few small cases (C++ solutions take long long)."""
 
 from tether_sdk.evaluator import RejectedError, SolutionRunner, SolutionTimeoutError, SystemError, result
 
