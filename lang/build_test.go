@@ -32,12 +32,17 @@ func testBuilder(t *testing.T, cache *Cache) *Builder {
 	return &Builder{Runner: sandboxtest.Isolating(t), Cache: cache, Env: []string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, Host: "test"}
 }
 
+// cpp is the built-in C++ entry without its solution host: these tests
+// build plain programs with a main.
 func cpp(t *testing.T) *Language {
 	l, err := Builtin().Lookup("cpp")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return l
+	c := *l
+	c.Support, c.SupportVersion = nil, ""
+	c.Compile = []string{"g++", "-std=c++17", "-O2", "-pipe", "-o", "main", "{source}"}
+	return &c
 }
 
 const helloCpp = "#include <cstdio>\nint main() { std::puts(\"hello\"); }\n"

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -60,12 +61,18 @@ func cleanMessages(s, buildDir string) string {
 	}
 	r := strings.NewReplacer(buildDir+"/", "", buildDir, ".")
 	s = r.Replace(s)
-	// The build dir's parent (the judge's temp dir) must not leak either.
+	// The build dir's parent (the judge's temp dir) must not leak either,
+	// nor the sandbox's private work dir (the compiler's TMPDIR: the
+	// linker names its temporary objects).
 	if parent := parentDir(buildDir); parent != "" && parent != "/" {
 		s = strings.ReplaceAll(s, parent, "…")
 	}
+	s = sandboxDirs.ReplaceAllString(s, "…")
 	return strings.TrimRight(s, "\n")
 }
+
+// sandboxDirs match a host path of a sandbox's or the judge's temp dirs.
+var sandboxDirs = regexp.MustCompile(`(/[^\s:'"‘’/]+)*/tether-[^\s:'"‘’/]*`)
 
 func parentDir(p string) string {
 	i := strings.LastIndexByte(p, '/')
