@@ -206,3 +206,32 @@ func TestEndedBeforeReadyShowsItsStderr(t *testing.T) {
 		t.Errorf("message %q: want the exit status and the last lines of the stderr, not the evaluator's traceback", msg)
 	}
 }
+
+// Every example with a C++ solution is Accepted with it.
+func TestExamplesInCpp(t *testing.T) {
+	requireCpp(t)
+	testenv.Python3(t)
+	sols, _ := filepath.Glob(filepath.Join("..", "examples", "*", "solution.cpp"))
+	if len(sols) < 4 {
+		t.Fatalf("only %d examples have a solution.cpp", len(sols))
+	}
+	runner := sandboxtest.Isolating(t)
+	for _, sol := range sols {
+		t.Run(filepath.Base(filepath.Dir(sol)), func(t *testing.T) {
+			p, err := LoadProblem(filepath.Dir(sol), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sub, err := LoadSubmission(sol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Run(context.Background(), p, sub, &Options{Runner: runner})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkResultSchema(t, r)
+			wantStatus(t, r, Accepted)
+		})
+	}
+}
