@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,6 +69,12 @@ type Lang struct {
 	// ExceptionPrefix starts the message of fail()'s Exception answer: the
 	// exception's class name, "std::runtime_error: " for example.
 	ExceptionPrefix string
+	// Typed: arguments that do not fit the parameters' types (or their
+	// number) are answered Rejected.
+	Typed bool
+	// LooseNumbers: the language has one number type, so a float with an
+	// integral value comes back as an integer (JavaScript).
+	LooseNumbers bool
 }
 
 // Host is one running host process.
@@ -272,10 +279,12 @@ func testCall(t *testing.T, l Lang) {
 			t.Fatalf("add(%d, 1000) = %v", i, f["value"])
 		}
 	}
-	h.Call("c2", "add", 1)
-	h.Expect("c2", "error", "Rejected")
-	h.Call("c3", "add", 1, "x")
-	h.Expect("c3", "error", "Rejected")
+	if l.Typed {
+		h.Call("c2", "add", 1)
+		h.Expect("c2", "error", "Rejected")
+		h.Call("c3", "add", 1, "x")
+		h.Expect("c3", "error", "Rejected")
+	}
 }
 
 func testNotFound(t *testing.T, l Lang) {
@@ -479,7 +488,7 @@ func testVectors(t *testing.T, l Lang) {
 			}
 			got := h.NextLine()
 			wantLine := `{"type":"result","id":"` + id + `","value":` + string(want) + `}`
-			if string(got) != wantLine {
+			if string(got) != wantLine && !(l.LooseNumbers && sameLoosely(got, want)) {
 				t.Errorf("vector %q: host answered\n%s\nwant\n%s", c.Name, clip(got), clip([]byte(wantLine)))
 			}
 		case asSyntax(decodeErr, &syntax):
@@ -501,3 +510,69 @@ func testVectors(t *testing.T, l Lang) {
 }
 
 func asSyntax(err error, target **codec.SyntaxError) bool { return errors.As(err, target) }
+
+// sameLoosely: got is a result whose value equals want when integers and
+// floats of the same value count as equal.
+func sameLoosely(got, want []byte) bool {
+	f, err := codec.Unmarshal(got)
+	if err != nil {
+		return false
+	}
+	m, ok := f.(map[string]any)
+	if !ok {
+		return false
+	}
+	w, err := codec.Unmarshal(want)
+	if err != nil {
+		return false
+	}
+	return looseEqual(m["value"], w)
+}
+
+func looseEqual(a, b any) bool {
+	if x, ok := number(a); ok {
+		y, ok := number(b)
+		return ok && x == y
+	}
+	switch a := a.(type) {
+	case []any:
+		b, ok := b.([]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !looseEqual(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for k, v := range a {
+			if !looseEqual(v, b[k]) {
+				return false
+			}
+		}
+		return true
+	case []byte:
+		b, ok := b.([]byte)
+		return ok && bytes.Equal(a, b)
+	}
+	return a == b
+}
+
+func number(v any) (float64, bool) {
+	switch v := v.(type) {
+	case int64:
+		return float64(v), true
+	case float64:
+		return v, true
+	case *big.Int:
+		f, _ := new(big.Float).SetInt(v).Float64()
+		return f, true
+	}
+	return 0, false
+}
