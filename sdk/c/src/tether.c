@@ -1055,6 +1055,19 @@ static const char *str_member(const tether_value *f, const char *key) {
   return v && v->kind == TETHER_STRING ? v->s : NULL;
 }
 
+/* Runs fn; 0 when a tether_as_* call refused an argument (reject_text). */
+static int invoke(tether_func fn, const tether_value *args, tether_value **result) {
+  jmp_buf jump;
+  if (setjmp(jump) != 0) {
+    call_jump = NULL;
+    return 0;
+  }
+  call_jump = &jump;
+  *result = fn(args);
+  call_jump = NULL;
+  return 1;
+}
+
 static void answer(const tether_value *f, const char *codec_error, buf *b) {
   const char *id = str_member(f, "id");
   if (codec_error[0]) {
@@ -1094,16 +1107,10 @@ static void answer(const tether_value *f, const char *codec_error, buf *b) {
     error_frame(b, id, "Rejected", "args must be an array");
     return;
   }
-  jmp_buf jump;
   free(thrown);
   thrown = NULL;
   tether_value *result = NULL;
-  if (setjmp(jump) == 0) {
-    call_jump = &jump;
-    result = fn(args);
-    call_jump = NULL;
-  } else {
-    call_jump = NULL;
+  if (!invoke(fn, args, &result)) {
     error_frame(b, id, "Rejected", reject_text);
     return;
   }
