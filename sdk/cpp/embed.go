@@ -18,15 +18,7 @@ import (
 //go:embed src/tether.hpp src/tether_host.cpp
 var embedded embed.FS
 
-var files = sub(embedded, "src")
-
-func sub(fsys fs.FS, dir string) fs.FS {
-	f, err := fs.Sub(fsys, dir)
-	if err != nil {
-		panic(err) // a constant, valid path
-	}
-	return f
-}
+var files = sdkfs.Sub(embedded, "src")
 
 // Header is the file a solution includes; HostUnit the compile unit with
 // the host's runtime and main.

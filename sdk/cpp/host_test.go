@@ -36,5 +36,5 @@ func build(t *testing.T, name string) string {
 
 func TestHost(t *testing.T) {
 	dir := build(t, "solution.cpp")
-	hosttest.Run(t, hosttest.Lang{Command: Run, Dir: dir, ExceptionPrefix: "std::out_of_range: "})
+	hosttest.Run(t, hosttest.Lang{Command: Run, Dir: dir, ExceptionPrefix: "std::out_of_range: ", Typed: true})
 }

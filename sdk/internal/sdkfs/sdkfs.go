@@ -80,3 +80,13 @@ func Digest(fsys fs.FS) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// Sub is fs.Sub for an embedded SDK's own directory (a constant, valid
+// path, so it cannot fail).
+func Sub(fsys fs.FS, dir string) fs.FS {
+	f, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic("sdkfs: " + err.Error())
+	}
+	return f
+}
