@@ -4,7 +4,11 @@ import (
 	"slices"
 	"sync"
 
+	csdk "github.com/tether-dev/tether/sdk/c"
 	cppsdk "github.com/tether-dev/tether/sdk/cpp"
+	javasdk "github.com/tether-dev/tether/sdk/java"
+	jssdk "github.com/tether-dev/tether/sdk/javascript"
+	rustsdk "github.com/tether-dev/tether/sdk/rust"
 )
 
 // Builtin languages (docs/languages.md). The ids and aliases include every
@@ -38,6 +42,8 @@ func builtin() []*Language {
 			Compile: []string{"gcc", "-std=c11", "-O2", "-pipe", "-o", "main", "{source}", "{support}", "-lm"},
 			Run:     []string{"./main"},
 			Version: []string{"gcc", "--version"},
+			Smoke: "#include \"tether.h\"\ntether_value *add(const tether_value *args) {\n" +
+				"  return tether_int(tether_as_int(tether_at(args, 0)) + tether_as_int(tether_at(args, 1)));\n}\nTETHER_EXPORT(add)\n",
 		},
 		{
 			ID: "java", Name: "Java 17+", Aliases: []string{"java17"},
@@ -72,6 +78,7 @@ func builtin() []*Language {
 			Compile: []string{"rustc", "--edition", "2021", "-O", "-o", "main", "{source}"},
 			Run:     []string{"./main"},
 			Version: []string{"rustc", "--version"},
+			Smoke:   "pub fn add(a: i64, b: i64) -> i64 {\n    a + b\n}\n\ntether_export!(add);\n",
 		},
 	}
 }
@@ -102,5 +109,22 @@ var hosts = map[string]func(*Language){
 	"cpp": func(l *Language) {
 		l.Support, l.SupportVersion = cppsdk.FS(), cppsdk.Version
 		l.Compile, l.Run = slices.Clone(cppsdk.Compile), slices.Clone(cppsdk.Run)
+	},
+	"c": func(l *Language) {
+		l.Support, l.SupportVersion = csdk.FS(), csdk.Version
+		l.Compile, l.Run = slices.Clone(csdk.Compile), slices.Clone(csdk.Run)
+	},
+	"java": func(l *Language) {
+		l.Support, l.SupportVersion = javasdk.FS(), javasdk.Version
+		l.Compile, l.Run = slices.Clone(javasdk.Compile), slices.Clone(javasdk.Run)
+	},
+	"javascript": func(l *Language) {
+		l.Support, l.SupportVersion = jssdk.FS(), jssdk.Version
+		l.Run = slices.Clone(jssdk.Run)
+	},
+	"rust": func(l *Language) {
+		l.Support, l.SupportVersion = rustsdk.FS(), rustsdk.Version
+		l.Source = rustsdk.Source
+		l.Compile, l.Run = slices.Clone(rustsdk.Compile), slices.Clone(rustsdk.Run)
 	},
 }

@@ -48,6 +48,13 @@ func TestTasksInTheirLanguages(t *testing.T) {
 	defer b.Close()
 	ctx := context.Background()
 	requireCpp(t)
+	for _, tool := range []string{"gcc", "node"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			testenv.Require(t, "TETHER_REQUIRE_LANGUAGES", errors.New(tool+" is not installed (.ci/run installs it)"))
+		}
+	}
+	cAdd := "#include \"tether.h\"\ntether_value *add(const tether_value *args) {\n" +
+		"  return tether_int(tether_as_int(tether_at(args, 0)) + tether_as_int(tether_at(args, 1)));\n}\nTETHER_EXPORT(add)\n"
 	cppAdd := "#include \"tether.hpp\"\nlong long add(long long a, long long b) { return a + b; }\nTETHER_EXPORT(add);\n"
 	tasks := []struct {
 		id, language, fileName, code, want string
@@ -59,6 +66,10 @@ func TestTasksInTheirLanguages(t *testing.T) {
 		{"cpp-wrong", "cpp", "main.cpp", "#include \"tether.hpp\"\nlong long add(long long a, long long b) { return a * b; }\nTETHER_EXPORT(add);\n", "WrongAnswer"},
 		{"cpp-ce", "cpp", "main.cpp", "#include \"tether.hpp\"\nlong long add(long long a, long long b) { return a + }\n", "CompileError"},
 		{"cobol", "cobol", "main.cob", "x", "CompileError"},
+		{"c", "c", "main.c", cAdd, "Accepted"},
+		{"c-ce", "c", "main.c", "int add(void) { return }\n", "CompileError"},
+		{"js", "javascript", "main.js", "module.exports = { add: (a, b) => a + b };\n", "Accepted"},
+		{"js-wrong", "javascript", "main.js", "module.exports = { add: (a, b) => a - b };\n", "WrongAnswer"},
 	}
 	for _, tk := range tasks {
 		if err := nojcore.Produce(ctx, f.client, langTask(tk.id, tk.language, tk.fileName, tk.code), 100); err != nil {
