@@ -16,6 +16,9 @@ func (r *run) result() *Result {
 	if r.evaluator != nil {
 		r.outcome.EvaluatorMemoryExceeded = r.evaluator.usage.MemoryExceeded
 	}
+	if r.outcome.SolutionNotReady {
+		r.outcome.SolutionNotReadyWhy, r.outcome.SolutionReadyTimedOut = r.notReadyWhy()
+	}
 	v := Decide(r.outcome)
 	res := &Result{
 		SubmissionID: r.opts.SubmissionID,
@@ -25,8 +28,10 @@ func (r *run) result() *Result {
 		Sandbox:      r.opts.Runner.Kind(),
 		Calls: CallStats{Count: r.counts.calls, Timeouts: r.counts.timeouts, Restarts: r.counts.restarts,
 			CapabilityTimeouts: r.counts.capTimeouts},
-		Logs:    Logs{Kept: r.logs.kept, Dropped: r.counts.logsDropped},
-		Dropped: r.counts.dropped,
+		Logs:     Logs{Kept: r.logs.kept, Dropped: r.counts.logsDropped},
+		Dropped:  r.counts.dropped,
+		Language: r.language,
+		Compile:  r.compile,
 	}
 	if res.Logs.Kept == nil {
 		res.Logs.Kept = []LogEntry{}
@@ -36,8 +41,14 @@ func (r *run) result() *Result {
 		stderr = r.evaluator.stderrText()
 	}
 	res.Output = joinOutput(r.stdout.String(), stderr)
+	if v.Status == CompileError && r.outcome.CompileError != "" {
+		// The evaluator never ran: the output is the compiler's.
+		res.Output = r.compilerOutput
+	}
 	res.LMUsage = r.lmUsage
 	switch {
+	case v.Status == CompileError && r.outcome.CompileError != "":
+		res.Details = compileErrorDetails(v.Message, r.compilerOutput)
 	case v.Message != "":
 		res.Details = messageDetails(v.Message)
 	case r.outcome.Payload != nil && r.outcome.Payload.Details != nil:

@@ -3,14 +3,21 @@ package judge
 // Outcome is what the judge observed in one run, the input of Decide.
 // Zero fields mean "did not happen".
 type Outcome struct {
-	Failure                 string // an internal failure of the judge (panic, start error, ...)
-	EvaluatorMemoryExceeded bool   // the evaluator sandbox hit its memory limit
-	EvaluatorStartTimeout   bool   // no evaluator output within the start phase
-	EvaluatorSilentExit     bool   // the evaluator ended before any output
-	SolutionNotReady        bool   // the solution did not send ready in time
-	TimeLimitExceeded       bool   // the evaluator overran time_limit_ms
-	MemoryLimitExceeded     bool   // the solution sandbox hit its memory limit
-	SolutionCPUExceeded     bool   // the solution used up its whole-run CPU time
+	Failure      string // an internal failure of the judge (panic, start error, ...)
+	CompileError string // the submission did not compile, or its language is refused: why
+	// SolutionNotReadyWhy, with SolutionNotReady, says how a submission's
+	// own program (not a problem's solution.command) failed to get ready:
+	// how it ended and its stderr's last lines; SolutionReadyTimedOut
+	// when it was still running at the ready timeout.
+	SolutionNotReadyWhy     string
+	SolutionReadyTimedOut   bool
+	EvaluatorMemoryExceeded bool // the evaluator sandbox hit its memory limit
+	EvaluatorStartTimeout   bool // no evaluator output within the start phase
+	EvaluatorSilentExit     bool // the evaluator ended before any output
+	SolutionNotReady        bool // the solution did not send ready in time
+	TimeLimitExceeded       bool // the evaluator overran time_limit_ms
+	MemoryLimitExceeded     bool // the solution sandbox hit its memory limit
+	SolutionCPUExceeded     bool // the solution used up its whole-run CPU time
 	Payload                 *Payload
 	PayloadErr              error // the line after the marker did not parse
 	CallTimeouts            int   // CallTimeout errors sent to the evaluator
@@ -29,11 +36,15 @@ type Verdict struct {
 // Decide maps an Outcome to a verdict. It is pure. The first rule that
 // applies wins:
 //
+//  0. the submission did not compile                  → CompileError
 //  1. an internal failure of the judge                → SystemError
 //  2. the evaluator hit its memory limit              → SystemError ("evaluator memory limit exceeded")
 //  3. the evaluator produced no output in time        → SystemError ("evaluator start timeout")
 //  4. the evaluator ended without any output          → SystemError
-//  5. the solution host never became ready            → SystemError ("solution host did not start")
+//  5. the solution never became ready: over its memory limit → MemoryLimitExceeded,
+//     over its CPU time or past the ready timeout → TimeLimitExceeded, ended
+//     by itself → RuntimeError (naming its exit and stderr); a problem's
+//     own solution.command that never got ready → SystemError ("solution host did not start")
 //  6. the evaluator overran its time limit            → TimeLimitExceeded
 //  7. the solution hit its memory limit               → MemoryLimitExceeded
 //  8. the solution used up its whole-run CPU time     → TimeLimitExceeded
@@ -51,6 +62,8 @@ type Verdict struct {
 // has score 0.
 func Decide(o Outcome) Verdict {
 	switch {
+	case o.CompileError != "" && o.Failure == "":
+		return Verdict{Status: CompileError, Message: o.CompileError}
 	case o.Failure != "":
 		return Verdict{Status: SystemError, Message: o.Failure}
 	case o.EvaluatorMemoryExceeded:
@@ -59,6 +72,16 @@ func Decide(o Outcome) Verdict {
 		return Verdict{Status: SystemError, Message: "evaluator start timeout"}
 	case o.EvaluatorSilentExit:
 		return Verdict{Status: SystemError, Message: "evaluator exited without output"}
+	case o.SolutionNotReady && o.SolutionNotReadyWhy != "":
+		switch {
+		case o.MemoryLimitExceeded:
+			return Verdict{Status: MemoryLimitExceeded, Message: "solution memory limit exceeded before it was ready"}
+		case o.SolutionCPUExceeded:
+			return Verdict{Status: TimeLimitExceeded, Message: "solution CPU time limit exceeded before it was ready"}
+		case o.SolutionReadyTimedOut:
+			return Verdict{Status: TimeLimitExceeded, Message: o.SolutionNotReadyWhy}
+		}
+		return Verdict{Status: RuntimeError, Message: o.SolutionNotReadyWhy}
 	case o.SolutionNotReady:
 		return Verdict{Status: SystemError, Message: "solution host did not start"}
 	case o.TimeLimitExceeded:

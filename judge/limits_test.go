@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/lang"
 	"github.com/tether-dev/tether/sandbox"
 )
 
@@ -44,8 +45,7 @@ func TestLoadProblemProcessLimits(t *testing.T) {
 		t.Errorf("solution limits %+v, cpu %d", got, p.Runtime.Solution.CPUTimeLimitMs)
 	}
 
-	sub := &Submission{Code: []byte("x")}
-	sol := solutionSpec(p, sub, "", nil).Limits
+	sol := solutionSpec(p, &lang.Build{Run: []string{"./main"}}, "", nil).Limits
 	if want := (sandbox.Limits{Memory: DefaultMemoryLimitMB << 20, Pids: 4, CPUTime: 1500 * time.Millisecond, FileSize: 1 << 20, OpenFiles: 16}); sol != want {
 		t.Errorf("solution sandbox limits %+v, want %+v", sol, want)
 	}

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/tether-dev/tether/lang"
 	"github.com/tether-dev/tether/sandbox"
 )
 
@@ -62,6 +63,12 @@ type Options struct {
 	// evaluator only (see LMStarter). Nil: no handler, and a problem that
 	// declares runtime_config.lm ends as SystemError (ErrNoLMHandler).
 	LM LMStarter
+	// Languages is the language table submissions are told and built by;
+	// nil: lang.Builtin().
+	Languages *lang.Table
+	// BuildCache keeps compiled submissions between runs; nil: every
+	// compiled submission is compiled again.
+	BuildCache *lang.Cache
 }
 
 func (o *Options) withDefaults() Options {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/shlex"
 	"github.com/tether-dev/tether/internal/jsonwords"
+	"github.com/tether-dev/tether/lang"
 )
 
 // Defaults of runtime_config (docs/problem.md).
@@ -66,6 +67,12 @@ type SolutionConfig struct {
 	// DefaultSolutionCPUAllowanceMs (see limits.go).
 	CPUTimeLimitMs int64
 	Processes      ProcessLimits
+	// Languages are the languages the problem accepts (ids or aliases);
+	// empty accepts every language of the judge's table.
+	Languages []string
+	// Compile overrides the compile step's limits (lang.CompileLimits;
+	// zero fields keep the language's or the defaults).
+	Compile lang.CompileLimits
 }
 
 // Sentinels of problem and submission loading; the errors returned wrap them
@@ -109,12 +116,14 @@ type problemFile struct {
 			processLimitsFile
 		} `json:"evaluator"`
 		Solution struct {
-			Command        json.RawMessage `json:"command"`
-			CallTimeoutMs  *int64          `json:"call_timeout_ms"`
-			MemoryLimitMB  *int64          `json:"memory_limit_mb"`
-			OnCallTimeout  *string         `json:"on_call_timeout"`
-			ReadyTimeoutMs *int64          `json:"ready_timeout_ms"`
-			CPUTimeLimitMs *int64          `json:"cpu_time_limit_ms"`
+			Command        json.RawMessage     `json:"command"`
+			CallTimeoutMs  *int64              `json:"call_timeout_ms"`
+			MemoryLimitMB  *int64              `json:"memory_limit_mb"`
+			OnCallTimeout  *string             `json:"on_call_timeout"`
+			ReadyTimeoutMs *int64              `json:"ready_timeout_ms"`
+			CPUTimeLimitMs *int64              `json:"cpu_time_limit_ms"`
+			Languages      []string            `json:"languages"`
+			Compile        *lang.CompileLimits `json:"compile"`
 			processLimitsFile
 		} `json:"solution"`
 	} `json:"runtime_config"`
@@ -202,6 +211,13 @@ func ParseProblem(dir, source string, raw []byte, allowed []string) (*Problem, e
 	if rc.Solution.CPUTimeLimitMs == 0 {
 		rc.Solution.CPUTimeLimitMs = defaultSolutionCPUTimeMs(rc.Evaluator.TimeLimitMs)
 	}
+	rc.Solution.Languages = so.Languages
+	if so.Compile != nil {
+		if err := so.Compile.Check("runtime_config.solution.compile"); err != nil {
+			return nil, &ProblemError{Path: path, Err: fmt.Errorf("%w: %v", ErrBadProblemJSON, err)}
+		}
+		rc.Solution.Compile = *so.Compile
+	}
 	rc.Evaluator.Network = ev.Network.Enabled
 	rc.Solution.OnCallTimeout = OnCallTimeoutRestart
 	if so.OnCallTimeout != nil {
@@ -268,8 +284,11 @@ func commandAllowed(first string, allowed []string) bool {
 
 // Submission is a solution file read into memory.
 type Submission struct {
-	Path string // as given
+	Path string // as given; its extension tells the language when Language is ""
 	Code []byte
+	// Language is the submission's language as its submitter named it (an
+	// id or alias of package lang's table); "" means by Path's extension.
+	Language string
 }
 
 // LoadSubmission reads the solution file.

@@ -1,6 +1,10 @@
 package judge
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/tether-dev/tether/lang"
+)
 
 // Result is the judge's answer for one run, and the CLI's --json output.
 type Result struct {
@@ -28,6 +32,12 @@ type Result struct {
 	// LMUsage is what the run's LM handler served, per model (docs/protocol/lm.md's usage
 	// summary); absent when the run had no handler.
 	LMUsage json.RawMessage `json:"lm_usage,omitempty"`
+	// Language is the submission's language id (package lang); absent for
+	// a problem's own solution.command.
+	Language string `json:"language,omitempty"`
+	// Compile is the compile step, on no clock of the run: absent for a
+	// language without one.
+	Compile *lang.Stats `json:"compile,omitempty"`
 }
 
 // CallStats counts the calls of a run.
@@ -97,6 +107,13 @@ func joinOutput(stdout, stderr string) string {
 }
 
 // messageDetails is the details object of a verdict the judge decided.
+// compileErrorDetails are a CompileError's details: why, and the
+// compiler's messages (also the result's output).
+func compileErrorDetails(msg, compiler string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"message": msg, "compiler_output": compiler})
+	return b
+}
+
 func messageDetails(msg string) json.RawMessage {
 	b, _ := json.Marshal(map[string]string{"message": msg})
 	return b

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tether-dev/tether/codec"
 	"github.com/tether-dev/tether/dual"
+	"github.com/tether-dev/tether/lang"
 	"github.com/tether-dev/tether/sandbox"
 )
 
@@ -48,6 +49,11 @@ type run struct {
 	problem *Problem
 	sub     *Submission
 	cancel  context.CancelFunc // ends the relay
+
+	build          *lang.Build // what the solution runs; removed at the end
+	language       string      // the submission's language id, "" for a solution.command
+	compile        *lang.Stats // the compile step, nil when there was none
+	compilerOutput string      // the compiler's messages of a CompileError
 
 	pythonPath  string
 	nonce       string // signs the evaluator's result marker (codec.ResultNonceEnv)
@@ -127,6 +133,7 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 		if r.sdkDir != "" {
 			os.RemoveAll(r.sdkDir)
 		}
+		r.build.Close()
 		res = r.result()
 		if r.wants(EventVerdict) {
 			r.emit(func(ev *Event) { ev.Kind, ev.At, ev.Result = EventVerdict, time.Now(), res })
@@ -150,7 +157,10 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 		r.sdkDir = dir // removed after both sides have stopped
 		r.pythonPath = dir
 	}
-	r.solSpec = solutionSpec(r.problem, r.sub, r.pythonPath, r.opts.Env)
+	if !r.buildSolution(ctx) {
+		return nil, nil
+	}
+	r.solSpec = solutionSpec(r.problem, r.build, r.pythonPath, r.opts.Env)
 	r.solSpec.CPUs = r.opts.SolutionCPUs
 	if err := r.startLM(ctx); err != nil {
 		r.fail(err.Error())

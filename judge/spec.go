@@ -4,15 +4,14 @@ import (
 	"os"
 	"time"
 
+	"github.com/tether-dev/tether/lang"
 	"github.com/tether-dev/tether/sandbox"
 )
 
 // SolutionFileName is where the submitted file is placed in the solution's
-// private work dir.
+// private work dir for a problem's own solution.command (a submission in
+// a language is placed as its language's source file, package lang).
 const SolutionFileName = "main.py"
-
-// DefaultSolutionCommand starts the Python solution host.
-var DefaultSolutionCommand = []string{"python3", "-m", "noj_solution_sdk.host", "--entry", SolutionFileName}
 
 // baseEnv is the environment both sides start from: nothing of the judge's
 // own environment leaks except PATH. The sandbox adds HOME and TMPDIR, both
@@ -53,25 +52,27 @@ func evaluatorSpec(p *Problem, workspace, pythonPath string, extra []string) san
 	return spec
 }
 
-// solutionSpec runs in the private work dir holding main.py. With a custom
-// solution.command, TETHER_SOLUTION_ENTRY names the file (relative to the
-// working directory).
-func solutionSpec(p *Problem, sub *Submission, pythonPath string, extra []string) sandbox.Spec {
+// solutionSpec runs build's command in the private work dir holding its
+// files (package lang: the source, or what compiling it made). With a
+// custom solution.command, the submission is main.py and
+// TETHER_SOLUTION_ENTRY names it (relative to the working directory).
+func solutionSpec(p *Problem, build *lang.Build, pythonPath string, extra []string) sandbox.Spec {
 	rc := p.Runtime.Solution
-	args := DefaultSolutionCommand
 	env := baseEnv(pythonPath, extra)
 	if rc.Command != nil {
-		args = rc.Command
 		env = append(env, "TETHER_SOLUTION_ENTRY="+SolutionFileName)
+	} else if e := lang.ToolEnv(build.Run); e != "" {
+		env = append(env, e)
 	}
 	spec := sandbox.Spec{
-		Args:   args,
+		Args:   build.Run,
 		Env:    env,
-		Files:  []sandbox.File{{Name: SolutionFileName, Data: sub.Code}},
+		Files:  build.Files,
 		Limits: sandboxLimits(rc.MemoryLimitMB, rc.Processes, time.Duration(rc.CPUTimeLimitMs)*time.Millisecond),
 	}
 	if pythonPath != "" {
 		spec.Binds = append(spec.Binds, sandbox.Bind{Path: pythonPath})
 	}
+	spec.Binds = append(spec.Binds, build.Binds...)
 	return spec
 }

@@ -27,9 +27,11 @@ const (
 	Problem = "problem.schema.json"
 	Result  = "result.schema.json"
 	Frame   = "frame.schema.json"
+	// Languages is an operator's languages file (docs/languages.md).
+	Languages = "languages.schema.json"
 )
 
-//go:embed problem.schema.json result.schema.json frame.schema.json
+//go:embed problem.schema.json result.schema.json frame.schema.json languages.schema.json
 var files embed.FS
 
 // Source returns a schema file's text.
@@ -60,7 +62,7 @@ type compiled struct {
 var compileAll = sync.OnceValues(func() (map[string]compiled, error) {
 	c := jsonschema.NewCompiler()
 	docs := map[string]any{}
-	for _, name := range []string{Problem, Result, Frame} {
+	for _, name := range []string{Problem, Result, Frame, Languages} {
 		data, err := files.ReadFile(name)
 		if err != nil {
 			return nil, err

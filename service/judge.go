@@ -43,8 +43,9 @@ type RunResult struct {
 }
 
 // SolutionParams say what to run as the solution: Code or Path. Language
-// is recorded for the caller; the problem's runtime_config decides how the
-// solution is started.
+// is its language (an id or alias, docs/languages.md); without it, a
+// path's extension tells it and inline code is Python. A problem with its
+// own runtime_config.solution.command ignores it.
 type SolutionParams struct {
 	Language string  `json:"language,omitempty"`
 	Code     *string `json:"code,omitempty"`
@@ -271,6 +272,17 @@ func bundleDir() (tmp, dir string, err error) {
 }
 
 func (s *Service) loadSolution(p SolutionParams) (*judge.Submission, error) {
+	sub, err := s.loadSolutionFile(p)
+	if err != nil {
+		return nil, err
+	}
+	// The judge tells the language (an unknown one is CompileError naming
+	// the known ones), unless the problem starts the solution its own way.
+	sub.Language = p.Language
+	return sub, nil
+}
+
+func (s *Service) loadSolutionFile(p SolutionParams) (*judge.Submission, error) {
 	switch {
 	case p.Code != nil && p.Path != "":
 		return nil, jsonrpc.InvalidParams(`solution: give "code" or "path", not both`)

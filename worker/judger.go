@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tether-dev/tether/judge"
+	"github.com/tether-dev/tether/lang"
 	"github.com/tether-dev/tether/sandbox"
 )
 
@@ -23,13 +24,22 @@ type Packages interface {
 // with tether's Python SDK (Neuro OJ's SDK names included).
 const RuntimePython = "python"
 
-// DefaultRuntimes maps Neuro OJ's image names to tether runtimes.
+// DefaultRuntimes maps Neuro OJ's image names to tether runtimes. A
+// solution image only has to be known: the task's language says how the
+// solution is built and run (package lang).
 var DefaultRuntimes = map[string]string{
-	"noj-evaluator-python": RuntimePython,
-	"noj-solution-python":  RuntimePython,
-	"noj-python-evaluator": RuntimePython,
-	"noj-python-solution":  RuntimePython,
-	"python":               RuntimePython,
+	"noj-evaluator-python":    RuntimePython,
+	"noj-solution-python":     RuntimePython,
+	"noj-python-evaluator":    RuntimePython,
+	"noj-python-solution":     RuntimePython,
+	"python":                  RuntimePython,
+	"noj-solution-cpp":        RuntimePython,
+	"noj-solution-c":          RuntimePython,
+	"noj-solution-javascript": RuntimePython,
+	"noj-solution-node":       RuntimePython,
+	"noj-cpp-solution":        RuntimePython,
+	"noj-c-solution":          RuntimePython,
+	"noj-javascript-solution": RuntimePython,
 }
 
 // Workspace is where a task's package is seen by its evaluator, as in
@@ -53,6 +63,10 @@ type Judger struct {
 	NetworkAllow []netip.Prefix
 	// Observe, when set, gets the judge's result of each run.
 	Observe func(*judge.Result)
+	// Languages and BuildCache are the judge's (judge.Options): how a
+	// task's language is built and run.
+	Languages  *lang.Table
+	BuildCache *lang.Cache
 }
 
 // imageName strips a registry path and a tag: ghcr.io/neuro-oj/noj-evaluator-python:v1 -> noj-evaluator-python.
@@ -90,9 +104,6 @@ func (j *Judger) Judge(ctx context.Context, t *Task, cpus SlotCPUs) (*Result, er
 			return systemError(t, fmt.Sprintf("runtime %q of image %q is not one tether has (only %q)", rt, s.image, RuntimePython)), nil
 		}
 	}
-	if lang := strings.ToLower(t.Language); lang != "python" && lang != "python3" && lang != "py" {
-		return systemError(t, fmt.Sprintf("language %q is not supported by the python runtime", t.Language)), nil
-	}
 	td, err := makeTaskDir(j.WorkDir)
 	if err != nil {
 		return systemError(t, fmt.Sprintf("cannot make the task folder under WORK_DIR %s: %v", j.WorkDir, err)), nil
@@ -118,9 +129,10 @@ func (j *Judger) Judge(ctx context.Context, t *Task, cpus SlotCPUs) (*Result, er
 	if p.Runtime.Evaluator.Network && !j.Network {
 		return systemError(t, "runtime_config.evaluator.network.enabled is true but this worker does not allow evaluator network (JUDGE_ALLOW_EVALUATOR_NETWORK)"), nil
 	}
-	sub := &judge.Submission{Path: judge.SolutionFileName, Code: []byte(t.Code)}
+	sub := &judge.Submission{Path: t.solutionName(), Code: []byte(t.Code), Language: t.Language}
 	opts := &judge.Options{
 		Runner: j.Runner, SubmissionID: t.SubmissionID, RejudgeSeq: t.Seq(),
+		Languages: j.Languages, BuildCache: j.BuildCache,
 		EvaluatorWorkspace: Workspace,
 		EvaluatorCPUs:      cpus.Evaluator, SolutionCPUs: cpus.Solution,
 		EvaluatorNetworkAllow: j.NetworkAllow,

@@ -10,10 +10,16 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/tether-dev/tether/lang"
 )
 
 // Task is a queued submission in Neuro OJ's format. Unknown fields are
-// ignored; file_name is read and ignored.
+// ignored. language says how the code is built and run (package lang);
+// file_name comes from the submitter unchecked, so it is used only to tell
+// a language by its extension when language is empty, and only when it is
+// a plain file name: the source is always saved under its language's own
+// name.
 type Task struct {
 	SubmissionID  string          `json:"submission_id"`
 	ProblemID     json.RawMessage `json:"problem_id"` // a string or a number
@@ -75,6 +81,14 @@ type taskWire struct {
 	DownloadURL   string          `json:"download_url"`
 	FileName      string          `json:"file_name"`
 	RejudgeSeq    *int64          `json:"rejudge_seq"`
+}
+
+// solutionName is file_name when it is a plain file name, else "".
+func (t *Task) solutionName() string {
+	if lang.PlainFileName(t.FileName) {
+		return t.FileName
+	}
+	return ""
 }
 
 type runtimeWire struct {

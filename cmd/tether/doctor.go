@@ -20,15 +20,41 @@ func init() {
 their controllers, seccomp, Landlock, Python, outbound networking for
 sandboxes that ask for the network) and whether each sandbox can be
 made here, says which one --sandbox auto picks, and for each missing piece
-prints the command that fixes it. It exits 0 whatever it finds.`,
+prints the command that fixes it. Then it lists each language
+(docs/languages.md) with its compiler or runtime version, found or missing,
+and a compile+run smoke test. It exits 0 whatever it finds.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			asJSON, _ := cmd.Flags().GetBool("json")
-			return report(cmd.OutOrStdout(), asJSON, diagnose(), printDiagnosis)
+			table, err := languageTable(cmd)
+			if err != nil {
+				return err
+			}
+			f := doctorFindings{Diagnosis: diagnose()}
+			var runner sandbox.Runner
+			if smoke, _ := cmd.Flags().GetBool("smoke"); smoke {
+				if r, _, err := selectSandbox(f.Diagnosis.Auto); err == nil {
+					runner = r
+					defer r.Close()
+				}
+			}
+			f.Languages = checkLanguages(cmd.Context(), table, runner)
+			return report(cmd.OutOrStdout(), asJSON, f, func(w io.Writer, f doctorFindings) {
+				printDiagnosis(w, f.Diagnosis)
+				printLanguages(w, f.Languages)
+			})
 		},
 	}
 	cmd.Flags().Bool("json", false, "print the findings as one JSON object")
+	cmd.Flags().Bool("smoke", true, "build and start a small solution in each language found (in the sandbox auto picks)")
+	cmd.Flags().String("languages-file", "", "check the languages of this languages file too (docs/languages.md; env TETHER_LANGUAGES_FILE)")
 	rootCmd.AddCommand(cmd)
+}
+
+// doctorFindings are the sandbox's findings and each language's.
+type doctorFindings struct {
+	sandbox.Diagnosis
+	Languages []languageCheck `json:"languages"`
 }
 
 func printDiagnosis(w io.Writer, d sandbox.Diagnosis) {

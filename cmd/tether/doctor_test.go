@@ -47,12 +47,27 @@ func TestDoctorJSON(t *testing.T) {
 			Fix      string   `json:"fix"`
 			NeededBy []string `json:"needed_by"`
 		} `json:"checks"`
+		Languages []map[string]any `json:"languages"`
 	}
 	out := runDoctor(t, "--json")
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&d); err != nil {
 		t.Fatalf("doctor --json: %v\n%s", err, out)
+	}
+	var ids []string
+	for _, l := range d.Languages {
+		id, _ := l["id"].(string)
+		ids = append(ids, id)
+		if l["found"] == true && l["version"] == "" {
+			t.Errorf("language %s found without a version: %v", id, l)
+		}
+		if l["found"] == false && l["error"] == "" {
+			t.Errorf("language %s missing without a reason: %v", id, l)
+		}
+	}
+	if strings.Join(ids, ",") != "c,cpp,go,java,javascript,python,rust" {
+		t.Errorf("languages %v, want every built-in one", ids)
 	}
 	var kinds []string
 	firstAvailable := ""

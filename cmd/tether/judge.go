@@ -49,6 +49,8 @@ every verdict; it is non-zero only for bad usage or when the judge itself fails.
 	addAllowCommandFlag(cmd)
 	addNetworkAllowFlag(cmd, "")
 	addJudgeLMFlags(cmd)
+	addLanguageFlag(cmd)
+	addLanguageFlags(cmd)
 	rootCmd.AddCommand(cmd)
 }
 
@@ -147,12 +149,24 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 	if err != nil {
 		return err
 	}
+	languages, cache, err := languageOptions(cmd)
+	if err != nil {
+		return err
+	}
+	if problem.Runtime.Solution.Command == nil { // else the problem's own command runs it
+		l, err := submissionLanguage(cmd, languages, solutionFile)
+		if err != nil {
+			return err
+		}
+		sub.Language = l.ID
+	}
 	runner, lmStarter, err := judgeRunnerAndLM(cmd, problem)
 	if err != nil {
 		return err
 	}
 	defer runner.Close()
-	opts := &judge.Options{Runner: runner, SubmissionID: id, LM: lmStarter, EvaluatorNetworkAllow: allow}
+	opts := &judge.Options{Runner: runner, SubmissionID: id, LM: lmStarter, EvaluatorNetworkAllow: allow,
+		Languages: languages, BuildCache: cache}
 	var tw judge.Observer
 	htmlPath, _ := cmd.Flags().GetString("trace-html")
 	if htmlPath != "" && tracePath == "" { // the page is made from a trace: keep one for the run only
@@ -223,6 +237,16 @@ func printSummary(w io.Writer, r *judge.Result) {
 	fmt.Fprintf(w, "score:    %.2f\n", float64(r.Score)/100) // the problem's own points: the result line carries them x100
 	fmt.Fprintf(w, "time:     %d ms (solution cpu %d ms)\n", r.TimeMs, r.CPUMs)
 	fmt.Fprintf(w, "memory:   %d KiB\n", r.MemoryKB)
+	if r.Language != "" {
+		fmt.Fprintf(w, "language: %s\n", r.Language)
+	}
+	if c := r.Compile; c != nil {
+		if c.Cached {
+			fmt.Fprintf(w, "compile:  cached build\n")
+		} else {
+			fmt.Fprintf(w, "compile:  %d ms, %d KiB (not on the solution's clock)\n", c.TimeMs, c.MemoryKB)
+		}
+	}
 	fmt.Fprintf(w, "calls:    %d (timeouts %d, restarts %d", r.Calls.Count, r.Calls.Timeouts, r.Calls.Restarts)
 	if r.Calls.CapabilityTimeouts > 0 {
 		fmt.Fprintf(w, ", capability timeouts %d", r.Calls.CapabilityTimeouts)
@@ -251,7 +275,10 @@ func printSummary(w io.Writer, r *judge.Result) {
 	if e := r.Exit.Solution; e != nil && e.Stderr != "" {
 		fmt.Fprintf(w, "solution stderr (last lines):\n%s\n", tailLines(e.Stderr, 20))
 	}
-	if r.Output != "" {
+	switch {
+	case r.Output != "" && r.Status == judge.CompileError:
+		fmt.Fprintf(w, "compiler output (tail):\n%s\n", tailLines(r.Output, 30))
+	case r.Output != "":
 		fmt.Fprintf(w, "evaluator output (tail):\n%s\n", tailLines(r.Output, 20))
 	}
 }

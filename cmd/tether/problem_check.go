@@ -18,7 +18,6 @@ import (
 
 	"github.com/tether-dev/tether/dual"
 	"github.com/tether-dev/tether/judge"
-	"github.com/tether-dev/tether/sandbox"
 	"github.com/tether-dev/tether/schemas"
 	"github.com/tether-dev/tether/worker"
 )
@@ -36,6 +35,7 @@ var verdictFolders = []struct {
 	{"run_time_error", judge.RuntimeError},
 	{"time_limit_exceeded", judge.TimeLimitExceeded},
 	{"memory_limit_exceeded", judge.MemoryLimitExceeded},
+	{"compile_error", judge.CompileError},
 }
 
 func init() {
@@ -49,7 +49,8 @@ evaluator command against the allow-list and the limits against each other,
 then judges every file under submissions/<verdict>/ and prints one row per
 file: expected verdict, verdict, score, time and the slowest call. Folders:
 accepted, wrong_answer, partially_correct, run_time_error,
-time_limit_exceeded, memory_limit_exceeded.
+time_limit_exceeded, memory_limit_exceeded, compile_error. Each file is
+judged in its own language, told by its extension (docs/languages.md).
 
 It ends with the time margin: how close the slowest accepted submission came
 to each limit. The exit status is non-zero when the problem has an error or a
@@ -63,6 +64,7 @@ submission's verdict differs from its folder's.`,
 	cmd.Flags().String("sandbox", "auto", "isolation of both sides: auto, linux, or none (as for tether judge)")
 	addAllowCommandFlag(cmd)
 	addJudgeLMFlags(cmd)
+	addLanguageFlags(cmd)
 	problemCmd.AddCommand(cmd)
 }
 
@@ -320,6 +322,10 @@ func isReadme(name string) bool { return strings.HasPrefix(strings.ToLower(name)
 // judgeSubmissions judges each submission in turn (one at a time, so that
 // their times are comparable) and fills the rows and the margin.
 func judgeSubmissions(cmd *cobra.Command, problem *judge.Problem, subs []submission, rep *checkReport) error {
+	languages, cache, err := languageOptions(cmd)
+	if err != nil {
+		return err
+	}
 	runner, lmStarter, err := judgeRunnerAndLM(cmd, problem)
 	if err != nil {
 		return err
@@ -328,7 +334,8 @@ func judgeSubmissions(cmd *cobra.Command, problem *judge.Problem, subs []submiss
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	for _, s := range subs {
-		row, err := judgeOne(ctx, runner, lmStarter, problem, s)
+		opts := &judge.Options{Runner: runner, LM: lmStarter, SubmissionID: s.rel, Languages: languages, BuildCache: cache}
+		row, err := judgeOne(ctx, opts, problem, s)
 		if err != nil {
 			return err
 		}
@@ -338,7 +345,8 @@ func judgeSubmissions(cmd *cobra.Command, problem *judge.Problem, subs []submiss
 	return nil
 }
 
-func judgeOne(ctx context.Context, runner sandbox.Runner, lmStarter judge.LMStarter, problem *judge.Problem, s submission) (checkRow, error) {
+// judgeOne judges s with opts (a copy gets the observer of its slowest call).
+func judgeOne(ctx context.Context, opts *judge.Options, problem *judge.Problem, s submission) (checkRow, error) {
 	row := checkRow{File: s.rel, Expected: s.expected.String()}
 	sub, err := judge.LoadSubmission(s.path)
 	if err != nil {
@@ -352,7 +360,9 @@ func judgeOne(ctx context.Context, runner sandbox.Runner, lmStarter judge.LMStar
 			slowest, slowestFn = ev.Took, string(ev.Name)
 		}
 	})
-	res, err := judge.Run(ctx, problem, sub, &judge.Options{Runner: runner, LM: lmStarter, SubmissionID: s.rel, Observer: slow})
+	o := *opts
+	o.Observer = slow
+	res, err := judge.Run(ctx, problem, sub, &o)
 	if err != nil {
 		return row, err
 	}

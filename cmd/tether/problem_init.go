@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/tether-dev/tether/lang"
 )
 
 // problemTemplates are the folders tether problem init copies; each is a
@@ -44,13 +46,16 @@ passes at once. Templates:
   capability   the solution calls a function the evaluator offers
   llm          the solution asks a language model through the evaluator
 
-DIR must not exist yet, or be empty. The folder is described in docs/problem.md.`,
+--language cpp also writes template.cpp and C++ submissions beside the
+Python ones (where the template has them). DIR must not exist yet, or be
+empty. The folder is described in docs/problem.md.`,
 		Args: exactArgs(1, "init takes DIR", "tether problem init myproblem --template interactive"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runProblemInit(cmd, args[0], tmpl)
 		},
 	}
 	cmd.Flags().StringVar(&tmpl, "template", "aplusb", "what to start from: "+strings.Join(templateNames(), ", "))
+	cmd.Flags().String("language", "", "also write the template and submissions in this language (docs/languages.md), e.g. cpp")
 	problemCmd.AddCommand(cmd)
 }
 
@@ -64,25 +69,43 @@ func runProblemInit(cmd *cobra.Command, dir, tmpl string) error {
 		return fmt.Errorf("problem init: %w", err)
 	}
 	root := "problemtemplates/" + tmpl
+	roots := []string{root}
+	if name, _ := cmd.Flags().GetString("language"); name != "" {
+		l, err := lang.Builtin().Lookup(name)
+		if err != nil {
+			return fmt.Errorf("--language: %w", err)
+		}
+		overlay := root + "/lang/" + l.ID
+		if _, err := fs.Stat(problemTemplates, overlay); err != nil && l.ID != "python" {
+			return fmt.Errorf("--language %s: the %s template has no %s files yet (its evaluator works with any language; write the solution yourself)", name, tmpl, l.ID)
+		} else if err == nil {
+			roots = append(roots, overlay)
+		}
+	}
 	var written []string
-	err := fs.WalkDir(problemTemplates, root, func(path string, d fs.DirEntry, err error) error {
+	for _, root := range roots {
+		err := fs.WalkDir(problemTemplates, root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if path == roots[0]+"/lang" {
+				return fs.SkipDir // the languages' files, written only when asked for
+			}
+			rel := strings.TrimPrefix(strings.TrimPrefix(path, root), "/")
+			target := filepath.Join(dir, filepath.FromSlash(rel))
+			if d.IsDir() {
+				return os.MkdirAll(target, 0o755)
+			}
+			data, err := problemTemplates.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			written = append(written, rel)
+			return os.WriteFile(target, data, 0o644)
+		})
 		if err != nil {
-			return err
+			return fmt.Errorf("problem init: %w", err)
 		}
-		rel := strings.TrimPrefix(strings.TrimPrefix(path, root), "/")
-		target := filepath.Join(dir, filepath.FromSlash(rel))
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := problemTemplates.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		written = append(written, rel)
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		return fmt.Errorf("problem init: %w", err)
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "wrote %s from the %s template:\n", dir, tmpl)

@@ -100,6 +100,9 @@ addresses only; --allow-lm-hosts lets them reach the addresses it lists.`,
 			if svcOpts.Judge.EvaluatorNetworkAllow, err = networkAllow(cmd, ""); err != nil {
 				return fmt.Errorf("serve: %w", err)
 			}
+			if svcOpts.Judge.Languages, svcOpts.Judge.BuildCache, err = languageOptions(cmd); err != nil {
+				return err
+			}
 			if lmAddr != "" {
 				client, err := lm.NewClient(lmAddr, nil)
 				if err != nil {
@@ -160,6 +163,7 @@ addresses only; --allow-lm-hosts lets them reach the addresses it lists.`,
 	addAllowCommandFlag(cmd)
 	addNetworkAllowFlag(cmd, "")
 	addJudgeLMFlags(cmd)
+	addLanguageFlags(cmd)
 	rootCmd.AddCommand(cmd)
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tether-dev/tether/judge"
+	"github.com/tether-dev/tether/lang"
 	"github.com/tether-dev/tether/supportpkg"
 	"github.com/tether-dev/tether/worker"
 	"github.com/tether-dev/tether/worker/natsq"
@@ -49,11 +50,13 @@ URL inside the task), queues a task in Neuro OJ's format for the workers of
 	f.String("result-queue", redisq.DefaultResultQueue, "Redis list of results (env RESULT_QUEUE)")
 	f.String("data-dir", defaultDataDir(), "the embedded broker's data dir (its token is read from there)")
 	f.String("listen", natsq.DefaultListen, "where the embedded broker listens")
+	addLanguageFlag(cmd)
 	rootCmd.AddCommand(cmd)
 }
 
 // buildTask makes a Neuro OJ task from a problem folder and a solution.
-func buildTask(problemDir, solutionFile, id string, seq int64) ([]byte, error) {
+// l is the solution's language; nil tells it by the file's extension.
+func buildTask(problemDir, solutionFile, id string, seq int64, l *lang.Language) ([]byte, error) {
 	p, err := judge.LoadProblem(problemDir, nil)
 	if err != nil {
 		return nil, explainLoadError(err)
@@ -61,6 +64,11 @@ func buildTask(problemDir, solutionFile, id string, seq int64) ([]byte, error) {
 	sub, err := judge.LoadSubmission(solutionFile)
 	if err != nil {
 		return nil, fmt.Errorf("%w (pass a readable solution file)", err)
+	}
+	if l == nil {
+		if l, err = lang.Builtin().ForFile(solutionFile); err != nil {
+			return nil, fmt.Errorf("%s: %w (or pass --language)", solutionFile, err)
+		}
 	}
 	var pkg bytes.Buffer
 	if _, err := supportpkg.Pack(p.Dir, &pkg); err != nil {
@@ -94,8 +102,8 @@ func buildTask(problemDir, solutionFile, id string, seq int64) ([]byte, error) {
 	}
 	full["evaluator"], full["solution"] = ev, so
 	return json.Marshal(map[string]any{
-		"submission_id": id, "problem_id": p.Title, "language": "python", "code": string(sub.Code),
-		"download_url": supportpkg.Base64URL(pkg.Bytes()), "file_name": "main.py",
+		"submission_id": id, "problem_id": p.Title, "language": l.ID, "code": string(sub.Code),
+		"download_url": supportpkg.Base64URL(pkg.Bytes()), "file_name": l.Source,
 		"rejudge_seq": seq, "runtime_config": full,
 	})
 }
@@ -115,7 +123,14 @@ func runSubmit(cmd *cobra.Command, args []string) error {
 		id = "tether-" + hex.EncodeToString(b)
 	}
 	seq, _ := fl.GetInt64("rejudge-seq")
-	task, err := buildTask(args[0], args[1], id, seq)
+	var l *lang.Language
+	if name, _ := fl.GetString("language"); name != "" {
+		var err error
+		if l, err = lang.Builtin().Lookup(name); err != nil {
+			return fmt.Errorf("--language: %w", err)
+		}
+	}
+	task, err := buildTask(args[0], args[1], id, seq, l)
 	if err != nil {
 		return err
 	}

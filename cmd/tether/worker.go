@@ -84,6 +84,7 @@ at once. See docs/worker.md.`,
 	f.String("data-dir", defaultDataDir(), "the embedded broker's store and token")
 	f.String("listen", natsq.DefaultListen, "where the embedded broker listens")
 	f.String("sandbox", "auto", "isolation of both sides: auto, linux, or none")
+	addLanguageFlags(cmd)
 	addAllowCommandFlag(cmd)
 	f.Lookup("allow-command").Usage += " (env JUDGE_COMMAND_WHITELIST, comma-separated)"
 	rootCmd.AddCommand(cmd)
@@ -197,6 +198,10 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	languages, buildCache, err := languageOptions(cmd)
+	if err != nil {
+		return err
+	}
 	runner, err := judgeRunner(cmd, log)
 	if err != nil {
 		return err
@@ -208,7 +213,8 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	judger := &worker.Judger{Runner: runner, Packages: cache, Runtimes: runtimes,
-		Allowed: allowedCommands(cmd), WorkDir: workDir, Network: network, NetworkAllow: allow}
+		Allowed: allowedCommands(cmd), WorkDir: workDir, Network: network, NetworkAllow: allow,
+		Languages: languages, BuildCache: buildCache}
 
 	ctx := cmd.Context()
 	broker, closeBroker, err := openWorkerBroker(ctx, cmd, workDir, maxTaskMB<<20, metrics, log)

@@ -8,10 +8,9 @@ package pysdk
 
 import (
 	"embed"
-	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
+
+	"github.com/tether-dev/tether/sdk/internal/sdkfs"
 )
 
 // Every .py file of the three packages. Explicit patterns (not directory
@@ -35,44 +34,4 @@ func FS() fs.FS { return files }
 // itself is made readable and searchable by everyone (mode |= 0755): a
 // sandboxed Python running as another user must be able to import from it,
 // and os.MkdirTemp creates 0700 directories.
-func WriteTo(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("pysdk: %w", err)
-	}
-	info, err := os.Stat(dir)
-	if err != nil {
-		return fmt.Errorf("pysdk: %w", err)
-	}
-	if perm := info.Mode().Perm(); perm&0o755 != 0o755 {
-		if err := os.Chmod(dir, perm|0o755); err != nil {
-			return fmt.Errorf("pysdk: %w", err)
-		}
-	}
-	return fs.WalkDir(files, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return fmt.Errorf("pysdk: reading embedded %s: %w", path, err)
-		}
-		target := filepath.Join(dir, filepath.FromSlash(path))
-		if d.IsDir() {
-			if err := os.MkdirAll(target, 0o755); err != nil {
-				return fmt.Errorf("pysdk: %w", err)
-			}
-			return chmod(target, 0o755) // whatever the umask
-		}
-		data, err := files.ReadFile(path)
-		if err != nil {
-			return fmt.Errorf("pysdk: reading embedded %s: %w", path, err)
-		}
-		if err := os.WriteFile(target, data, 0o644); err != nil {
-			return fmt.Errorf("pysdk: %w", err)
-		}
-		return chmod(target, 0o644)
-	})
-}
-
-func chmod(path string, mode os.FileMode) error {
-	if err := os.Chmod(path, mode); err != nil {
-		return fmt.Errorf("pysdk: %w", err)
-	}
-	return nil
-}
+func WriteTo(dir string) error { return sdkfs.WriteTo(dir, files, "pysdk") }

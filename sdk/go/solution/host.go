@@ -49,6 +49,7 @@ type Host struct {
 	stopped   bool           // idle is closed; guarded by idleMu
 	wg        sync.WaitGroup // running calls and idle workers
 	ctx       context.Context
+	stdio     *stdio // set by the package-level Serve: prints become logs
 }
 
 // New returns a Host over in and out.
@@ -74,8 +75,18 @@ func Default() *Host {
 // Register makes fn callable as name on the Default host.
 func Register(name string, fn Func) { Default().Register(name, fn) }
 
-// Serve serves the Default host until stdin ends.
-func Serve() error { return Default().Serve(context.Background()) }
+// Serve serves the Default host until stdin ends. On Linux it first moves
+// the protocol to private descriptors and turns everything the program
+// writes to stdout and stderr (fmt.Println, log, a child's output) into log
+// frames, sent before the answer of the call that wrote them: printing can
+// never corrupt the channel.
+func Serve() error {
+	h := Default()
+	if s := isolateStdio(); s != nil {
+		h.in, h.out, h.stdio = s.in, s.out, s
+	}
+	return h.Serve(context.Background())
+}
 
 // CallCapability calls a capability through the Default host.
 func CallCapability(ctx context.Context, name string, args ...any) (any, error) {
@@ -113,6 +124,17 @@ func (h *Host) Serve(ctx context.Context) error {
 	h.p = p
 	h.mu.Unlock()
 	p.Start()
+	if h.stdio != nil {
+		done, exited := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(exited)
+			h.stdio.pump(h, done)
+		}()
+		defer func() {
+			close(done)
+			<-exited
+		}()
+	}
 	if err := p.Send(frame.Ready); err != nil {
 		p.Close()
 		h.stopWorkers(cancel)
@@ -143,7 +165,7 @@ func (h *Host) stopWorkers(cancel context.CancelFunc) {
 
 // onFrame runs on the reading goroutine.
 func (h *Host) onFrame(f frame.Frame) {
-	if f.Type != "call" {
+	if f.Type != "call" || f.ID == "" { // a call without an id cannot be answered (the Python host ignores it too)
 		return
 	}
 	h.idleMu.Lock()
@@ -217,6 +239,9 @@ func (h *Host) serveCall(f frame.Frame) {
 		return
 	}
 	result, trace, err := invoke(h.ctx, fn, args)
+	if h.stdio != nil {
+		h.stdio.drain(h) // what the call printed goes before its answer
+	}
 	if err != nil {
 		h.p.Send(frame.Error(f.ID, codec.CodeException, err.Error(), trace))
 		return

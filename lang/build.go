@@ -1,0 +1,449 @@
+package lang
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/tether-dev/tether/sandbox"
+)
+
+// Builder compiles submissions, each in a sandbox of its own, and keeps
+// what it built in Cache. Safe for concurrent use.
+type Builder struct {
+	Runner sandbox.Runner
+	Cache  *Cache   // nil: every submission is compiled
+	Env    []string // the compiler's whole environment (PATH, LANG, ...)
+	Host   string   // the host library's version, part of the cache key
+}
+
+// Request is one submission to build.
+type Request struct {
+	Language *Language
+	Source   []byte
+	Limits   CompileLimits // the limits in force (Language.Effective)
+	MemoryMB int64         // the solution's memory limit, for the run command
+	CPUs     []int         // where the compiler may run (sandbox.Spec.CPUs)
+}
+
+// Stats are what the compile step took; it is not on the solution's clock.
+type Stats struct {
+	TimeMs   int64 `json:"time_ms"`
+	MemoryKB int64 `json:"memory_kb"`
+	Cached   bool  `json:"cached"`
+}
+
+// Build is a built submission: the files its run needs in the solution's
+// work dir and the command that starts it. Close removes Dir.
+type Build struct {
+	Dir   string // a host dir of the run's own, "" when the files hold their data
+	Files []sandbox.File
+	Run   []string
+	Binds []sandbox.Bind // host paths the run needs to see (Language.Paths)
+	Stats Stats
+}
+
+// Close removes what the build holds on disk. Safe on nil and twice.
+func (b *Build) Close() error {
+	if b == nil || b.Dir == "" {
+		return nil
+	}
+	dir := b.Dir
+	b.Dir = ""
+	return os.RemoveAll(dir)
+}
+
+// CompileError is the submission's fault: the compiler refused it or a
+// limit of the compile step was hit. The verdict is CompileError.
+type CompileError struct {
+	Reason  string // one line: what failed ("the compiler exited with status 1")
+	Message string // the compiler's messages, tail-kept, paths relative to the submission
+	Stats   Stats
+}
+
+func (e *CompileError) Error() string {
+	if e.Message == "" {
+		return e.Reason
+	}
+	return e.Reason + ":\n" + e.Message
+}
+
+// buildDirLabel names the build dirs (sandbox.MkdirOwnedTemp), so a killed
+// judge's are removed with its sandboxes' dirs.
+const buildDirLabel = "build"
+
+// Build compiles req's source (or only places it, for a language without a
+// compile step). The error is a *CompileError when the submission is at
+// fault; any other error is the judge's (a sandbox that cannot start, a
+// full disk).
+func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
+	l := req.Language
+	lim := req.Limits
+	if lim == (CompileLimits{}) {
+		lim = l.Effective(CompileLimits{})
+	}
+	if max := lim.SourceLimitKB << 10; max > 0 && int64(len(req.Source)) > max {
+		return nil, &CompileError{Reason: fmt.Sprintf("the source is %s, over the source limit of %d KB (source_limit_kb)",
+			byteSize(int64(len(req.Source))), lim.SourceLimitKB)}
+	}
+	run := resolveTool(l.RunCommand(req.MemoryMB))
+	binds := l.Binds()
+	if !l.Compiled() {
+		files := []sandbox.File{{Name: l.Source, Data: req.Source}}
+		support, err := supportFiles(l)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range support {
+			files = append(files, sandbox.File{Name: f.name, Data: f.data})
+		}
+		return &Build{Files: files, Run: run, Binds: binds}, nil
+	}
+	var key string
+	if b.Cache != nil {
+		k, err := b.key(ctx, l, req.Source)
+		if err != nil {
+			return nil, err
+		}
+		key = k
+		if bd, ok := b.Cache.get(key); ok {
+			bd.Run, bd.Binds = run, binds
+			return bd, nil
+		}
+	}
+	bd, err := b.compile(ctx, l, req.Source, lim, req.CPUs)
+	if err != nil {
+		return nil, err
+	}
+	bd.Run, bd.Binds = run, binds
+	if b.Cache != nil {
+		// A failed publish costs only the next build its hit.
+		_ = b.Cache.put(key, bd)
+	}
+	return bd, nil
+}
+
+type supportFile struct {
+	name string
+	data []byte
+}
+
+// supportFiles are the files of l.Support, sorted by name.
+func supportFiles(l *Language) ([]supportFile, error) {
+	if l.Support == nil {
+		return nil, nil
+	}
+	var out []supportFile
+	err := fs.WalkDir(l.Support, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(l.Support, path)
+		if err != nil {
+			return err
+		}
+		out = append(out, supportFile{name: path, data: data})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("lang: %s host files: %w", l.ID, err)
+	}
+	return out, nil
+}
+
+// compileArgs expands l.Compile: {source}, {memory_mb}, and {support} as
+// the support files that are compile units of l (one argument each).
+func compileArgs(l *Language, support []supportFile) []string {
+	var units []string
+	for _, f := range support {
+		if slices.Contains(l.Extensions, strings.ToLower(filepath.Ext(f.name))) {
+			units = append(units, f.name)
+		}
+	}
+	var argv []string
+	for _, a := range l.expand(l.Compile, 0) {
+		if a == "{support}" {
+			argv = append(argv, units...)
+			continue
+		}
+		argv = append(argv, a)
+	}
+	return argv
+}
+
+func (b *Builder) compile(ctx context.Context, l *Language, source []byte, lim CompileLimits, cpus []int) (bd *Build, err error) {
+	parent, err := sandbox.MkdirOwnedTemp(buildDirLabel)
+	if err != nil {
+		return nil, fmt.Errorf("lang: build dir: %w", err)
+	}
+	defer func() {
+		if bd == nil {
+			os.RemoveAll(parent)
+		}
+	}()
+	// parent stays private to the judge; src is where the compiler, running
+	// as the sandbox's own user, reads the source and writes its output.
+	src := filepath.Join(parent, "src")
+	if err := os.Mkdir(src, 0o777); err != nil {
+		return nil, fmt.Errorf("lang: build dir: %w", err)
+	}
+	if err := os.Chmod(src, 0o777); err != nil { // whatever the umask
+		return nil, fmt.Errorf("lang: build dir: %w", err)
+	}
+	support, err := supportFiles(l)
+	if err != nil {
+		return nil, err
+	}
+	write := func(name string, data []byte) error {
+		path := filepath.Join(src, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return err
+		}
+		return os.Chmod(path, 0o644)
+	}
+	for _, f := range support {
+		if err := write(f.name, f.data); err != nil {
+			return nil, fmt.Errorf("lang: writing the %s host: %w", l.ID, err)
+		}
+	}
+	if err := write(l.Source, source); err != nil {
+		return nil, fmt.Errorf("lang: writing the source: %w", err)
+	}
+
+	args, toolEnv := resolveToolEnv(compileArgs(l, support))
+	env := b.Env
+	if toolEnv != "" {
+		env = append(slices.Clip(env), toolEnv)
+	}
+	spec := sandbox.Spec{
+		Args:  args,
+		Env:   env,
+		Dir:   src,
+		Binds: append([]sandbox.Bind{{Path: src, Writable: true}}, l.Binds()...),
+		CPUs:  cpus,
+		Limits: sandbox.Limits{
+			Memory:    lim.MemoryLimitMB << 20,
+			Pids:      int(lim.Processes),
+			CPUTime:   time.Duration(lim.CPUTimeLimitMs) * time.Millisecond,
+			FileSize:  lim.ExecutableLimitMB << 20,
+			OpenFiles: 256,
+		},
+	}
+	out, usage, timedOut, err := runCompiler(ctx, b.Runner, spec, int(lim.OutputLimitKB<<10), lim.wall())
+	if err != nil {
+		return nil, err
+	}
+	stats := Stats{TimeMs: usage.Wall.Milliseconds(), MemoryKB: usage.MemoryPeak / 1024}
+	message := cleanMessages(out, src)
+	fail := func(reason string) (*Build, error) {
+		return nil, &CompileError{Reason: reason, Message: message, Stats: stats}
+	}
+	switch {
+	case timedOut:
+		return fail(fmt.Sprintf("the compiler ran past the compile time limit of %d ms (time_limit_ms)", lim.TimeLimitMs))
+	case usage.MemoryExceeded || outOfMemory(message):
+		return fail(fmt.Sprintf("the compiler hit the compile memory limit of %d MB (memory_limit_mb)", lim.MemoryLimitMB))
+	case usage.CPUExceeded || usage.Signal == int(syscall.SIGXCPU):
+		return fail(fmt.Sprintf("the compiler used up the compile CPU time limit of %d ms (cpu_time_limit_ms)", lim.CPUTimeLimitMs))
+	case usage.Signal == int(syscall.SIGXFSZ) || fileTooLarge(message) || anyFileAtLeast(src, lim.ExecutableLimitMB<<20):
+		return fail(fmt.Sprintf("the compiler's output reached the executable size limit of %d MB (executable_limit_mb)", lim.ExecutableLimitMB))
+	case usage.Signal != 0:
+		return fail(fmt.Sprintf("the compiler was killed by %s", syscall.Signal(usage.Signal)))
+	case usage.ExitCode != 0:
+		return fail(fmt.Sprintf("compilation failed (the compiler exited with status %d)", usage.ExitCode))
+	}
+	files, total, err := builtFiles(src)
+	if err != nil {
+		return nil, err
+	}
+	if max := lim.ExecutableLimitMB << 20; max > 0 && total > max {
+		return fail(fmt.Sprintf("the compiled files are %s, over the executable size limit of %d MB (executable_limit_mb)", byteSize(total), lim.ExecutableLimitMB))
+	}
+	return &Build{Dir: parent, Files: files, Stats: stats}, nil
+}
+
+// resolveTool names argv[0] by its real path when it is a command found
+// on PATH through symbolic links (Debian's /usr/bin/javac ->
+// /etc/alternatives/javac -> /usr/lib/jvm/...): the sandbox shows the
+// system dirs, not /etc/alternatives.
+func resolveTool(argv []string) []string {
+	argv, _ = resolveToolEnv(argv)
+	return argv
+}
+
+// ToolEnv is what a command resolved by resolveTool needs in its
+// environment: LD_ORIGIN_PATH, the dir the dynamic linker takes $ORIGIN
+// (in an RPATH such as the JDK's $ORIGIN/../lib) to be for the program
+// itself, which it otherwise reads from /proc/self/exe, absent in the
+// sandbox. "" when nothing is needed.
+func ToolEnv(argv []string) string {
+	if len(argv) == 0 || !filepath.IsAbs(argv[0]) {
+		return ""
+	}
+	return "LD_ORIGIN_PATH=" + filepath.Dir(argv[0])
+}
+
+func resolveToolEnv(argv []string) ([]string, string) {
+	if len(argv) == 0 || strings.ContainsRune(argv[0], '/') {
+		return argv, ""
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return argv, ""
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil || real == path || !filepath.IsAbs(real) {
+		return argv, ""
+	}
+	out := append([]string{real}, argv[1:]...)
+	return out, ToolEnv(out)
+}
+
+// runCompiler runs spec, keeping the last max bytes of its stdout and
+// stderr together, and kills it after wall.
+func runCompiler(ctx context.Context, r sandbox.Runner, spec sandbox.Spec, max int, wall time.Duration) (string, sandbox.Usage, bool, error) {
+	proc, err := r.Start(ctx, spec)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", sandbox.Usage{}, false, fmt.Errorf("lang: compile cancelled: %w", ctx.Err())
+		}
+		return "", sandbox.Usage{}, false, fmt.Errorf("lang: cannot start the compiler %q: %w", spec.Args[0], err)
+	}
+	defer proc.Close()
+	proc.Stdin().Close()
+	var hit atomic.Bool
+	timer := time.AfterFunc(wall, func() { hit.Store(true); proc.Kill() })
+	stop := context.AfterFunc(ctx, func() { proc.Kill() })
+	defer stop()
+	var mu sync.Mutex
+	tail := &tailWriter{max: max}
+	var wg sync.WaitGroup
+	for _, rd := range []io.Reader{proc.Stdout(), proc.Stderr()} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 16<<10)
+			for {
+				n, err := rd.Read(buf)
+				if n > 0 {
+					mu.Lock()
+					tail.Write(buf[:n])
+					mu.Unlock()
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	usage, werr := proc.Wait()
+	timer.Stop()
+	proc.Kill() // the compiler's children, if any outlived it
+	wg.Wait()
+	if ctx.Err() != nil {
+		return "", usage, false, fmt.Errorf("lang: compile cancelled: %w", ctx.Err())
+	}
+	if werr != nil {
+		return "", usage, false, fmt.Errorf("lang: compiler %q: %w", spec.Args[0], werr)
+	}
+	return tail.String(), usage, hit.Load(), nil
+}
+
+// builtFiles are every regular file under dir (sources included: some
+// languages run them), with their modes.
+func builtFiles(dir string) ([]sandbox.File, int64, error) {
+	var files []sandbox.File
+	var total int64
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return nil // dirs are made as files need them; links are not followed
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		total += info.Size()
+		files = append(files, sandbox.File{Name: filepath.ToSlash(rel), Source: path, Mode: runMode(info.Mode())})
+		return nil
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("lang: reading the compiled files: %w", err)
+	}
+	return files, total, nil
+}
+
+// runMode is the mode a built file gets in the solution's work dir:
+// executable when its owner could execute it.
+func runMode(m fs.FileMode) fs.FileMode {
+	if m&0o100 != 0 {
+		return 0o755
+	}
+	return 0o644
+}
+
+func anyFileAtLeast(dir string, size int64) bool {
+	if size <= 0 {
+		return false
+	}
+	found := false
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil && info.Size() >= size {
+				found = true
+				return fs.SkipAll
+			}
+		}
+		return nil
+	})
+	return found
+}
+
+// Compilers say they ran out of memory in their own words when a
+// per-process limit (rootless: RLIMIT_DATA) refuses an allocation.
+var outOfMemoryWords = []string{"out of memory", "virtual memory exhausted", "cannot allocate memory", "std::bad_alloc", "OutOfMemoryError"}
+
+func outOfMemory(message string) bool { return containsAny(message, outOfMemoryWords) }
+
+func fileTooLarge(message string) bool {
+	return containsAny(message, []string{"File size limit exceeded", "File too large", "signal 25"})
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	default:
+		return fmt.Sprintf("%d bytes", n)
+	}
+}

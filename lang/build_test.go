@@ -1,0 +1,310 @@
+package lang
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tether-dev/tether/internal/testenv"
+	"github.com/tether-dev/tether/sandbox"
+	"github.com/tether-dev/tether/sandbox/sandboxtest"
+)
+
+// requireTool skips (or with TETHER_REQUIRE_LANGUAGES=1 fails) a test whose
+// toolchain is missing.
+func requireTool(t *testing.T, name string) {
+	t.Helper()
+	_, err := exec.LookPath(name)
+	if err != nil {
+		err = errors.New(name + " is not installed (.ci/run installs the toolchains)")
+	}
+	testenv.Require(t, "TETHER_REQUIRE_LANGUAGES", err)
+}
+
+func testBuilder(t *testing.T, cache *Cache) *Builder {
+	return &Builder{Runner: sandboxtest.Isolating(t), Cache: cache, Env: []string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, Host: "test"}
+}
+
+// cpp is the built-in C++ entry without its solution host: these tests
+// build plain programs with a main.
+func cpp(t *testing.T) *Language {
+	l, err := Builtin().Lookup("cpp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := *l
+	c.Support, c.SupportVersion = nil, ""
+	c.Compile = []string{"g++", "-std=c++17", "-O2", "-pipe", "-o", "main", "{source}"}
+	return &c
+}
+
+const helloCpp = "#include <cstdio>\nint main() { std::puts(\"hello\"); }\n"
+
+// runBuilt runs a build's command in the sandbox and returns its stdout.
+func runBuilt(t *testing.T, r sandbox.Runner, bd *Build) string {
+	t.Helper()
+	p, err := r.Start(context.Background(), sandbox.Spec{Args: bd.Run, Env: []string{"PATH=/usr/bin:/bin"}, Files: bd.Files,
+		Limits: sandbox.Limits{Memory: 256 << 20, Pids: 16}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.Stdin().Close()
+	var out bytes.Buffer
+	done := make(chan struct{})
+	go func() { defer close(done); out.ReadFrom(p.Stdout()) }()
+	go func() { var e bytes.Buffer; e.ReadFrom(p.Stderr()) }()
+	u, err := p.Wait()
+	<-done
+	if err != nil || u.ExitCode != 0 {
+		t.Fatalf("run %v: %v, exit %d signal %d", bd.Run, err, u.ExitCode, u.Signal)
+	}
+	return out.String()
+}
+
+func TestCompileAndRunCpp(t *testing.T) {
+	requireTool(t, "g++")
+	b := testBuilder(t, nil)
+	bd, err := b.Build(context.Background(), Request{Language: cpp(t), Source: []byte(helloCpp), MemoryMB: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bd.Close()
+	if bd.Stats.Cached || bd.Stats.TimeMs <= 0 {
+		t.Errorf("stats %+v: want a compile that took time, not cached", bd.Stats)
+	}
+	if got := runBuilt(t, b.Runner, bd); got != "hello\n" {
+		t.Errorf("ran: %q", got)
+	}
+	dir := bd.Dir
+	bd.Close()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("Close left %s: %v", dir, err)
+	}
+}
+
+func TestCompileErrorShowsTheCompilerLine(t *testing.T) {
+	requireTool(t, "g++")
+	b := testBuilder(t, nil)
+	_, err := b.Build(context.Background(), Request{Language: cpp(t), Source: []byte("int main() {\n  return undefined_name;\n}\n")})
+	var ce *CompileError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err %v, want a CompileError", err)
+	}
+	if !strings.Contains(ce.Message, "main.cpp:2:") || !strings.Contains(ce.Message, "undefined_name") {
+		t.Errorf("message lacks the compiler's line: %q", ce.Message)
+	}
+	if strings.Contains(ce.Message, os.TempDir()+"/") || strings.Contains(ce.Error(), "tether-sbx") {
+		t.Errorf("message shows a host path: %q", ce.Message)
+	}
+	if !strings.Contains(ce.Reason, "status 1") {
+		t.Errorf("reason %q", ce.Reason)
+	}
+}
+
+// Compiler bombs end as a CompileError naming the limit, within it.
+func TestCompilerBombs(t *testing.T) {
+	requireTool(t, "g++")
+	b := testBuilder(t, nil)
+	lim := DefaultCompileLimits.Over(CompileLimits{TimeLimitMs: 5000, CPUTimeLimitMs: 4000, MemoryLimitMB: 256, ExecutableLimitMB: 16})
+	exponential := `template<int N> struct F { typedef typename F<N-1>::T T1; typedef typename F<N-1>::T T2; struct T { T1 a; T2 b; }; };
+template<> struct F<0> { struct T { char c; }; };
+int main() { return sizeof(F<40>::T) > 0 ? 0 : 1; }`
+	for _, c := range []struct {
+		name, source, saying string
+	}{
+		{"include /dev/zero", "#include \"/dev/zero\"\nint main(){}\n", "limit"},
+		{"include /dev/random", "#include </dev/random>\nint main(){}\n", "limit"},
+		{"exponential templates", exponential, "limit"},
+		{"2 GiB initialised static array", "char a[1u<<31] = {1};\nint main(){ return a[5]; }\n", "limit"},
+		{"100 MB source", "int main(){}\n//" + strings.Repeat("x", 100<<20), "source limit of 1024 KB"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			_, err := b.Build(context.Background(), Request{Language: cpp(t), Source: []byte(c.source), Limits: lim})
+			took := time.Since(start)
+			var ce *CompileError
+			if !errors.As(err, &ce) {
+				t.Fatalf("err %v, want a CompileError", err)
+			}
+			if !strings.Contains(ce.Reason, c.saying) {
+				t.Errorf("reason %q does not say %q; message %q", ce.Reason, c.saying, lastChars(ce.Message, 300))
+			}
+			if took > lim.wall()+5*time.Second {
+				t.Errorf("took %v, over the %v wall limit", took, lim.wall())
+			}
+			if len(ce.Message) > int(lim.OutputLimitKB<<10)+100 {
+				t.Errorf("message of %d bytes, over the output limit", len(ce.Message))
+			}
+			t.Logf("%s: %s (%v)", c.name, ce.Reason, took)
+		})
+	}
+}
+
+func lastChars(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+func TestCacheHitMissAndCorruption(t *testing.T) {
+	requireTool(t, "g++")
+	cache, err := OpenCache(filepath.Join(t.TempDir(), "cache"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := os.Stat(cache.Dir()); info.Mode().Perm() != 0o700 {
+		t.Errorf("cache dir mode %v, want 0700", info.Mode().Perm())
+	}
+	b := testBuilder(t, cache)
+	req := Request{Language: cpp(t), Source: []byte(helloCpp)}
+	first, err := b.Build(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	if first.Stats.Cached {
+		t.Fatal("the first build was a hit")
+	}
+	start := time.Now()
+	hit, err := b.Build(context.Background(), req)
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hit.Stats.Cached {
+		t.Fatal("the second build of the same source was not a hit")
+	}
+	t.Logf("hit in %v", took)
+	if got := runBuilt(t, b.Runner, hit); got != "hello\n" {
+		t.Errorf("the cached build ran: %q", got)
+	}
+	hit.Close()
+
+	// Another source is a miss.
+	other, err := b.Build(context.Background(), Request{Language: cpp(t), Source: []byte(helloCpp + "// other\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	if other.Stats.Cached {
+		t.Error("another source was a hit")
+	}
+
+	// A corrupted entry is detected and rebuilt.
+	key, err := b.key(context.Background(), req.Language, req.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(cache.entry(key), "main")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\necho pwned\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rebuilt, err := b.Build(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rebuilt.Close()
+	if rebuilt.Stats.Cached {
+		t.Error("a corrupted entry was used")
+	}
+	if got := runBuilt(t, b.Runner, rebuilt); got != "hello\n" {
+		t.Errorf("the rebuilt build ran: %q", got)
+	}
+	again, err := b.Build(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.Close()
+	if !again.Stats.Cached {
+		t.Error("the rebuilt entry was not published")
+	}
+}
+
+// Two builders (two workers) sharing one cache dir, building the same
+// source at once: both get a working build, and one good entry is left.
+func TestCacheTwoBuildersAtOnce(t *testing.T) {
+	requireTool(t, "g++")
+	dir := filepath.Join(t.TempDir(), "cache")
+	var builds [2]*Build
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i := range builds {
+		cache, err := OpenCache(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := testBuilder(t, cache)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			builds[i], errs[i] = b.Build(context.Background(), Request{Language: cpp(t), Source: []byte(helloCpp)})
+		}()
+	}
+	wg.Wait()
+	r := sandboxtest.Isolating(t)
+	for i, bd := range builds {
+		if errs[i] != nil {
+			t.Fatalf("builder %d: %v", i, errs[i])
+		}
+		if got := runBuilt(t, r, bd); got != "hello\n" {
+			t.Errorf("builder %d's build ran: %q", i, got)
+		}
+		bd.Close()
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 1 || strings.HasPrefix(names[0], ".") {
+		t.Errorf("cache holds %v, want one entry", names)
+	}
+	cache, _ := OpenCache(dir, 0)
+	bd, err := testBuilder(t, cache).Build(context.Background(), Request{Language: cpp(t), Source: []byte(helloCpp)})
+	if err != nil || !bd.Stats.Cached {
+		t.Errorf("after both: %v, cached %v", err, bd != nil && bd.Stats.Cached)
+	}
+	bd.Close()
+}
+
+func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	dir := t.TempDir()
+	cache, err := OpenCache(dir, 2500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := t.TempDir()
+	put := func(key string) {
+		path := filepath.Join(src, key)
+		os.WriteFile(path, bytes.Repeat([]byte{'x'}, 1000), 0o644)
+		if err := cache.put(key, &Build{Files: []sandbox.File{{Name: "main", Source: path, Mode: 0o755}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-time.Hour)
+	put("a")
+	os.Chtimes(filepath.Join(cache.entry("a"), manifestName), past, past)
+	put("b")
+	os.Chtimes(filepath.Join(cache.entry("b"), manifestName), past.Add(time.Minute), past.Add(time.Minute))
+	if bd, ok := cache.get("a"); !ok { // a is used: b is now the least recent
+		t.Fatal("a missing")
+	} else {
+		bd.Close()
+	}
+	put("c")
+	for key, want := range map[string]bool{"a": true, "b": false, "c": true} {
+		_, err := os.Stat(cache.entry(key))
+		if got := err == nil; got != want {
+			t.Errorf("entry %s kept %v, want %v", key, got, want)
+		}
+	}
+}

@@ -1,0 +1,146 @@
+package lang
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestResolveByNameAliasAndExtension(t *testing.T) {
+	tab := Builtin()
+	for _, c := range []struct{ explicit, file, want string }{
+		// Neuro OJ's core sends these values as a task's language.
+		{"python3", "", "python"}, {"python", "", "python"}, {"cpp", "", "cpp"}, {"c", "", "c"}, {"javascript", "", "javascript"},
+		{"C++", "x.py", "cpp"}, {"cxx", "", "cpp"}, {"cc", "", "cpp"}, {"py", "", "python"}, {"js", "", "javascript"},
+		{"node", "", "javascript"}, {"rs", "", "rust"}, {"java", "", "java"}, {"go", "", "go"},
+		{"", "solution.cpp", "cpp"}, {"", "a/b/sol.CC", "cpp"}, {"", "main.c", "c"}, {"", "x.py", "python"},
+		{"", "Solution.java", "java"}, {"", "m.mjs", "javascript"}, {"", "main.rs", "rust"}, {"", "main.go", "go"},
+	} {
+		l, err := tab.Resolve(c.explicit, c.file)
+		if err != nil {
+			t.Errorf("Resolve(%q, %q): %v", c.explicit, c.file, err)
+			continue
+		}
+		if l.ID != c.want {
+			t.Errorf("Resolve(%q, %q) = %s, want %s", c.explicit, c.file, l.ID, c.want)
+		}
+	}
+}
+
+func TestUnknownLanguageNamesTheKnownOnes(t *testing.T) {
+	tab := Builtin()
+	for _, c := range []struct{ explicit, file string }{{"cobol", ""}, {"", "x.cob"}, {"", "Makefile"}} {
+		_, err := tab.Resolve(c.explicit, c.file)
+		if !errors.Is(err, ErrUnknownLanguage) {
+			t.Fatalf("Resolve(%q, %q): %v, want ErrUnknownLanguage", c.explicit, c.file, err)
+		}
+		for _, id := range []string{"c", "cpp", "go", "java", "javascript", "python", "rust"} {
+			if !strings.Contains(err.Error(), id) {
+				t.Errorf("Resolve(%q, %q): %q does not name %s", c.explicit, c.file, err, id)
+			}
+		}
+	}
+}
+
+func TestAllowedNamesTheAcceptedLanguages(t *testing.T) {
+	tab := Builtin()
+	cpp, _ := tab.Lookup("cpp")
+	if err := tab.Allowed(cpp, []string{"python3", "c++"}); err != nil {
+		t.Fatalf("c++ among accepted: %v", err)
+	}
+	if err := tab.Allowed(cpp, nil); err != nil {
+		t.Fatalf("no restriction: %v", err)
+	}
+	err := tab.Allowed(cpp, []string{"python3", "java"})
+	if err == nil || !strings.Contains(err.Error(), "python, java") || !strings.Contains(err.Error(), "cpp") {
+		t.Fatalf("cpp not accepted: %v", err)
+	}
+}
+
+func TestPlainFileName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"main.cpp": true, "Solution.java": true, "": false, ".": false, "..": false, "../x.cpp": false,
+		"/etc/passwd": false, "a/b.c": false, `a\b.c`: false, "x\x00.c": false, "x\n.c": false,
+	} {
+		if got := PlainFileName(name); got != want {
+			t.Errorf("PlainFileName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestLanguagesFile(t *testing.T) {
+	tab, err := ParseFile([]byte(`{"languages": {
+		"cpp": {"compile": ["g++-13", "-std=c++20", "-O2", "-o", "main", "{source}"]},
+		"java": {"disabled": true},
+		"kotlin": {"name": "Kotlin", "aliases": ["kt"], "extensions": [".kt"], "source": "main.kt",
+		           "compile": ["kotlinc", "{source}"], "run": ["java", "-jar", "main.jar"],
+		           "compile_limits": {"memory_limit_mb": 2048}}
+	}}`), Builtin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpp, _ := tab.Lookup("c++")
+	if cpp.Compile[0] != "g++-13" || cpp.Run[0] != "./main" || cpp.Source != "main.cpp" {
+		t.Errorf("cpp changed wrongly: %+v", cpp)
+	}
+	if _, err := tab.Lookup("java"); !errors.Is(err, ErrDisabledLanguage) {
+		t.Errorf("java: %v, want ErrDisabledLanguage", err)
+	}
+	if _, err := tab.ForFile("Solution.java"); err == nil {
+		t.Errorf("a disabled language still claims .java")
+	}
+	kt, err := tab.Resolve("", "x.kt")
+	if err != nil || kt.ID != "kotlin" || kt.Effective(CompileLimits{}).MemoryLimitMB != 2048 {
+		t.Errorf("kotlin: %+v, %v", kt, err)
+	}
+	if strings.Contains(tab.Known()+",", "java,") {
+		t.Errorf("Known lists a disabled language: %s", tab.Known())
+	}
+
+	for _, c := range []struct{ file, saying string }{
+		{`{"languages": {"cpp": {"compiel": ["g++"]}}}`, "compiel"},
+		{`{"languages": {"kotlin": {"run": ["x"]}}}`, "source"},
+		{`{"languages": {"cpp": {"source": "../main.cpp"}}}`, "source"},
+		{`{"languages": {"cpp": {"compile_limits": {"memory_limit_mb": -1}}}}`, "memory_limit_mb"},
+		{`{"languages": {"cobol": {"source": "main.cob", "run": ["./a"], "aliases": ["cpp"]}}}`, "cpp"},
+		{`[]`, ""},
+	} {
+		if _, err := ParseFile([]byte(c.file), Builtin()); err == nil || !strings.Contains(err.Error(), c.saying) {
+			t.Errorf("%s: %v, want an error saying %q", c.file, err, c.saying)
+		}
+	}
+}
+
+func TestEffectiveLimits(t *testing.T) {
+	l := &Language{ID: "x", Limits: CompileLimits{MemoryLimitMB: 2048, Processes: 7}}
+	got := l.Effective(CompileLimits{Processes: 9, TimeLimitMs: 5})
+	want := DefaultCompileLimits
+	want.MemoryLimitMB, want.Processes, want.TimeLimitMs = 2048, 9, 5
+	if got != want {
+		t.Errorf("Effective = %+v, want %+v", got, want)
+	}
+}
+
+func TestTailWriterKeepsUTF8Tail(t *testing.T) {
+	tw := &tailWriter{max: 10}
+	for range 100 {
+		tw.Write([]byte("é"))
+	}
+	s := tw.String()
+	if !strings.HasPrefix(s, "[earlier compiler messages cut]\n") || !strings.HasSuffix(s, "éé") || len(tw.buf) > 20 {
+		t.Errorf("tail %q (buf %d)", s, len(tw.buf))
+	}
+	body := strings.TrimPrefix(s, "[earlier compiler messages cut]\n")
+	if strings.ToValidUTF8(body, "?") != body {
+		t.Errorf("tail %q is not valid UTF-8", body)
+	}
+}
+
+func TestCleanMessagesHidesHostPaths(t *testing.T) {
+	dir := "/tmp/tether-sbx-1-build-123/src"
+	got := cleanMessages(dir+"/main.cpp:3:5: error: x\nIn file included from "+dir+"/tether.hpp\n/tmp/tether-sbx-1-build-123/other\xff\n"+
+		"/usr/bin/ld: /tmp/tether-sbx-30696-501152-8/cc0XOmBw.o: in function `main':\n", dir)
+	if strings.Contains(got, "/tmp/") || strings.Contains(got, "tether-sbx") || !strings.Contains(got, "/usr/bin/ld: …/cc0XOmBw.o") || !strings.Contains(got, "main.cpp:3:5: error") || strings.ContainsRune(got, 0xff) {
+		t.Errorf("cleaned: %q", got)
+	}
+}

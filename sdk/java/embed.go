@@ -1,0 +1,38 @@
+// Package javasdk carries the Java (17+) solution host, Tether.java, inside
+// the tether binary. Every public static method of the solution class is
+// callable by its name (docs/languages.md, "Java").
+package javasdk
+
+import (
+	"embed"
+	"io/fs"
+
+	"github.com/tether-dev/tether/sdk/internal/sdkfs"
+)
+
+//go:embed src/Tether.java
+var embedded embed.FS
+
+var files = sdkfs.Sub(embedded, "src")
+
+// HostUnit is the host's source, compiled with the solution; its class
+// Tether is the program's main class.
+const HostUnit = "Tether.java"
+
+// Compile builds the classes in the work dir holding the source
+// ({source}, Solution.java) and the files WriteTo wrote. Run starts the
+// host there with the solution's class name as its argument; {memory_mb}
+// is the solution's memory limit, so the heap follows it.
+var (
+	Compile = []string{"javac", "-J-Xmx512m", "-encoding", "UTF-8", "-nowarn", "-d", ".", "{source}", HostUnit}
+	Run     = []string{"java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss64m", "-Xmx{memory_mb}m", "-cp", ".", "Tether", "Solution"}
+)
+
+// FS returns the embedded files, "Tether.java" at its root.
+func FS() fs.FS { return files }
+
+// WriteTo writes the host's files into dir (see sdkfs.WriteTo).
+func WriteTo(dir string) error { return sdkfs.WriteTo(dir, files, "javasdk") }
+
+// Version names the files' content (for a build cache's key).
+var Version = sdkfs.Digest(files)

@@ -1,0 +1,51 @@
+package jssdk
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tether-dev/tether/sdk/internal/hosttest"
+)
+
+// setup writes the host and testdata/name as source into a fresh work dir.
+func setup(t *testing.T, name, source string) hosttest.Lang {
+	hosttest.Tool(t, "node", "apt-get install nodejs")
+	dir := t.TempDir()
+	if err := WriteTo(dir); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, source), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	argv := make([]string, len(Run))
+	for i, a := range Run {
+		if a == "{source}" {
+			a = source
+		}
+		argv[i] = a
+	}
+	return hosttest.Lang{Command: argv, Dir: dir}
+}
+
+func TestHost(t *testing.T) {
+	l := setup(t, "solution.js", "main.js")
+	l.ExceptionPrefix, l.LooseNumbers = "TypeError: ", true
+	hosttest.Run(t, l)
+}
+
+func TestModule(t *testing.T) {
+	h := hosttest.Start(t, setup(t, "solution.mjs", "main.mjs"))
+	h.Call("m1", "add", 2, 3)
+	h.Expect("m1", "result", "")
+	h.Call("m2", "mul", 2, 3)
+	if f := h.Expect("m2", "result", ""); fmt.Sprint(f["value"]) != "6" {
+		t.Fatalf("mul(2, 3) = %v", f["value"])
+	}
+	h.Wait()
+}

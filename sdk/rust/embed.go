@@ -1,0 +1,41 @@
+// Package rustsdk carries the Rust solution host, tether.rs and its crate
+// root tether_main.rs, inside the tether binary. The solution (main.rs)
+// ends with tether_export!(add, ...); rustc builds the crate rooted at
+// tether_main.rs, with no cargo and no crates (docs/languages.md, "Rust").
+package rustsdk
+
+import (
+	"embed"
+	"io/fs"
+
+	"github.com/tether-dev/tether/sdk/internal/sdkfs"
+)
+
+//go:embed src/tether.rs src/tether_main.rs
+var embedded embed.FS
+
+var files = sdkfs.Sub(embedded, "src")
+
+// CrateRoot is the file rustc compiles; it includes the solution, which
+// must be saved as Source beside it.
+const (
+	CrateRoot = "tether_main.rs"
+	Source    = "main.rs"
+)
+
+// Compile builds the executable main in the work dir holding Source and
+// the files WriteTo wrote; Run starts it there. Edition 2021 and nothing
+// newer than Debian's rustc (1.63) accepts.
+var (
+	Compile = []string{"rustc", "--edition", "2021", "-O", "-o", "main", CrateRoot}
+	Run     = []string{"./main"}
+)
+
+// FS returns the embedded files, "tether.rs" at its root.
+func FS() fs.FS { return files }
+
+// WriteTo writes the host's files into dir (see sdkfs.WriteTo).
+func WriteTo(dir string) error { return sdkfs.WriteTo(dir, files, "rustsdk") }
+
+// Version names the files' content (for a build cache's key).
+var Version = sdkfs.Digest(files)

@@ -1,0 +1,43 @@
+package rustsdk
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tether-dev/tether/sdk/internal/hosttest"
+)
+
+func build(t *testing.T) string {
+	hosttest.Tool(t, "rustc", "apt-get install rustc")
+	dir := t.TempDir()
+	if err := WriteTo(dir); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join("testdata", "solution.rs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, Source), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Build(t, dir, nil, Compile...)
+	return dir
+}
+
+func TestHost(t *testing.T) {
+	dir := build(t)
+	l := hosttest.Lang{Command: Run, Dir: dir, ExceptionPrefix: "DivisionByZero: ", Typed: true}
+	hosttest.Run(t, l)
+	t.Run("panic", func(t *testing.T) {
+		h := hosttest.Start(t, l)
+		h.Call("b1", "boom", []any{1, 2})
+		if f := h.Expect("b1", "error", "Exception"); !strings.HasPrefix(f["message"].(string), "panic: index out of bounds") {
+			t.Fatalf("panic answer: %v", f["message"])
+		}
+		h.Call("b2", "add", 1, 2)
+		h.Expect("b2", "result", "")
+		h.Wait()
+	})
+}
