@@ -162,6 +162,21 @@ func (h *Host) Send(lines ...string) {
 	}
 }
 
+// SendAsync writes a line from a goroutine other than the test's (errors
+// are left to the reads to show).
+func (h *Host) SendAsync(line string) { io.WriteString(h.in, line+"\n") }
+
+// NextLineAfterLogs is the next line that is not a log frame, as sent.
+func (h *Host) NextLineAfterLogs() []byte {
+	h.t.Helper()
+	for {
+		l := h.NextLine()
+		if !bytes.HasPrefix(l, []byte(`{"type":"log"`)) {
+			return l
+		}
+	}
+}
+
 // Call sends a call frame with args (Go values, encoded by the codec).
 func (h *Host) Call(id, fn string, args ...any) {
 	h.t.Helper()
