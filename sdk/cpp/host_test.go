@@ -1,9 +1,12 @@
 package cppsdk
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/tether-dev/tether/sdk/internal/hosttest"
 )
@@ -37,4 +40,100 @@ func build(t *testing.T, name string) string {
 func TestHost(t *testing.T) {
 	dir := build(t, "solution.cpp")
 	hosttest.Run(t, hosttest.Lang{Command: Run, Dir: dir, ExceptionPrefix: "std::out_of_range: ", Typed: true})
+}
+
+func features(t *testing.T) *hosttest.Host {
+	return hosttest.Start(t, hosttest.Lang{Command: Run, Dir: build(t, "features.cpp")})
+}
+
+// Output of static initializers and of C++ streams without stdio sync
+// comes as logs before the answer; raw writes to fd 1 come as logs too.
+func TestOutputPaths(t *testing.T) {
+	h := features(t)
+	h.Call("a", "add", 1, 2)
+	f, logs := h.Answer()
+	if f["id"] != "a" || !logged(logs, "static init\n") {
+		t.Fatalf("first answer %v after logs %v, want the static initializer's line first", f, logs)
+	}
+	h.Call("f", "fast", "x")
+	if f, logs := h.Answer(); f["id"] != "f" || !logged(logs, "fast:x\n") {
+		t.Fatalf("sync_with_stdio(false) output: answer %v after logs %v", f, logs)
+	}
+	h.Call("f2", "fast", "y") // the streams stay captured
+	if f, logs := h.Answer(); f["id"] != "f2" || !logged(logs, "fast:y\n") {
+		t.Fatalf("second call: answer %v after logs %v", f, logs)
+	}
+	h.Call("r", "raw", "z")
+	var sawAnswer, sawLog bool
+	for !sawAnswer || !sawLog { // forwarded by the pump: before or after the answer
+		f := h.Next()
+		sawAnswer = sawAnswer || f["id"] == "r"
+		sawLog = sawLog || (f["type"] == "log" && f["data"] == "raw:z\n")
+	}
+	h.Wait()
+}
+
+func logged(logs []map[string]any, text string) bool {
+	var all string
+	for _, l := range logs {
+		all += l["data"].(string)
+	}
+	return strings.Contains(all, text)
+}
+
+func TestConversions(t *testing.T) {
+	h := features(t)
+	h.Send(`{"type":"call","id":"s","fn":"shape","args":[null,{"__bytes__":"aGk="},[[1,2],[3]]]}`)
+	if got := string(h.NextLineAfterLogs()); got != `{"type":"result","id":"s","value":{"b":[2.0,0.5],"cells":[3.0],"o":[-1.0]}}` {
+		t.Fatalf("shape: %s", got)
+	}
+	h.Call("s2", "shape", 7, []byte{}, []any{})
+	if got := string(h.NextLineAfterLogs()); got != `{"type":"result","id":"s2","value":{"b":[0.0,0.5],"cells":[0.0],"o":[7.0]}}` {
+		t.Fatalf("shape: %s", got)
+	}
+	h.Call("b", "reverse", []byte{1, 2, 3})
+	if got := string(h.NextLineAfterLogs()); got != `{"type":"result","id":"b","value":{"__bytes__":"AwIB"}}` {
+		t.Fatalf("reverse: %s", got)
+	}
+	h.Call("r1", "small", 256)
+	if f := h.Expect("r1", "error", "Rejected"); f["message"] != "args[0]: integer 256 is out of range [0, 255]" {
+		t.Fatalf("out of range: %v", f["message"])
+	}
+	h.Call("r2", "shape", nil, "not bytes", []any{})
+	if f := h.Expect("r2", "error", "Rejected"); f["message"] != "args[1]: expected bytes, got a string" {
+		t.Fatalf("wrong kind: %v", f["message"])
+	}
+	h.Call("r3", "shape", nil, []byte{}, []any{[]any{1, "x"}})
+	if f := h.Expect("r3", "error", "Rejected"); f["message"] != "args[2][0][1]: expected an integer, got a string" {
+		t.Fatalf("nested path: %v", f["message"])
+	}
+	h.Call("n", "nan_value")
+	if f := h.Expect("n", "error", "Rejected"); f["message"] != "value: NaN is not transferable" {
+		t.Fatalf("NaN result: %v", f["message"])
+	}
+	h.Wait()
+}
+
+// While a call runs long the host keeps reading its stdin, so the judge's
+// writes never stall on it (a blocked write for 3 s ends the solution).
+func TestReadsDuringLongCall(t *testing.T) {
+	h := features(t)
+	h.Call("long", "spin", 8000)
+	pad := strings.Repeat("p", 4096)
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		for i := 0; i < 256; i++ { // 1 MiB: far more than a pipe holds
+			h.SendAsync(fmt.Sprintf(`{"type":"call","id":"q%d","fn":"add","args":[1,2],"pad":%q}`, i, pad))
+		}
+	}()
+	select {
+	case <-sent:
+	case <-time.After(5 * time.Second):
+		t.Fatal("1 MiB of calls could not be written while a call ran: the host stopped reading its stdin")
+	}
+	h.Expect("long", "result", "")
+	if got := h.ExpectAll(256); len(got) != 256 {
+		t.Fatalf("%d answers", len(got))
+	}
 }

@@ -474,7 +474,12 @@ struct scanner {
       p++;
       return true;
     }
-    std::vector<std::string> keys;
+    // Keys of this object, for the duplicate check; the first few without
+    // a heap allocation (a frame has four or five).
+    std::string few[8];
+    std::vector<std::string> more;
+    std::size_t nkeys = 0;
+    auto key_at = [&](std::size_t i) -> std::string& { return i < 8 ? few[i] : more[i - 8]; };
     bool single_bytes_key = false;
     const char* first_value = nullptr;
     const char* first_value_end = nullptr;
@@ -494,12 +499,16 @@ struct scanner {
       } else {
         members(key, std::string_view(vs, p - vs));
       }
-      if (keys.empty()) {
+      if (nkeys == 0) {
         single_bytes_key = key == "__bytes__" && *vs == '"';
         first_value = vs;
         first_value_end = p;
       }
-      keys.push_back(std::move(key));
+      if (nkeys < 8)
+        few[nkeys] = std::move(key);
+      else
+        more.push_back(std::move(key));
+      nkeys++;
       ws();
       if (p >= end) return fail();
       if (*p == ',') {
@@ -512,19 +521,29 @@ struct scanner {
       }
       return fail();
     }
-    if (keys.size() > 1) {
+    if (nkeys > 1) {
       // Duplicate keys are refused (after unescaping).
-      std::vector<const std::string*> sorted;
-      sorted.reserve(keys.size());
-      for (auto& k : keys) sorted.push_back(&k);
-      std::sort(sorted.begin(), sorted.end(), [](const std::string* a, const std::string* b) { return *a < *b; });
-      for (std::size_t i = 1; i < sorted.size(); i++)
-        if (*sorted[i] == *sorted[i - 1]) {
-          std::string shown;
-          put_escaped(shown, *sorted[i]);
-          codec("duplicate key " + shown);
-          break;
-        }
+      const std::string* dup = nullptr;
+      if (nkeys <= 8) {
+        for (std::size_t i = 1; i < nkeys && !dup; i++)
+          for (std::size_t j = 0; j < i; j++)
+            if (few[i] == few[j]) {
+              dup = &few[i];
+              break;
+            }
+      } else {
+        std::vector<const std::string*> sorted;
+        sorted.reserve(nkeys);
+        for (std::size_t i = 0; i < nkeys; i++) sorted.push_back(&key_at(i));
+        std::sort(sorted.begin(), sorted.end(), [](const std::string* x, const std::string* y) { return *x < *y; });
+        for (std::size_t i = 1; i < sorted.size() && !dup; i++)
+          if (*sorted[i] == *sorted[i - 1]) dup = sorted[i];
+      }
+      if (dup) {
+        std::string shown;
+        put_escaped(shown, *dup);
+        codec("duplicate key " + shown);
+      }
     } else if (single_bytes_key) {
       scanner sub{first_value, first_value_end, {}, true};
       std::string b64;
@@ -783,7 +802,8 @@ struct host_state {
   bool started = false;  // main wrote ready: the buffer may be flushed
 
   pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
-  std::string log_carry[2];  // an unfinished UTF-8 sequence per stream
+  std::string log_carry[2];
+  pthread_t main_thread{};  // an unfinished UTF-8 sequence per stream
 
   unsigned long long id_state = 0;
 };
@@ -836,6 +856,7 @@ void emit_log(int stream, const char* p, std::size_t n, bool final) {
   const std::size_t chunk = 64 * 1024;
   std::size_t cut = text.size();
   if (!final && cut < chunk) {
+    if (n > 0 && !std::memchr(p, '\n', n)) return;  // no new line ended: nothing to send yet
     std::size_t nl = text.rfind('\n');
     cut = nl == std::string::npos ? 0 : nl + 1;
   }
@@ -866,11 +887,17 @@ void emit_log(int stream, const char* p, std::size_t n, bool final) {
 bool drain_logs(bool final) {
   host_state& h = state();
   if (h.log_fd[0] < 0) return false;
+  // One poll(2) tells whether either pipe holds output: the common call
+  // prints nothing and costs this one system call.
+  pollfd ready[2] = {{h.log_fd[0], POLLIN, 0}, {h.log_fd[1], POLLIN, 0}};
+  int r = ::poll(ready, 2, 0);
   lock_guard g(&h.log_mu);
+  if (r == 0 && !(final && (!h.log_carry[0].empty() || !h.log_carry[1].empty()))) return false;
   bool any = false;
   char tmp[64 * 1024];
   for (int s = 0; s < 2; s++) {
     for (;;) {
+      if (r == 0) break;
       ssize_t n = ::read(h.log_fd[s], tmp, sizeof tmp);
       if (n <= 0) {
         if (n < 0 && errno == EINTR) continue;
@@ -891,11 +918,82 @@ bool drain_logs(bool final) {
   return any;
 }
 
+// Output through stdio (printf, puts, std::cout) never reaches a
+// descriptor: stdout and stderr are cookie streams and the C++ streams have
+// buffers that append to the log directly, so a call that prints costs no
+// system call and its lines go before its answer. Raw writes to fd 1 and 2
+// (write(2), a child process) go through the pipes, forwarded by the pump.
+void log_write(int s, const char* p, std::size_t n) {
+  host_state& h = state();
+  {
+    lock_guard g(&h.log_mu);
+    if (s == 1 && h.real_err >= 0) {
+      ssize_t ignored = ::write(h.real_err, p, n);
+      (void)ignored;
+    }
+    emit_log(s, p, n, false);
+  }
+  if (!pthread_equal(pthread_self(), h.main_thread)) flush_out();  // nobody else will send it soon
+}
+
+ssize_t cookie_write(void* cookie, const char* p, std::size_t n) {
+  log_write(static_cast<int>(reinterpret_cast<std::intptr_t>(cookie)), p, n);
+  return static_cast<ssize_t>(n);
+}
+
+// The C++ streams' buffer: every write goes to the log at once (no buffer
+// of its own), so std::cout and printf lines keep their order.
+struct log_buf : std::streambuf {
+  int stream;
+  explicit log_buf(int s) : stream(s) {}
+  int overflow(int c) override {
+    if (c != traits_type::eof()) {
+      char ch = static_cast<char>(c);
+      log_write(stream, &ch, 1);
+    }
+    return traits_type::not_eof(c);
+  }
+  std::streamsize xsputn(const char* p, std::streamsize n) override {
+    log_write(stream, p, static_cast<std::size_t>(n));
+    return n;
+  }
+};
+
+log_buf& cout_buf() {
+  static log_buf b(0);
+  return b;
+}
+log_buf& cerr_buf() {
+  static log_buf b(1);
+  return b;
+}
+
+void install_streams() {
+  // Unsynchronised first: a later std::ios::sync_with_stdio(false) in the
+  // solution then changes nothing (it would give the streams buffers on
+  // fd 1, which the cookie stdout does not have).
+  std::ios::sync_with_stdio(false);
+  std::cout.rdbuf(&cout_buf());
+  std::cerr.rdbuf(&cerr_buf());
+  std::clog.rdbuf(&cerr_buf());
+}
+
+// Sends a partial line of each stream at the end of a call.
+void flush_carry() {
+  host_state& h = state();
+  lock_guard g(&h.log_mu);
+  for (int s = 0; s < 2; s++)
+    if (!h.log_carry[s].empty()) emit_log(s, nullptr, 0, true);
+}
+
+// Everything the call wrote through stdio or C++ streams, as logs.
 void flush_user_streams() {
   std::cout.flush();
   std::cerr.flush();
+  std::clog.flush();
   std::fflush(stdout);
   std::fflush(stderr);
+  flush_carry();
 }
 
 // Takes the next complete line out of buf (skipping lines over the limit);
@@ -1188,6 +1286,17 @@ void setup() {
   h.id_state = static_cast<unsigned long long>(ts.tv_nsec) ^ (static_cast<unsigned long long>(ts.tv_sec) << 20) ^
                (static_cast<unsigned long long>(::getpid()) << 40);
   h.out = "{\"type\":\"ready\"}\n";
+  h.main_thread = pthread_self();
+  cookie_io_functions_t io{};
+  io.write = cookie_write;
+  if (FILE* f = fopencookie(reinterpret_cast<void*>(std::intptr_t{0}), "w", io)) {
+    setvbuf(f, nullptr, _IOLBF, 4096);  // whole lines, in order with std::cout's
+    stdout = f;
+  }
+  if (FILE* f = fopencookie(reinterpret_cast<void*>(std::intptr_t{1}), "w", io)) {
+    setvbuf(f, nullptr, _IONBF, 0);  // stderr stays unbuffered
+    stderr = f;
+  }
   h.running = true;
   if (h.log_fd[0] >= 0 && h.log_fd[1] >= 0) {
     pthread_t t;
@@ -1205,8 +1314,8 @@ struct setup_at_load {
 
 int serve() {
   host_state& h = state();
+  install_streams();
   flush_user_streams();
-  drain_logs(true);
   {
     lock_guard g(&h.out_mu);
     h.started = true;
@@ -1229,11 +1338,9 @@ int serve() {
     pthread_mutex_lock(&h.in_mu);
     h.busy = false;
     pthread_mutex_unlock(&h.in_mu);
-    drain_logs(true);
     append_out(a);
   }
   flush_user_streams();
-  drain_logs(true);
   flush_out();
   ::_exit(0);
 }
@@ -1289,7 +1396,6 @@ json call_capability_values(const std::string& name, const std::vector<json>& ar
     h.answers[id] = std::string();
   }
   flush_user_streams();
-  drain_logs(true);
   append_out(f);
   flush_out();
   std::string line;
