@@ -108,6 +108,8 @@ func TestInspectNeedsTypeAndID(t *testing.T) {
 		`{"type":"result","id":7,"value":NaN}`,
 		`{"type":"result","id":"\ud800","value":NaN}`,
 		`{"type":NaN,"id":"x"}`,
+		`{"type":"call","id":"c1","fn":"echo","args":[1 2]}`, // not JSON: plain text, not a frame to answer
+		`{"type":"result","id":"x","value":{"a" 1}}`,
 		`{"id":"x","value":NaN}`,
 		`{}`,
 	} {

@@ -29,9 +29,11 @@ func (u Undecodable) Rejected() Frame {
 
 // lenient is the syntax Inspect accepts: Python's json module, which a
 // Python peer writes with by default, so NaN, Infinity and -Infinity too.
-// UTF-8 is not checked (only the type and id must decode). Containers in
-// member values are skipped by skipContainer, at any depth.
-var lenient = jsonscan.Syntax{NonFinite: true}
+// UTF-8 is not checked (only the type and id must decode). A line the codec
+// refused for its nesting has its containers skipped by skipContainer, at
+// any depth; any other line must be valid JSON throughout, or it is no frame
+// at all (plain text, ignored as the protocol says).
+var lenient = jsonscan.Syntax{NonFinite: true, MaxDepth: codec.MaxDepth}
 
 // Inspect recovers the type and id of line, which Parse refused with cause,
 // so that the caller can answer Rejected instead of leaving the sender to
@@ -41,7 +43,8 @@ var lenient = jsonscan.Syntax{NonFinite: true}
 // and whose id a non-empty string, both valid for the codec.
 func Inspect(line []byte, cause error) (Undecodable, bool) {
 	var typ, id []byte // the raw JSON of the last "type" and "id" members
-	end := members(line, jsonscan.SkipSpace(line, 0), func(key, value []byte) {
+	tooDeep := errors.Is(cause, codec.ErrTooDeep)
+	end := members(line, jsonscan.SkipSpace(line, 0), tooDeep, func(key, value []byte) {
 		switch memberName(key) {
 		case "type":
 			typ = value
@@ -64,11 +67,11 @@ func Inspect(line []byte, cause error) (Undecodable, bool) {
 }
 
 // members calls member with each member of the object at data[i] (key
-// with its quotes, value) and returns the index after its '}', or -1. Unlike
-// jsonscan's Members it does not recurse into values: a frame refused for
-// its nesting (deeper than any limit a recursive scan could have) still
+// with its quotes, value) and returns the index after its '}', or -1. With
+// tooDeep, unlike jsonscan's Members, it does not recurse into values: a
+// frame refused for its nesting (deeper than any limit a recursive scan could have) still
 // shows its type and id.
-func members(data []byte, i int, member func(key, value []byte)) int {
+func members(data []byte, i int, tooDeep bool, member func(key, value []byte)) int {
 	if i >= len(data) || data[i] != '{' {
 		return -1
 	}
@@ -86,7 +89,7 @@ func members(data []byte, i int, member func(key, value []byte)) int {
 			return -1
 		}
 		value := jsonscan.SkipSpace(data, i+1)
-		if value < len(data) && (data[value] == '[' || data[value] == '{') {
+		if tooDeep && value < len(data) && (data[value] == '[' || data[value] == '{') {
 			i = skipContainer(data, value)
 		} else {
 			i = lenient.SkipValue(data, value, 0)
