@@ -104,6 +104,7 @@ func TestHostileSolutions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	scaleTimes(problem)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
