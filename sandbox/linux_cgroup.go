@@ -342,6 +342,17 @@ func (l *cgroupLayout) fillCgroup(cg *sandboxCgroup, name string) error {
 	return cg.setWeight()
 }
 
+// probe makes a sandbox cgroup with limits and removes it: what every
+// start needs, tried once up front so that a machine where it fails says
+// so when the runner is made, not at the first start.
+func (l *cgroupLayout) probe() error {
+	cg, err := l.newCgroup(ownerTag+"-probe", 64<<20, 8, nil)
+	if err != nil {
+		return err
+	}
+	return cg.destroy()
+}
+
 // setWeight writes the sandbox's CPU weight (see sandboxCPUWeight).
 func (cg *sandboxCgroup) setWeight() error {
 	file, value := "cpu.shares", strconv.Itoa(v1CPUShares)
