@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/dual"
+	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
 
@@ -126,6 +127,7 @@ func TestHostileSolutions(t *testing.T) {
 			"TETHER_TEST_SECRET=" + filepath.Join(problem.Dir, "secret.txt"),
 			"TETHER_TEST_PORT=" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port),
 			"TETHER_TEST_JUDGE_PID=" + strconv.Itoa(os.Getpid()),
+			"TETHER_TEST_TIME_SCALE=" + strconv.FormatFloat(testenv.TimeScale(), 'f', -1, 64),
 		},
 	}
 	judge := func(t *testing.T, file string) *Result {
