@@ -44,7 +44,7 @@ accel=${VM_CGROUP2_ACCEL:-tcg}
 # clock limits (not CPU time limits, which the guest's own clock measures)
 # are stretched by this factor (internal/testenv.TimeScale).
 scale=1
-[ "$accel" = tcg ] && scale=${TETHER_TIME_SCALE:-5}
+[ "$accel" = tcg ] && scale=${TETHER_TIME_SCALE:-8}
 
 work=$(mktemp -d /tmp/tether-vm.XXXXXX)
 if [ -z "${VM_CGROUP2_KEEP:-}" ]; then trap 'rm -rf "$work"' EXIT; fi
