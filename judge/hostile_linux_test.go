@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/dual"
+	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
 
@@ -111,6 +112,7 @@ func TestHostileSolutions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	scaleTimes(problem)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -132,6 +134,7 @@ func TestHostileSolutions(t *testing.T) {
 			"TETHER_TEST_SECRET=" + filepath.Join(problem.Dir, "secret.txt"),
 			"TETHER_TEST_PORT=" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port),
 			"TETHER_TEST_JUDGE_PID=" + strconv.Itoa(os.Getpid()),
+			"TETHER_TEST_TIME_SCALE=" + strconv.FormatFloat(testenv.TimeScale(), 'f', -1, 64),
 		},
 	}
 	judge := func(t *testing.T, file string) *Result {

@@ -22,6 +22,7 @@ func judgeWithLinux(t *testing.T, dir, solution string) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
+	scaleTimes(problem)
 	sdk, err := filepath.Abs("../sdk/python")
 	if err != nil {
 		t.Fatal(err)
@@ -126,4 +127,37 @@ func TestProblemFolderMustBeReadableBySandboxUser(t *testing.T) {
 		t.Fatalf("readable folder: %v", err)
 	}
 	wantStatus(t, run(), Accepted)
+}
+
+// The whole-run CPU cap counts the CPU time of every call together: each
+// call below spins for 0.4 s of its own CPU time, well inside the 1 s cap
+// and its 20 s timeout, and a few calls go over the sum (issue 32 runs
+// this on cgroup v2, where the sum is cpu.stat's usage_usec).
+func TestSolutionCPUCapSumsTheCalls(t *testing.T) {
+	runner := sandboxtest.Isolating(t)
+	sdk, err := filepath.Abs("../sdk/python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res := judgeFiles(t, dir, map[string]string{
+		"problem.json": `{"format_version":1,"title":"cpu sum","runtime_config":{"evaluator":{"time_limit_ms":60000},"solution":{"call_timeout_ms":20000,"cpu_time_limit_ms":1000}}}`,
+		"evaluate.py": `from tether_sdk.evaluator import SolutionRunner, result
+r = SolutionRunner()
+for i in range(1000):
+    r.call("spin", 0.4, timeout_ms=20000)
+result.accept()
+`,
+		"sol.py": "import time\n\ndef spin(s):\n    end = time.process_time() + s\n    while time.process_time() < end:\n        pass\n",
+	}, &Options{Runner: runner, PythonPath: sdk})
+	wantStatus(t, res, TimeLimitExceeded)
+	if msg := details(t, res)["message"]; msg != "solution CPU time limit exceeded" {
+		t.Fatalf("message %q, want the CPU cap's", msg)
+	}
+	if res.CPUMs < 1000 {
+		t.Fatalf("cpu_ms %d below the 1000 ms cap that stopped it", res.CPUMs)
+	}
 }

@@ -51,7 +51,7 @@ func loadProblemFiles(t *testing.T, dir string, files map[string]string, perm os
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p
+	return scaleTimes(p)
 }
 
 // judgeFiles writes files into dir, and judges dir as the problem and its

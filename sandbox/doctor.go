@@ -37,9 +37,12 @@ type Check struct {
 
 // machine is what Diagnose asks of the host; tests play other machines.
 type machine struct {
-	euid        int
-	readFile    func(path string) (string, error) // trimmed contents
-	cgroups     func() (version string, have []string, where string)
+	euid     int
+	readFile func(path string) (string, error) // trimmed contents
+	cgroups  func() (version string, have []string, where string)
+	// makeCgroup makes and removes one sandbox cgroup, as the linux runner
+	// would: controllers can be listed and still not be given to one.
+	makeCgroup  func() error
 	seccomp     bool
 	landlockABI int
 	python      func() (path, version string, err error)
@@ -112,7 +115,20 @@ func diagnose(m machine) Diagnosis {
 	}
 	cg.OK = version != "" && len(missing) == 0
 	cg.Found = fmt.Sprintf("cgroup %s at %s, controllers: %s", orNone(version), orNone(where), orNone(strings.Join(have, " ")))
+	var made error
+	if cg.OK {
+		if made = m.makeCgroup(); made != nil {
+			cg.OK = false
+			cg.Found += "; making a sandbox cgroup failed: " + made.Error()
+		} else {
+			cg.Found += "; made and removed a sandbox cgroup"
+		}
+	}
 	switch {
+	case made != nil && m.euid != 0:
+		cg.Fix = "sudo tether ... (only root can make the linux sandbox's cgroups)"
+	case made != nil:
+		cg.Fix = "run the judge in a cgroup of its own with the controllers delegated to it: systemd-run --scope -p Delegate=yes tether ... (see docs/sandbox.md, cgroup v2)"
 	case version == "":
 		cg.Fix = "sudo mount -t cgroup2 none /sys/fs/cgroup"
 	case version == "v2" && len(missing) > 0:

@@ -20,6 +20,7 @@ func Diagnose() Diagnosis {
 			return strings.TrimSpace(string(b)), err
 		},
 		cgroups:       hostCgroups,
+		makeCgroup:    probeCgroups,
 		seccomp:       seccompSupported(),
 		landlockABI:   landlockABI(),
 		python:        pythonVersion,
@@ -28,6 +29,16 @@ func Diagnose() Diagnosis {
 		newRootless:   runnerMaker(NewRootless),
 		probeOutbound: probeOutbound,
 	})
+}
+
+// probeCgroups makes and removes a sandbox cgroup where the linux runner
+// would make them.
+func probeCgroups() error {
+	l, err := detectCgroups()
+	if err != nil {
+		return err
+	}
+	return l.probe()
 }
 
 // hostCgroups reads, without changing anything, the cgroup version, the

@@ -14,6 +14,7 @@ func Diagnose() Diagnosis {
 		euid:          os.Geteuid(),
 		readFile:      func(string) (string, error) { return "", unavailable },
 		cgroups:       func() (string, []string, string) { return "", nil, "" },
+		makeCgroup:    func() error { return unavailable },
 		probeUserNS:   func() error { return unavailable },
 		python:        pythonVersion,
 		newLinux:      func() (Runner, error) { return nil, unavailable },

@@ -26,6 +26,7 @@ func TestDiagnoseMachineWithoutSandboxes(t *testing.T) {
 		cgroups: func() (string, []string, string) {
 			return "v2", []string{"memory", "pids"}, "/sys/fs/cgroup/user.slice"
 		},
+		makeCgroup:  func() error { t.Fatal("made a cgroup without the controllers"); return nil },
 		seccomp:     true,
 		landlockABI: 3,
 		python:      func() (string, string, error) { return "/usr/bin/python3", "3.8.10", nil },
@@ -71,6 +72,41 @@ func TestDiagnoseMachineWithoutSandboxes(t *testing.T) {
 	for _, s := range d.Sandboxes[:2] {
 		if s.Available || s.Why == "" {
 			t.Errorf("%+v: want unavailable, with why", s)
+		}
+	}
+}
+
+// Controllers listed are not a working sandbox cgroup (issue 32: doctor
+// said "cgroups ok" and every run then failed to make one): the check
+// makes and removes one, and says why it could not.
+func TestDiagnoseCgroupsThatCannotBeMade(t *testing.T) {
+	for _, c := range []struct {
+		made error
+		ok   bool
+		says string
+	}{
+		{nil, true, "made and removed a sandbox cgroup"},
+		{errors.New("cgroup v2: make /sys/fs/cgroup/judge.slice/tether/1-2-3: device or resource busy"), false, "making a sandbox cgroup failed: cgroup v2: make /sys/fs/cgroup/judge.slice/tether/1-2-3: device or resource busy"},
+	} {
+		d := diagnose(machine{
+			euid:     0,
+			readFile: func(string) (string, error) { return "", errors.New("no such file") },
+			cgroups: func() (string, []string, string) {
+				return "v2", []string{"cpu", "memory", "pids"}, "/sys/fs/cgroup/judge.slice"
+			},
+			makeCgroup:  func() error { return c.made },
+			python:      func() (string, string, error) { return "/usr/bin/python3", "3.11.2", nil },
+			probeUserNS: func() error { return nil },
+			newLinux:    func() (Runner, error) { return nil, errors.New("no") },
+			newRootless: func() (Runner, error) { return nil, errors.New("no") },
+		})
+		for _, check := range d.Checks {
+			if check.Name != "cgroups" {
+				continue
+			}
+			if check.OK != c.ok || !strings.Contains(check.Found, c.says) || (!c.ok && !strings.Contains(check.Fix, "Delegate=yes")) {
+				t.Errorf("make error %v: got %+v; want ok %v, found saying %q", c.made, check, c.ok, c.says)
+			}
 		}
 	}
 }

@@ -132,6 +132,9 @@ func NewLinux(opts *LinuxOptions) (*Linux, error) {
 		}
 	}
 	cg, err := detectCgroups()
+	if err == nil {
+		err = cg.probe()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrLinuxUnavailable, err)
 	}

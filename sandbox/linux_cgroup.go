@@ -92,12 +92,18 @@ func detectCgroups() (*cgroupLayout, error) {
 	l := &cgroupLayout{v2: cgroup.DetectType() == cgroup.TypeV2}
 	lines := strings.Split(strings.TrimSpace(string(own)), "\n")
 	if l.v2 {
+		var own string
 		for _, line := range lines {
 			if p, ok := strings.CutPrefix(line, "0::"); ok {
-				l.v2Base = filepath.Join(strings.TrimPrefix(p, "/"), cgroupParentName)
+				own = strings.TrimPrefix(p, "/")
 			}
 		}
-		controllers, err := os.ReadFile(filepath.Join(cgroupRoot, filepath.Dir(l.v2Base), "cgroup.controllers"))
+		home, err := v2JudgeHome(own)
+		if err != nil {
+			return nil, err
+		}
+		l.v2Base = filepath.Join(home, cgroupParentName)
+		controllers, err := os.ReadFile(filepath.Join(cgroupRoot, home, "cgroup.controllers"))
 		if err != nil {
 			return nil, fmt.Errorf("cgroup v2: %w", err)
 		}
@@ -149,6 +155,70 @@ func detectCgroups() (*cgroupLayout, error) {
 	}
 	l.cpuset = found[cgroup.CPUSet]
 	return l, nil
+}
+
+// judgeLeafName is the child cgroup that a judge on cgroup v2 moves the
+// processes of its own cgroup into, unless that is the root: the kernel
+// lets a non-root cgroup either hold processes or hand controllers to its
+// children, not both ("no internal processes"), and the sandbox cgroups
+// under it need the controllers. A judge whose cgroup is named so (moved
+// there by an earlier runner, or started by a judge there) is at home in
+// the parent.
+const judgeLeafName = "tether-judge"
+
+// v2JudgeHome returns the cgroup (relative to cgroupRoot) under which the
+// judge's sandbox cgroups go, given the judge's own cgroup own, and moves
+// the processes of own into judgeLeafName when own must delegate.
+func v2JudgeHome(own string) (string, error) {
+	if filepath.Base(own) == judgeLeafName {
+		return strings.TrimSuffix(strings.TrimSuffix(own, judgeLeafName), "/"), nil
+	}
+	if own == "" {
+		return "", nil // the root may hold processes and delegate
+	}
+	dir := filepath.Join(cgroupRoot, own)
+	enabled, err := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
+	if err != nil {
+		return "", fmt.Errorf("cgroup v2: %w", err)
+	}
+	if len(strings.Fields(string(enabled))) > 0 {
+		return own, nil // it delegates already, so it holds no process
+	}
+	leaf := filepath.Join(dir, judgeLeafName)
+	if err := os.Mkdir(leaf, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("cgroup v2: make %s for the judge's processes: %w", leaf, err)
+	}
+	// Processes forked meanwhile are born in own: move until none is left.
+	for range 100 {
+		data, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+		if err != nil {
+			return "", fmt.Errorf("cgroup v2: %w", err)
+		}
+		pids := strings.Fields(string(data))
+		if len(pids) == 0 {
+			return own, nil
+		}
+		for _, pid := range pids {
+			err := os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(pid), 0o644)
+			if err != nil && !errors.Is(err, syscall.ESRCH) {
+				return "", fmt.Errorf("cgroup v2: move process %s from %s into %s: %w", pid, dir, leaf, err)
+			}
+		}
+	}
+	return "", fmt.Errorf("cgroup v2: %s keeps getting new processes; run the judge in a cgroup of its own (systemd-run --scope -p Delegate=yes tether ...)", dir)
+}
+
+// v2Hint says what to do about an error from making a cgroup v2 dir.
+func v2Hint(err error) string {
+	switch {
+	case errors.Is(err, syscall.EBUSY):
+		return " (a cgroup that holds processes cannot give controllers to its children: run the judge in a cgroup of its own, e.g. systemd-run --scope -p Delegate=yes tether ...)"
+	case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.EINVAL), errors.Is(err, syscall.EOPNOTSUPP):
+		return " (a controller is not available there: enable it in the parent's cgroup.subtree_control, e.g. echo '+cpu +memory +pids' | sudo tee /sys/fs/cgroup/cgroup.subtree_control)"
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EROFS):
+		return " (the cgroup tree is not writable: run the judge as root, outside a container that mounts /sys/fs/cgroup read-only)"
+	}
+	return ""
 }
 
 // cpusetUsable reports whether the v1 cpuset hierarchy can hold the
@@ -211,34 +281,43 @@ func (l *cgroupLayout) newCgroup(name string, memory int64, pids int, cpus *unix
 
 // makeCgroup makes the cgroup named name (fails if it exists), with its CPU
 // weight and no limits.
-func (l *cgroupLayout) makeCgroup(name string) (cg *sandboxCgroup, err error) {
-	cg = &sandboxCgroup{v2: l.v2}
-	defer func() {
-		if err != nil {
-			cg.destroy()
-		}
-	}()
+func (l *cgroupLayout) makeCgroup(name string) (*sandboxCgroup, error) {
+	cg := &sandboxCgroup{v2: l.v2}
+	if err := l.fillCgroup(cg, name); err != nil {
+		// What was made of it so far (cg.all) goes again; cg itself is
+		// never nil here, whatever step failed.
+		return nil, errors.Join(err, cg.destroy())
+	}
+	return cg, nil
+}
+
+// fillCgroup makes the directories of cg, adding each to cg as it is made
+// so that the caller can remove them when a later one fails.
+func (l *cgroupLayout) fillCgroup(cg *sandboxCgroup, name string) error {
 	if l.v2 {
+		dir := filepath.Join(cgroupRoot, l.v2Base, name)
 		c, err := cgroup.New(filepath.Join(l.v2Base, name), &cgroup.Controllers{Memory: true, Pids: true, CPU: true, CPUSet: l.cpuset})
 		if err != nil {
-			return nil, fmt.Errorf("cgroup v2: make %s: %w", name, err)
+			return fmt.Errorf("cgroup v2: make %s: %w%s", dir, err, v2Hint(err))
+		}
+		if c.Existing() {
+			return fmt.Errorf("cgroup v2: %s already exists", dir)
 		}
 		cg.mem, cg.pids, cg.cpu, cg.all = c, c, c, []cgroup.Cgroup{c}
-		cg.memDir = filepath.Join(cgroupRoot, l.v2Base, name)
-		cg.cpuDir = cg.memDir
+		cg.memDir, cg.cpuDir = dir, dir
 		if l.cpuset {
-			cg.cpusetDir = cg.memDir
+			cg.cpusetDir = dir
 		}
-		cg.dirs = []string{cg.memDir}
-		return cg, cg.setWeight()
+		cg.dirs = []string{dir}
+		return cg.setWeight()
 	}
 	for _, h := range l.hier {
 		made, err := cgroup.New(filepath.Join(h.parent, name), &h.ct)
 		if err != nil {
-			return nil, fmt.Errorf("cgroup v1: make %s/%s: %w", h.mount, name, err)
+			return fmt.Errorf("cgroup v1: make %s/%s: %w", h.mount, name, err)
 		}
 		if made.Existing() {
-			return nil, fmt.Errorf("cgroup v1: %s/%s already exists", h.mount, name)
+			return fmt.Errorf("cgroup v1: %s/%s already exists", h.mount, name)
 		}
 		dir := filepath.Join(cgroupRoot, h.mount, h.parent, name)
 		cg.all = append(cg.all, made)
@@ -260,7 +339,18 @@ func (l *cgroupLayout) makeCgroup(name string) (cg *sandboxCgroup, err error) {
 			cg.cpusetDir = dir
 		}
 	}
-	return cg, cg.setWeight()
+	return cg.setWeight()
+}
+
+// probe makes a sandbox cgroup with limits and removes it: what every
+// start needs, tried once up front so that a machine where it fails says
+// so when the runner is made, not at the first start.
+func (l *cgroupLayout) probe() error {
+	cg, err := l.newCgroup(ownerTag+"-probe", 64<<20, 8, nil)
+	if err != nil {
+		return err
+	}
+	return cg.destroy()
 }
 
 // setWeight writes the sandbox's CPU weight (see sandboxCPUWeight).

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"testing"
 )
 
@@ -36,4 +37,17 @@ func Python3(t testing.TB) string {
 	}
 	Require(t, "TETHER_REQUIRE_INTEROP", err)
 	return p
+}
+
+// TimeScale is how many times longer than on a real CPU the wall-clock
+// limits of a test's runs may take: TETHER_TIME_SCALE, 1 when unset, more
+// on an emulated machine (scripts/vm-cgroup2.sh runs the sandbox suites
+// under QEMU's TCG with it set). A value that is not a number of at least
+// 1 counts as 1.
+func TimeScale() float64 {
+	s, err := strconv.ParseFloat(os.Getenv("TETHER_TIME_SCALE"), 64)
+	if err != nil || s < 1 {
+		return 1
+	}
+	return s
 }

@@ -68,3 +68,12 @@ func TestPython3WithoutOneOnPath(t *testing.T) {
 		}
 	}
 }
+
+func TestTimeScale(t *testing.T) {
+	for env, want := range map[string]float64{"": 1, "5": 5, "2.5": 2.5, "0.5": 1, "x": 1} {
+		t.Setenv("TETHER_TIME_SCALE", env)
+		if got := TimeScale(); got != want {
+			t.Errorf("TETHER_TIME_SCALE=%q: TimeScale() = %v, want %v", env, got, want)
+		}
+	}
+}
