@@ -94,11 +94,12 @@ func TestDiagnoseCgroupsThatCannotBeMade(t *testing.T) {
 			cgroups: func() (string, []string, string) {
 				return "v2", []string{"cpu", "memory", "pids"}, "/sys/fs/cgroup/judge.slice"
 			},
-			makeCgroup:  func() error { return c.made },
-			python:      func() (string, string, error) { return "/usr/bin/python3", "3.11.2", nil },
-			probeUserNS: func() error { return nil },
-			newLinux:    func() (Runner, error) { return nil, errors.New("no") },
-			newRootless: func() (Runner, error) { return nil, errors.New("no") },
+			makeCgroup:    func() error { return c.made },
+			python:        func() (string, string, error) { return "/usr/bin/python3", "3.11.2", nil },
+			probeUserNS:   func() error { return nil },
+			newLinux:      func() (Runner, error) { return nil, errors.New("no") },
+			newRootless:   func() (Runner, error) { return nil, errors.New("no") },
+			probeOutbound: func() (string, error) { return "", errors.New("no") },
 		})
 		for _, check := range d.Checks {
 			if check.Name != "cgroups" {
