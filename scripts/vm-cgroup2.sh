@@ -71,6 +71,7 @@ done | awk '!seen[$0]++' | while read -r ko; do
   esac
   basename "$ko" >>"$ird/mods/order"
 done
+printf '%s\n' "$repo" >"$ird/repo-path" # where /init mounts the repository share
 cat >"$ird/init" <<'EOF'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -90,6 +91,11 @@ mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp
 mount -t tmpfs -o mode=755 tmpfs /newroot/run
 mkdir /newroot/tmp/vm
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 work /newroot/tmp/vm
+# The repository on a share of its own, at its own path: a clone under /tmp
+# or /run would be hidden by the guest's own tmpfs there.
+repo=$(cat /repo-path)
+mkdir -p "/newroot$repo"
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 repo "/newroot$repo" || { echo "vm: cannot mount the repository at $repo"; poweroff -f; }
 umount /proc /sys
 exec switch_root /newroot /tmp/vm/bin/busybox sh /tmp/vm/guest.sh
 EOF
@@ -143,6 +149,7 @@ timeout 900 qemu-system-x86_64 -accel "$accel" -m 3072 -smp 2 -nographic -no-reb
   -append "console=ttyS0 quiet panic=-1 rdinit=/init" \
   -virtfs "local,path=/,mount_tag=hostroot,security_model=passthrough,readonly=on,multidevs=remap" \
   -virtfs "local,path=$work,mount_tag=work,security_model=passthrough,multidevs=remap" \
+  -virtfs "local,path=$repo,mount_tag=repo,security_model=passthrough,readonly=on,multidevs=remap" \
   </dev/null | tee "$work/console.log" | grep --line-buffered -E '^(vm|---|    |FAIL|ok|PASS|panic)' 
 set -e
 echo "vm-cgroup2: VM ran $(( $(date +%s) - start ))s"
