@@ -65,6 +65,8 @@ const (
 	KindLM      = "lm"      // the run's LM handler answered a prompt
 	KindVerdict = "verdict" // the run's result
 	KindEnd     = "end"     // the last line: counts, and whether the cap was reached
+	KindCompile = "compile" // the submission's compile step ended (added within version 3)
+	KindStart   = "start"   // a side's process started (added within version 3)
 )
 
 // Event is one line after the header. Which members are set depends on Ev.
@@ -84,13 +86,14 @@ type Event struct {
 	ID      string `json:"id,omitempty"`
 	Fn      string `json:"fn,omitempty"`
 	Outcome string `json:"outcome,omitempty"` // result, error, timeout, rejected, failed, abandoned, refused
-	Us      int64  `json:"us,omitempty"`      // answer: microseconds since the call opened
+	Us      int64  `json:"us,omitempty"`      // answer: microseconds since the call opened; compile: the step's wall time
 
-	Reason string             `json:"reason,omitempty"` // drop
-	N      int                `json:"n,omitempty"`      // restart: restarts so far
-	Exit   *judge.ProcessExit `json:"exit,omitempty"`   // exit
-	LM     *judge.LMRequest   `json:"lm,omitempty"`     // lm
-	Result *judge.Result      `json:"result,omitempty"` // verdict
+	Reason  string             `json:"reason,omitempty"`  // drop
+	N       int                `json:"n,omitempty"`       // restart: restarts so far; start, exit: the solution's process number
+	Exit    *judge.ProcessExit `json:"exit,omitempty"`    // exit
+	LM      *judge.LMRequest   `json:"lm,omitempty"`      // lm
+	Result  *judge.Result      `json:"result,omitempty"`  // verdict
+	Compile *judge.CompileStep `json:"compile,omitempty"` // compile
 
 	// end
 	Events          int64            `json:"events,omitempty"`     // events recorded, header and end excluded
