@@ -55,8 +55,29 @@
   $("verdict").textContent = h.verdict || "(no verdict)";
   $("verdict").classList.add(h.verdict || "none");
   if (h.score !== null && h.score !== undefined) $("score").textContent = "score " + (h.score / 100).toFixed(2);
-  $("summary").textContent = [h.time_ms ? h.time_ms + " ms" : "", h.memory_kb ? Math.round(h.memory_kb / 1024) + " MiB" : ""].filter(Boolean).join(" · ");
-  const facts = [["problem", h.problem], ["submission", h.submission_id], ["started", h.started], ["sandbox", h.sandbox], ["tether", h.tether]];
+  // The two times are labelled: the run's wall time is the result's
+  // time_ms; the calls' total adds up their durations, so calls in flight
+  // together count once each and it can exceed the wall time.
+  {
+    let callSum = 0, callN = 0;
+    for (let i = 0; i < n; i++) {
+      const d = duration(i);
+      if (C.side[i] === 0 && d >= 0) { callSum += d; callN++; }
+    }
+    const items = [];
+    if (h.time_ms) items.push(["run time", h.time_ms + " ms", "the run's wall time (the result's time_ms): from the evaluator's first output to the end of the run"]);
+    items.push(["calls' total", fmtUs(callSum), "the sum of the durations of the " + callN + " calls the solution answered; calls in flight together each count, so it can exceed the run time"]);
+    if (h.memory_kb) items.push(["peak memory", Math.round(h.memory_kb / 1024) + " MiB", "the solution's peak memory (the result's memory_kb)"]);
+    if (data.compile) items.push(["compile", fmtUs(data.compile.t1 - data.compile.t0), "the compile step, before the run's clock"]);
+    for (const [label, value, title] of items) {
+      const s = el("span", "summary-item");
+      s.title = title;
+      s.dataset.label = label;
+      s.append(el("span", "label", label), el("b", "", value));
+      $("summary").append(s);
+    }
+  }
+  const facts = [["problem", h.problem], ["submission", h.submission_id], ["language", h.language], ["started", h.started], ["sandbox", h.sandbox], ["tether", h.tether]];
   for (const l of h.limits) facts.push([l.name, l.value]);
   for (const [k, v] of facts) {
     if (!v) continue;
@@ -104,6 +125,10 @@
   for (const r of data.lm) { tMin = Math.min(tMin, r.t0); tMax = Math.max(tMax, r.t1); }
   for (const l of data.logs) { tMin = Math.min(tMin, l[0]); tMax = Math.max(tMax, l[0]); }
   for (const t of data.restarts) { tMin = Math.min(tMin, t); tMax = Math.max(tMax, t); }
+  for (const p of data.processes) {
+    for (const t of [p.t0, p.t1]) if (t >= 0) { tMin = Math.min(tMin, t); tMax = Math.max(tMax, t); }
+  }
+  if (data.compile) { tMin = Math.min(tMin, data.compile.t0); tMax = Math.max(tMax, data.compile.t1); }
   if (!isFinite(tMin)) { tMin = 0; tMax = 1; }
   if (tMax <= tMin) tMax = tMin + 1;
   // Calls with no answer (pending) are drawn to the end of the run.
@@ -216,6 +241,27 @@
       ctx.fillStyle = r.error ? COLORS.error : "#2874a6";
       ctx.fillRect(x0, lanes[2].y + 3, Math.max(1, Math.min(W, xOf(r.t1)) - x0), LANE_H / 2 - 6);
     }
+    // Each process as a line above its side's lane, from its start (or the
+    // left edge, when the trace did not record it) to its exit, marked in
+    // red when it failed; the compile step as a bar above the solution's.
+    for (const p of data.processes) {
+      const lane = lanes[p.side === "evaluator" ? 1 : 0];
+      const a = p.t0 >= 0 ? p.t0 : v0, b = p.t1 >= 0 ? p.t1 : tMax;
+      if (b < v0 || a > v1) continue;
+      const x0 = Math.max(LABEL_W, xOf(a)), x1 = Math.min(W, xOf(b));
+      ctx.fillStyle = "#8a9099";
+      ctx.fillRect(x0, lane.y - 3, Math.max(1, x1 - x0), 2);
+      if (p.t0 >= 0) ctx.fillRect(x0, lane.y - 5, 2, 5);
+      if (p.t1 >= 0) {
+        ctx.fillStyle = p.failed ? COLORS.error : "#4a4f57";
+        ctx.fillRect(x1 - 2, lane.y - 6, 3, 6);
+      }
+    }
+    if (data.compile && data.compile.t1 >= v0 && data.compile.t0 <= v1) {
+      const c = data.compile, x0 = Math.max(LABEL_W, xOf(c.t0)), x1 = Math.min(W, xOf(c.t1));
+      ctx.fillStyle = c.outcome === "ok" ? "#7f8c8d" : COLORS.error;
+      ctx.fillRect(x0, lanes[0].y - 5, Math.max(2, x1 - x0), 5);
+    }
     // restarts
     ctx.strokeStyle = COLORS.restart;
     ctx.setLineDash([4, 3]);
@@ -325,6 +371,7 @@
     }
     const cmp = columns[sortCol].cmp;
     sortIndices(view, sortDesc ? (a, b) => cmp(b, a) || b - a : (a, b) => cmp(a, b) || a - b);
+    view = nest(view);
     head.querySelectorAll("span").forEach((s, k) => {
       s.classList.toggle("sorted", k === sortCol);
       s.classList.toggle("desc", k === sortCol && sortDesc);
@@ -334,6 +381,32 @@
     spacer.style.height = view.length * ROW_H + "px";
     renderRows();
   }
+  // nest puts each capability shown right after the call it ran in, when
+  // that call is shown too (indented: see renderRows); the rest keep the
+  // sorted order.
+  const inView = new Uint8Array(n);
+  function nest(view) {
+    inView.fill(0);
+    for (const i of view) inView[i] = 1;
+    const kids = new Map(), top = [];
+    for (const i of view) {
+      const p = C.parent[i];
+      if (p >= 0 && inView[p]) {
+        let k = kids.get(p);
+        if (!k) kids.set(p, (k = []));
+        k.push(i);
+      } else top.push(i);
+    }
+    if (!kids.size) return view;
+    const out = [];
+    for (const i of top) {
+      out.push(i);
+      const k = kids.get(i);
+      if (k) for (const j of k) out.push(j);
+    }
+    return out;
+  }
+  const nested = (i) => C.parent[i] >= 0 && inView[C.parent[i]] === 1;
   function renderRows() {
     const first = Math.max(0, Math.floor(rows.scrollTop / ROW_H) - 5);
     const last = Math.min(view.length, first + Math.ceil(rows.clientHeight / ROW_H) + 10);
@@ -341,10 +414,12 @@
     const frag = document.createDocumentFragment();
     for (let r = first; r < last; r++) {
       const i = view[r];
-      const row = el("div", "row" + (i === selected ? " selected" : ""));
+      const inside = nested(i);
+      const row = el("div", "row" + (i === selected ? " selected" : "") + (inside ? " nested" : ""));
       row.dataset.call = String(i);
-      columns.forEach((col) => {
-        const s = el("span", col.key === "out" ? "out " + outcome(i) : "", col.get(i));
+      if (inside) row.title = "a capability made inside call " + C.id[C.parent[i]];
+      columns.forEach((col, k) => {
+        const s = el("span", col.key === "out" ? "out " + outcome(i) : "", (k === 0 && inside ? "↳ " : "") + col.get(i));
         row.append(s);
       });
       frag.append(row);
@@ -371,6 +446,8 @@
       ["outcome", outcome(i)], ["start", fmtUs(C.t0[i] - tMin)], ["duration", fmtUs(duration(i))],
     ];
     if (C.parent[i] >= 0) lines.push(["inside call", C.id[C.parent[i]] + " (" + data.fns[C.fn[C.parent[i]]] + ")"]);
+    const caps = capsOf.get(i);
+    if (caps) lines.push(["capabilities inside it", caps.map((j) => C.id[j] + " (" + data.fns[C.fn[j]] + ", " + outcome(j) + ", " + fmtUs(duration(j)) + ")").join(", ")]);
     d.append(el("div", "", lines.map(([k, v]) => k + ": " + v).join("\n")));
     d.append(el("h4", "", "arguments"), el("div", "args", pretty(C.args[i])));
     d.append(el("h4", "", "answer"), el("div", "answer", pretty(C.ans[i])));
@@ -380,6 +457,60 @@
     }
     renderRows();
     redraw();
+  }
+
+  // the capabilities made inside each call, for the detail pane
+  const capsOf = new Map();
+  for (let i = 0; i < n; i++) {
+    const p = C.parent[i];
+    if (p < 0) continue;
+    let k = capsOf.get(p);
+    if (!k) capsOf.set(p, (k = []));
+    k.push(i);
+  }
+
+  // ---- processes and the compile step ---------------------------------------
+  {
+    const t = $("processes");
+    const hr = el("tr");
+    for (const c of ["process", "started", "ended", "how"]) hr.append(el("th", "", c));
+    t.append(hr);
+    const c = data.compile;
+    if (c) {
+      const tr = el("tr");
+      tr.className = "compile";
+      const how = c.outcome + " · " + (c.cached ? "cached" : "compiler " + c.time_ms + " ms, " + Math.round(c.memory_kb / 1024) + " MiB") + (c.reason ? " · " + c.reason : "");
+      tr.append(el("td", "", "compile " + (c.language || "")), el("td", "", fmtUs(c.t0 - tMin)), el("td", "", fmtUs(c.t1 - tMin)),
+        el("td", c.outcome === "ok" ? "" : "failed", how));
+      t.append(tr);
+    }
+    for (const p of data.processes) {
+      const tr = el("tr");
+      tr.className = "process " + p.side;
+      const name = p.side + (p.side === "solution" ? " #" + p.n : "");
+      tr.append(el("td", "", name), el("td", "", p.t0 >= 0 ? fmtUs(p.t0 - tMin) : "—"), el("td", "", p.t1 >= 0 ? fmtUs(p.t1 - tMin) : "—"),
+        el("td", p.failed ? "failed" : "", p.t1 >= 0 ? p.exit : "running at the end of the trace"));
+      t.append(tr);
+    }
+    $("proc-count").textContent = data.processes.length ? data.processes.length + " started" : "none recorded";
+    if (c && c.message) $("run-box").append(el("div", "compile-message", c.message));
+  }
+
+  // ---- the evaluator's output and the solution's logs ------------------------
+  {
+    const box = $("output"), frag = document.createDocumentFragment();
+    let listed = 0, untold = 0;
+    for (const l of data.logs) {
+      if (l[4] === "") { untold++; continue; }
+      const ev = l[1] === 1;
+      const line = el("div", "out-line " + (ev ? "evaluator" : "solution"));
+      line.append(el("span", "when", fmtUs(l[0] - tMin)), el("span", "who", ev ? "evaluator" : "solution " + l[2]), el("span", "text", l[4]));
+      frag.append(line);
+      listed++;
+    }
+    if (untold) frag.append(el("div", "out-line", "… " + untold + " more whose text the page does not keep"));
+    box.append(frag);
+    $("output-count").textContent = listed ? listed + " lines" : "none";
   }
 
   // ---- per-function statistics ---------------------------------------------
