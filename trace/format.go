@@ -13,7 +13,9 @@ import (
 // frame that opened or answered it, where version 1 had a line event
 // before it; version 3 leaves out of such a call or answer what its frame,
 // when kept as written, already holds (len, id, a call's fn). The Reader
-// gives every version as version 1 has it.
+// gives every version as version 1 has it. The compile and start kinds and
+// an exit's n came later within version 3: new kinds, which readers skip,
+// need no new version (docs/trace.md, "Versioning").
 const Version = 3
 
 // DefaultMax is the default cap of a trace file (tether judge --trace-max).

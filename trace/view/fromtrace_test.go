@@ -191,18 +191,25 @@ func TestFromTraceCutsHugeValues(t *testing.T) {
 	}
 }
 
-// syntheticTrace is the text of a trace of n calls, each with its frames.
+// syntheticTrace is the text of a trace of n calls, each with its frames,
+// an output line of the evaluator's every 50 calls, and both processes.
 func syntheticTrace(n int) string {
 	var b strings.Builder
-	b.WriteString(`{"trace":1,"tether":"t","problem":"P","started":"2026-12-03T08:00:00Z","sides":{}}` + "\n")
+	b.WriteString(`{"trace":3,"tether":"t","problem":"P","started":"2026-12-03T08:00:00Z","sides":{}}` + "\n")
+	b.WriteString(`{"t":0,"ev":"start","side":"evaluator"}` + "\n" + `{"t":0,"ev":"start","side":"solution"}` + "\n")
 	for i := 0; i < n; i++ {
 		t := int64(i) * 60
 		id := "c" + strconv.Itoa(i)
+		if i%50 == 0 {
+			b.WriteString(`{"t":` + strconv.Itoa(int(t)) + `,"ev":"line","side":"evaluator","kind":"text","len":12,"text":"test ` + strconv.Itoa(i) + `"}` + "\n")
+		}
 		b.WriteString(`{"t":` + strconv.Itoa(int(t)) + `,"ev":"line","side":"evaluator","kind":"frame","len":60,"frame":{"type":"call","id":"` + id + `","fn":"solve","args":[` + strconv.Itoa(i) + `,2]}}` + "\n")
 		b.WriteString(`{"t":` + strconv.Itoa(int(t)) + `,"ev":"call","side":"evaluator","id":"` + id + `","fn":"solve"}` + "\n")
 		b.WriteString(`{"t":` + strconv.Itoa(int(t+40)) + `,"ev":"line","side":"solution","kind":"frame","len":50,"frame":{"type":"result","id":"` + id + `","value":` + strconv.Itoa(i+2) + `}}` + "\n")
 		b.WriteString(`{"t":` + strconv.Itoa(int(t+40)) + `,"ev":"answer","side":"evaluator","id":"` + id + `","fn":"solve","outcome":"result","us":40}` + "\n")
 	}
+	b.WriteString(`{"t":` + strconv.Itoa(n*60) + `,"ev":"exit","side":"solution","exit":{"exit_code":0}}` + "\n")
+	b.WriteString(`{"t":` + strconv.Itoa(n*60) + `,"ev":"exit","side":"evaluator","exit":{"exit_code":0}}` + "\n")
 	b.WriteString(`{"t":` + strconv.Itoa(n*60) + `,"ev":"verdict","result":{"status":"Accepted","score":10000}}` + "\n")
 	return b.String()
 }

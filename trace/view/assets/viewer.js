@@ -385,24 +385,24 @@
   // that call is shown too (indented: see renderRows); the rest keep the
   // sorted order.
   const inView = new Uint8Array(n);
+  const kidHead = new Int32Array(n), kidNext = new Int32Array(n); // each call's capabilities in view, as linked lists
   function nest(view) {
     inView.fill(0);
     for (const i of view) inView[i] = 1;
-    const kids = new Map(), top = [];
+    kidHead.fill(-1);
+    let any = false;
+    for (let r = view.length - 1; r >= 0; r--) {
+      const i = view[r], p = C.parent[i];
+      if (p >= 0 && inView[p]) { kidNext[i] = kidHead[p]; kidHead[p] = i; any = true; }
+    }
+    if (!any) return view;
+    const out = new Array(view.length);
+    let k = 0;
     for (const i of view) {
       const p = C.parent[i];
-      if (p >= 0 && inView[p]) {
-        let k = kids.get(p);
-        if (!k) kids.set(p, (k = []));
-        k.push(i);
-      } else top.push(i);
-    }
-    if (!kids.size) return view;
-    const out = [];
-    for (const i of top) {
-      out.push(i);
-      const k = kids.get(i);
-      if (k) for (const j of k) out.push(j);
+      if (p >= 0 && inView[p]) continue;
+      out[k++] = i;
+      for (let j = kidHead[i]; j >= 0; j = kidNext[j]) out[k++] = j;
     }
     return out;
   }
@@ -446,8 +446,9 @@
       ["outcome", outcome(i)], ["start", fmtUs(C.t0[i] - tMin)], ["duration", fmtUs(duration(i))],
     ];
     if (C.parent[i] >= 0) lines.push(["inside call", C.id[C.parent[i]] + " (" + data.fns[C.fn[C.parent[i]]] + ")"]);
-    const caps = capsOf.get(i);
-    if (caps) lines.push(["capabilities inside it", caps.map((j) => C.id[j] + " (" + data.fns[C.fn[j]] + ", " + outcome(j) + ", " + fmtUs(duration(j)) + ")").join(", ")]);
+    const caps = [];
+    for (let j = 0; j < n; j++) if (C.parent[j] === i) caps.push(j);
+    if (caps.length) lines.push(["capabilities inside it", caps.map((j) => C.id[j] + " (" + data.fns[C.fn[j]] + ", " + outcome(j) + ", " + fmtUs(duration(j)) + ")").join(", ")]);
     d.append(el("div", "", lines.map(([k, v]) => k + ": " + v).join("\n")));
     d.append(el("h4", "", "arguments"), el("div", "args", pretty(C.args[i])));
     d.append(el("h4", "", "answer"), el("div", "answer", pretty(C.ans[i])));
@@ -457,16 +458,6 @@
     }
     renderRows();
     redraw();
-  }
-
-  // the capabilities made inside each call, for the detail pane
-  const capsOf = new Map();
-  for (let i = 0; i < n; i++) {
-    const p = C.parent[i];
-    if (p < 0) continue;
-    let k = capsOf.get(p);
-    if (!k) capsOf.set(p, (k = []));
-    k.push(i);
   }
 
   // ---- processes and the compile step ---------------------------------------
@@ -497,21 +488,44 @@
   }
 
   // ---- the evaluator's output and the solution's logs ------------------------
-  {
-    const box = $("output"), frag = document.createDocumentFragment();
-    let listed = 0, untold = 0;
-    for (const l of data.logs) {
-      if (l[4] === "") { untold++; continue; }
-      const ev = l[1] === 1;
-      const line = el("div", "out-line " + (ev ? "evaluator" : "solution"));
-      line.append(el("span", "when", fmtUs(l[0] - tMin)), el("span", "who", ev ? "evaluator" : "solution " + l[2]), el("span", "text", l[4]));
-      frag.append(line);
-      listed++;
-    }
-    if (untold) frag.append(el("div", "out-line", "… " + untold + " more whose text the page does not keep"));
-    box.append(frag);
-    $("output-count").textContent = listed ? listed + " lines" : "none";
+  // One line each, rendered only while in view (a run may print thousands:
+  // laying them all out would cost the first render more than the calls);
+  // a click shows a line whole in the detail pane.
+  const OUT_H = 18;
+  const outLines = [];
+  let untold = 0;
+  for (let k = 0; k < data.logs.length; k++) {
+    if (data.logs[k][4] === "") untold++;
+    else outLines.push(k);
   }
+  const outBox = $("output"), outWin = $("output-window");
+  $("output-spacer").style.height = outLines.length * OUT_H + "px";
+  $("output-count").textContent = (outLines.length ? outLines.length + " lines" : "none") +
+    (untold ? " (" + untold + " more whose text the page does not keep)" : "");
+  const whoOf = (l) => (l[1] === 1 ? "evaluator" : "solution " + l[2]);
+  function renderOutput() {
+    const first = Math.max(0, Math.floor(outBox.scrollTop / OUT_H) - 5);
+    const last = Math.min(outLines.length, first + Math.ceil(outBox.clientHeight / OUT_H) + 10);
+    outWin.style.transform = "translateY(" + first * OUT_H + "px)";
+    const frag = document.createDocumentFragment();
+    for (let r = first; r < last; r++) {
+      const l = data.logs[outLines[r]];
+      const line = el("div", "out-line " + (l[1] === 1 ? "evaluator" : "solution"));
+      line.dataset.line = String(r);
+      line.append(el("span", "when", fmtUs(l[0] - tMin)), el("span", "who", whoOf(l)), el("span", "text", l[4]));
+      frag.append(line);
+    }
+    outWin.replaceChildren(frag);
+  }
+  outBox.addEventListener("scroll", renderOutput);
+  outWin.addEventListener("click", (e) => {
+    const line = e.target.closest(".out-line");
+    if (!line) return;
+    const l = data.logs[outLines[+line.dataset.line]];
+    const d = $("detail");
+    d.replaceChildren(el("div", "", "line from the " + whoOf(l) + " at " + fmtUs(l[0] - tMin) + " (" + l[3] + " bytes)"),
+      el("h4", "", "text"), el("div", "line-text", l[4]));
+  });
 
   // ---- per-function statistics ---------------------------------------------
   {
@@ -554,6 +568,7 @@
   marks.prepared = performance.now();
   window.addEventListener("resize", resize);
   applyFilter();
+  renderOutput();
   marks.table = performance.now();
   resize();
   marks.drawn = performance.now();
