@@ -1,8 +1,8 @@
 package judge
 
 import (
+	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tether-dev/tether/dual"
 	"github.com/tether-dev/tether/lang"
@@ -279,15 +279,13 @@ func (r *run) observeCompile(language string, stats lang.Stats, ce *lang.Compile
 	r.emitNow(func(ev *Event) { ev.Kind, ev.Took, ev.Compile = EventCompile, took, step })
 }
 
-// headOf is s cut to at most n bytes, at a character boundary.
+// headOf is s cut to at most n bytes; a character cut in two is left out
+// (the compiler's messages are UTF-8: package lang makes them so).
 func headOf(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return strings.ToValidUTF8(s[:n], "")
 }
 
 // emitNow tells the observer of something that happened now outside the

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/trace"
@@ -229,12 +229,8 @@ func (b *textBudget) keep(s string) string {
 		b.left++
 		return ""
 	}
-	if len(s) > maxShownText {
-		n := maxShownText
-		for n > 0 && !utf8.RuneStart(s[n]) {
-			n--
-		}
-		s = s[:n] + "…"
+	if len(s) > maxShownText { // the trace's text is UTF-8: only a character cut in two is left out
+		s = strings.ToValidUTF8(s[:maxShownText], "") + "…"
 	}
 	b.lines--
 	b.bytes -= len(s)

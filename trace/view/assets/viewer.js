@@ -41,6 +41,19 @@
     return sorted[Math.max(0, k)];
   }
 
+  // renderWindow fills win with the rows of the list scrolled in box that
+  // are in view, and a few either side: count rows of rowH pixels each,
+  // row r made by makeRow(r). Only those are in the document, so a long
+  // list costs the page no layout.
+  function renderWindow(box, win, count, rowH, makeRow) {
+    const first = Math.max(0, Math.floor(box.scrollTop / rowH) - 5);
+    const last = Math.min(count, first + Math.ceil(box.clientHeight / rowH) + 10);
+    win.style.transform = "translateY(" + first * rowH + "px)";
+    const frag = document.createDocumentFragment();
+    for (let r = first; r < last; r++) frag.append(makeRow(r));
+    win.replaceChildren(frag);
+  }
+
   // sortIndices sorts idx by cmp, in place; a trace is written in time
   // order, so the common case is a check that finds it sorted already.
   function sortIndices(idx, cmp) {
@@ -408,11 +421,7 @@
   }
   const nested = (i) => C.parent[i] >= 0 && inView[C.parent[i]] === 1;
   function renderRows() {
-    const first = Math.max(0, Math.floor(rows.scrollTop / ROW_H) - 5);
-    const last = Math.min(view.length, first + Math.ceil(rows.clientHeight / ROW_H) + 10);
-    win.style.transform = "translateY(" + first * ROW_H + "px)";
-    const frag = document.createDocumentFragment();
-    for (let r = first; r < last; r++) {
+    renderWindow(rows, win, view.length, ROW_H, (r) => {
       const i = view[r];
       const inside = nested(i);
       const row = el("div", "row" + (i === selected ? " selected" : "") + (inside ? " nested" : ""));
@@ -422,9 +431,8 @@
         const s = el("span", col.key === "out" ? "out " + outcome(i) : "", (k === 0 && inside ? "↳ " : "") + col.get(i));
         row.append(s);
       });
-      frag.append(row);
-    }
-    win.replaceChildren(frag);
+      return row;
+    });
   }
   rows.addEventListener("scroll", renderRows);
   win.addEventListener("click", (e) => {
@@ -504,18 +512,13 @@
     (untold ? " (" + untold + " more whose text the page does not keep)" : "");
   const whoOf = (l) => (l[1] === 1 ? "evaluator" : "solution " + l[2]);
   function renderOutput() {
-    const first = Math.max(0, Math.floor(outBox.scrollTop / OUT_H) - 5);
-    const last = Math.min(outLines.length, first + Math.ceil(outBox.clientHeight / OUT_H) + 10);
-    outWin.style.transform = "translateY(" + first * OUT_H + "px)";
-    const frag = document.createDocumentFragment();
-    for (let r = first; r < last; r++) {
+    renderWindow(outBox, outWin, outLines.length, OUT_H, (r) => {
       const l = data.logs[outLines[r]];
       const line = el("div", "out-line " + (l[1] === 1 ? "evaluator" : "solution"));
       line.dataset.line = String(r);
       line.append(el("span", "when", fmtUs(l[0] - tMin)), el("span", "who", whoOf(l)), el("span", "text", l[4]));
-      frag.append(line);
-    }
-    outWin.replaceChildren(frag);
+      return line;
+    });
   }
   outBox.addEventListener("scroll", renderOutput);
   outWin.addEventListener("click", (e) => {
