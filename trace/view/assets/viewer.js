@@ -399,7 +399,9 @@
   // sorted order.
   const inView = new Uint8Array(n);
   const kidHead = new Int32Array(n), kidNext = new Int32Array(n); // each call's capabilities in view, as linked lists
+  const anyCapability = C.parent.some((p) => p >= 0);
   function nest(view) {
+    if (!anyCapability) return view;
     inView.fill(0);
     for (const i of view) inView[i] = 1;
     kidHead.fill(-1);
