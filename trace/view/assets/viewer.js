@@ -23,6 +23,8 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
+  // fmtAt is a time since the run's start, before it when negative.
+  function fmtAt(us) { return us < 0 ? "−" + fmtUs(-us) : fmtUs(us); }
   function fmtUs(us) {
     if (us < 0) return "—";
     if (us < 1000) return us + " µs";
@@ -141,7 +143,11 @@
   for (const p of data.processes) {
     for (const t of [p.t0, p.t1]) if (t >= 0) { tMin = Math.min(tMin, t); tMax = Math.max(tMax, t); }
   }
-  if (data.compile) { tMin = Math.min(tMin, data.compile.t0); tMax = Math.max(tMax, data.compile.t1); }
+  // Times count from the run's first event. The compile step comes before
+  // it: at negative times, left of the view that Fit shows (the wheel zooms
+  // out to it), so that a long compile does not squeeze the run; a run
+  // that only compiled shows the compile step.
+  if (!isFinite(tMin) && data.compile) { tMin = data.compile.t0; tMax = data.compile.t1; }
   if (!isFinite(tMin)) { tMin = 0; tMax = 1; }
   if (tMax <= tMin) tMax = tMin + 1;
   // Calls with no answer (pending) are drawn to the end of the run.
@@ -204,7 +210,7 @@
       if (x < LABEL_W) continue;
       ctx.moveTo(x + 0.5, AXIS - 4);
       ctx.lineTo(x + 0.5, AXIS);
-      ctx.fillText(fmtUs(Math.round(t - tMin)), x + 3, 8);
+      ctx.fillText(fmtAt(Math.round(t - tMin)), x + 3, 8);
     }
     ctx.strokeStyle = "#b0b3b8";
     ctx.stroke();
@@ -480,8 +486,9 @@
     if (c) {
       const tr = el("tr");
       tr.className = "compile";
+      tr.title = "the compile step, before the run: on the timeline left of the run (zoom out)";
       const how = c.outcome + " · " + (c.cached ? "cached" : "compiler " + c.time_ms + " ms, " + Math.round(c.memory_kb / 1024) + " MiB") + (c.reason ? " · " + c.reason : "");
-      tr.append(el("td", "", "compile " + (c.language || "")), el("td", "", fmtUs(c.t0 - tMin)), el("td", "", fmtUs(c.t1 - tMin)),
+      tr.append(el("td", "", "compile " + (c.language || "")), el("td", "", fmtAt(c.t0 - tMin)), el("td", "", fmtAt(c.t1 - tMin)),
         el("td", c.outcome === "ok" ? "" : "failed", how));
       t.append(tr);
     }
