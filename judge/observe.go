@@ -35,7 +35,7 @@ const (
 	// last one timed out or was gone.
 	EventRestart
 	// EventSideExit: Side's process ended as Exit (the solution's once per
-	// process it started).
+	// process it started; Restarts is the number of its EventSideStart).
 	EventSideExit
 	// EventProgress: Stats after a call completed or timed out.
 	EventProgress
