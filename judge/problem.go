@@ -11,6 +11,7 @@ import (
 	"github.com/google/shlex"
 	"github.com/tether-dev/tether/internal/jsonwords"
 	"github.com/tether-dev/tether/lang"
+	"github.com/tether-dev/tether/sig"
 )
 
 // Defaults of runtime_config (docs/problem.md).
@@ -38,6 +39,9 @@ type Problem struct {
 	Title   string
 	Runtime RuntimeConfig
 	Raw     json.RawMessage
+	// Functions are the declared functions (problem.json "functions" and
+	// "types"); nil when the problem declares none.
+	Functions *sig.Declaration
 }
 
 // RuntimeConfig is problem.json's runtime_config after defaults are applied.
@@ -104,7 +108,9 @@ func (e *ProblemError) Unwrap() error { return e.Err }
 // problemFile mirrors problem.json; fields are pointers or raw so that
 // "missing" and "zero" can be told apart.
 type problemFile struct {
-	Title         string `json:"title"`
+	Title         string          `json:"title"`
+	Functions     json.RawMessage `json:"functions"`
+	Types         json.RawMessage `json:"types"`
 	RuntimeConfig struct {
 		Evaluator struct {
 			Command       json.RawMessage `json:"command"`
@@ -228,6 +234,13 @@ func ParseProblem(dir, source string, raw []byte, allowed []string) (*Problem, e
 			return nil, bad("runtime_config.solution.on_call_timeout", "%q is neither %q nor %q",
 				*so.OnCallTimeout, OnCallTimeoutRestart, OnCallTimeoutContinue)
 		}
+	}
+	if p.Functions, err = sig.Parse(pf.Functions, pf.Types); err != nil {
+		var fe *sig.FieldError
+		if errors.As(err, &fe) {
+			return nil, bad(fe.Field, "%v", fe.Err)
+		}
+		return nil, bad("functions", "%v", err)
 	}
 	if ev.Command == nil {
 		// The default command needs evaluate.py; a custom one names its own files.
