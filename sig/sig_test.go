@@ -241,3 +241,18 @@ func TestGlueLeavesExplicitExportsAlone(t *testing.T) {
 		t.Fatalf("glue:\n%s", g.Source)
 	}
 }
+
+func TestParseEnvRoundTrips(t *testing.T) {
+	d := mustParse(t, `[{"name":"f","params":[{"name":"p","type":"map<string,list<Point>>"},{"name":"q","type":"optional<bytes>"}],"result":"bigint"},
+		{"name":"g","params":[]}]`, pointTypes)
+	back, err := ParseEnv(d.Env())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Env() != d.Env() {
+		t.Errorf("got  %s\nwant %s", back.Env(), d.Env())
+	}
+	if _, err := ParseEnv(`{"functions":[{"name":"f","params":[{"name":"a","type":{"set":"int"}}]}]}`); err == nil {
+		t.Error("an unknown tree node was accepted")
+	}
+}
