@@ -11,6 +11,7 @@ import (
 
 	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/sandbox/sandboxtest"
+	"github.com/tether-dev/tether/sig"
 )
 
 // judgeAplusb judges source (saved as name) against a copy of
@@ -148,5 +149,27 @@ func TestDeclaredFunctionsLoadErrorNamesTheField(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Field != "functions[0].params[1].type" || !errors.Is(err, ErrBadProblemJSON) ||
 		!strings.Contains(err.Error(), `unknown type "integr" (known: int, bigint,`) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// The templates tether problem templates writes compile and are judged
+// WrongAnswer (their default result is wrong), not CompileError.
+func TestDeclaredTemplatesAreWrongAnswer(t *testing.T) {
+	p, err := LoadProblem("../examples/aplusb", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := sig.Templates(p.Functions, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tm := range ts {
+		t.Run(tm.Language, func(t *testing.T) {
+			if tm.Language == "cpp" {
+				requireCpp(t)
+			}
+			r := judgeAplusb(t, tm.File, string(tm.Text), "")
+			wantStatus(t, r, WrongAnswer)
+		})
 	}
 }

@@ -1,7 +1,6 @@
 package sig
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -220,12 +219,11 @@ func isAbsent(raw json.RawMessage) bool {
 	return s == "" || s == "null"
 }
 
-// strictDecode decodes raw into v refusing unknown fields, with errors in
-// a user's words.
+// strictDecode decodes raw into v with errors in a user's words. Unknown
+// fields are left to the schema, as everywhere in problem.json (an error
+// for tether problem check, a warning for tether judge).
 func strictDecode(raw json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := json.Unmarshal(raw, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			at := ""

@@ -58,7 +58,7 @@ func TestParseErrorsNameTheField(t *testing.T) {
 		{`[{"name":"2x","params":[]}]`, ``, "functions[0].name", "letters, digits"},
 		{`[{"name":"f","params":[{"name":"a","type":"int"},{"name":"a","type":"int"}]}]`, ``, "functions[0].params[1].name", "used twice"},
 		{`[{"name":"f","params":[{"name":"a"}]}]`, ``, "functions[0].params[0].type", "missing"},
-		{`[{"name":"f","params":[],"colour":1}]`, ``, "functions", `unknown field "colour"`},
+		{`[{"name":"f","params":[{"name":"a","type":7}]}]`, ``, "functions", `params.type: want a string, got number`},
 		{`[{"name":"f","params":[],"description":"two\nlines"}]`, ``, "functions[0].description", "one line"},
 		{`[{"name":"f","params":[{"name":"p","type":"Pointe"}]}]`, pointTypes, "functions[0].params[0].type", "or a declared type: Point"},
 		{`[{"name":"f","params":[]}]`, `{"Q":{"fields":[{"name":"z","type":"flot"}]}}`, "types.Q.fields[0].type", `unknown type "flot"`},
