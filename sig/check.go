@@ -2,8 +2,10 @@ package sig
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -259,10 +261,7 @@ func (d *Declaration) check(t *Type, v any, path string, depth int) (any, *Misma
 			}
 			if !same(c, e) {
 				if out == nil {
-					out = make(map[string]any, len(mp))
-					for k2, v2 := range mp {
-						out[k2] = v2
-					}
+					out = maps.Clone(mp)
 				}
 				out[k] = c
 			}
@@ -295,10 +294,7 @@ func (d *Declaration) check(t *Type, v any, path string, depth int) (any, *Misma
 			}
 			if !same(c, e) {
 				if out == nil {
-					out = make(map[string]any, len(mp))
-					for k2, v2 := range mp {
-						out[k2] = v2
-					}
+					out = maps.Clone(mp)
 				}
 				out[f.Name] = c
 			}
@@ -330,15 +326,8 @@ func same(a, b any) bool {
 }
 
 func sameRef(a, b any) bool {
-	switch x := a.(type) {
-	case []any:
-		y, ok := b.([]any)
-		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		return ok && fmt.Sprintf("%p", x) == fmt.Sprintf("%p", y)
-	}
-	return false
+	ra, rb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return ra.Type() == rb.Type() && ra.Len() == rb.Len() && (ra.Len() == 0 || ra.Pointer() == rb.Pointer())
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -256,3 +256,24 @@ func TestParseEnvRoundTrips(t *testing.T) {
 		t.Error("an unknown tree node was accepted")
 	}
 }
+
+func TestCheckConvertsInsideMapsAndRecordsWithoutChangingTheInput(t *testing.T) {
+	d := mustParse(t, `[{"name":"f","params":[{"name":"m","type":"map<string,float>"},{"name":"r","type":"R"}]}]`,
+		`{"R":{"fields":[{"name":"w","type":"float"},{"name":"n","type":"int"}]}}`)
+	m := map[string]any{"a": int64(1), "b": 2.5}
+	r := map[string]any{"w": int64(3), "n": int64(4)}
+	args, err := d.CheckArgs("f", []any{m, r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wire, _ := codec.Marshal(args)
+	if string(wire) != `[{"a":1.0,"b":2.5},{"n":4,"w":3.0}]` {
+		t.Errorf("args go out as %s", wire)
+	}
+	if _, ok := m["a"].(int64); !ok {
+		t.Error("the caller's map was changed")
+	}
+	if _, ok := r["w"].(int64); !ok {
+		t.Error("the caller's record was changed")
+	}
+}
