@@ -236,11 +236,7 @@ func ParseProblem(dir, source string, raw []byte, allowed []string) (*Problem, e
 		}
 	}
 	if p.Functions, err = sig.Parse(pf.Functions, pf.Types); err != nil {
-		var fe *sig.FieldError
-		if errors.As(err, &fe) {
-			return nil, bad(fe.Field, "%v", fe.Err)
-		}
-		return nil, bad("functions", "%v", err)
+		return nil, functionsError(path, err)
 	}
 	if ev.Command == nil {
 		// The default command needs evaluate.py; a custom one names its own files.
@@ -249,6 +245,44 @@ func ParseProblem(dir, source string, raw []byte, allowed []string) (*Problem, e
 		}
 	}
 	return p, nil
+}
+
+// LoadFunctions reads the declared functions of the problem folder dir
+// (problem.json "functions" and "types"), for a problem whose limits come
+// from elsewhere (tether worker: a task's runtime_config beside a support
+// package). No problem.json, or none declared: nil, nil.
+func LoadFunctions(dir string) (*sig.Declaration, error) {
+	path := filepath.Join(dir, "problem.json")
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &ProblemError{Path: path, Err: fmt.Errorf("%w: %v", ErrBadProblemJSON, err)}
+	}
+	var pf struct {
+		Functions json.RawMessage `json:"functions"`
+		Types     json.RawMessage `json:"types"`
+	}
+	if err := json.Unmarshal(raw, &pf); err != nil {
+		return nil, &ProblemError{Path: path, Err: fmt.Errorf("%w: %v", ErrBadProblemJSON, err)}
+	}
+	d, err := sig.Parse(pf.Functions, pf.Types)
+	if err != nil {
+		return nil, functionsError(path, err)
+	}
+	return d, nil
+}
+
+// functionsError is a *ProblemError naming the field of a declaration
+// sig.Parse refused.
+func functionsError(path string, err error) error {
+	field := "functions"
+	var fe *sig.FieldError
+	if errors.As(err, &fe) {
+		field, err = fe.Field, fe.Err
+	}
+	return &ProblemError{Path: path, Field: field, Err: fmt.Errorf("%w: %v", ErrBadProblemJSON, err)}
 }
 
 // parseCommand accepts a command line string, split into words as a POSIX

@@ -95,3 +95,14 @@ func TestCallDeclaredResultOfAnotherType(t *testing.T) {
 		t.Fatalf("Call: %v, %v", v, err)
 	}
 }
+
+// Without a declaration (a judge that passes none), CallDeclared is Call.
+func TestCallDeclaredWithoutDeclarationIsCall(t *testing.T) {
+	t.Setenv("TETHER_FUNCTIONS", "")
+	p := newPair(t, false, basicFuncs)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if v, err := p.r.CallDeclared(ctx, "echo", "x", 1); err != nil || len(v.([]any)) != 2 {
+		t.Fatalf("CallDeclared = %v, %v", v, err)
+	}
+}
