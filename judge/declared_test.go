@@ -69,6 +69,8 @@ func TestDeclaredFunctionsPython(t *testing.T) {
 	}{
 		{"only the function", "def add(a, b):\n    return a + b\n", Accepted, ""},
 		{"defaults and *args are fine", "def add(a, b=0, *rest):\n    return a + b\n", Accepted, ""},
+		{"registered under another name", "from tether_sdk.solution import register\ndef plus(a, b):\n    return a + b\nregister(\"add\", plus)\n", Accepted, ""},
+		{"async", "async def add(a, b):\n    return a + b\n", CompileError, "main.py:1: add is async"},
 		{"missing", "def plus(a, b):\n    return a + b\n", CompileError, "main.py: add is missing; the problem declares:\n    " + want},
 		{"one parameter", "def add(a):\n    return a\n", CompileError, "main.py:1: add does not take 2 arguments; the problem declares:\n    " + want},
 		{"syntax error", "def add(a, b)\n    return a + b\n", CompileError, "main.py:1:"},
