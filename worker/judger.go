@@ -126,6 +126,13 @@ func (j *Judger) Judge(ctx context.Context, t *Task, cpus SlotCPUs) (*Result, er
 	if err != nil {
 		return systemError(t, strings.TrimPrefix(err.Error(), "judge: ")), nil
 	}
+	if p.Functions == nil {
+		// The package's problem.json declares the functions (the task
+		// carries only runtime_config).
+		if p.Functions, err = judge.LoadFunctions(dir); err != nil {
+			return systemError(t, strings.TrimPrefix(err.Error(), "judge: ")), nil
+		}
+	}
 	if p.Runtime.Evaluator.Network && !j.Network {
 		return systemError(t, "runtime_config.evaluator.network.enabled is true but this worker does not allow evaluator network (JUDGE_ALLOW_EVALUATOR_NETWORK)"), nil
 	}
