@@ -130,7 +130,12 @@ func TestDecidePrecedence(t *testing.T) {
 		{"start timeout", Outcome{EvaluatorStartTimeout: true, CallTimeouts: 1}, SystemError},
 		{"silent exit", Outcome{EvaluatorSilentExit: true}, SystemError},
 		{"not ready beats TLE", Outcome{SolutionNotReady: true, TimeLimitExceeded: true}, SystemError},
-		{"TLE beats result", Outcome{TimeLimitExceeded: true, Payload: pl}, TimeLimitExceeded},
+		{"TLE with a call in flight beats result", Outcome{TimeLimitExceeded: true, CallInFlightAtTimeLimit: true, Payload: pl}, TimeLimitExceeded},
+		{"TLE with a call in flight beats MLE", Outcome{TimeLimitExceeded: true, CallInFlightAtTimeLimit: true, MemoryLimitExceeded: true}, TimeLimitExceeded},
+		// The evaluator's own time, no call in flight: the problem, not the solution.
+		{"evaluator's own TLE beats result", Outcome{TimeLimitExceeded: true, Payload: pl}, SystemError},
+		{"solution CPU beats evaluator's own TLE", Outcome{TimeLimitExceeded: true, SolutionCPUExceeded: true}, TimeLimitExceeded},
+		{"solution MLE beats evaluator's own TLE", Outcome{TimeLimitExceeded: true, MemoryLimitExceeded: true}, MemoryLimitExceeded},
 		{"MLE beats result", Outcome{MemoryLimitExceeded: true, Payload: pl}, MemoryLimitExceeded},
 		{"MLE beats CPU cap", Outcome{MemoryLimitExceeded: true, SolutionCPUExceeded: true}, MemoryLimitExceeded},
 		{"CPU cap beats result", Outcome{SolutionCPUExceeded: true, Payload: pl}, TimeLimitExceeded},
