@@ -55,9 +55,12 @@ sandbox as tether judge, --concurrency at a time, and pushes the results back.
 
 --broker redis://HOST:PORT/DB speaks Neuro OJ's judge queue protocol exactly
 (its worker's environment variables work too: REDIS_URL, JUDGE_QUEUE, ...);
-nats://HOST:4222 uses NATS JetStream; embedded (the default when neither a
-flag nor REDIS_URL names a broker) runs a NATS server in this process on
-127.0.0.1:4222, which tether submit and other workers join.
+nats://HOST:4222 uses NATS JetStream; embedded runs a NATS server in this
+process on 127.0.0.1:4222, which tether submit and other workers join. With
+no --broker and no REDIS_URL, a worker given any other of Neuro OJ's worker
+variables (JUDGE_QUEUE, WORK_DIR, ...) uses Neuro OJ's default
+redis://127.0.0.1/; one given none of them, embedded. The first log line
+says which and why.
 
 SIGTERM or SIGINT stops pulling; running submissions get --drain to finish,
 then what is unfinished goes back to the queue. A second signal gives it back
@@ -66,7 +69,7 @@ at once. See docs/worker.md.`,
 		RunE: runWorker,
 	}
 	f := cmd.Flags()
-	f.String("broker", "", "queue: redis://[:password@]HOST:PORT[/DB], nats://HOST:PORT, or embedded (env REDIS_URL; default embedded)")
+	f.String("broker", "", "queue: redis://[:password@]HOST:PORT[/DB], nats://HOST:PORT, or embedded (env REDIS_URL; default redis://127.0.0.1/ when another of Neuro OJ's worker variables is set, else embedded)")
 	f.Int("concurrency", 2, "slots: submissions judged at once, 1-1024 (env JUDGE_MAX_CONCURRENT_JUDGES)")
 	f.String("cpus", "", "CPUs to divide among the slots, e.g. 0-3 (a slot's two sides get CPUs of their own where there are enough); default any")
 	f.String("work-dir", worker.DefaultWorkDir(), "private folder (this uid's, mode 0700) for the tasks' packages and fallback-results (env WORK_DIR)")
