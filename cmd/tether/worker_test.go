@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -46,6 +47,32 @@ func TestSummaryFlagsAScoreAboveTheFullScore(t *testing.T) {
 		printSummary(&b, &judge.Result{Status: judge.Accepted, Score: score, Details: []byte("{}")})
 		if got := strings.Contains(b.String(), "above the full score of 100.00"); got != flagged {
 			t.Errorf("score %d: flagged %v, want %v:\n%s", score, got, flagged, b.String())
+		}
+	}
+}
+
+// docs/worker.md names every variable the worker reads, and its table of
+// differences from Neuro OJ's judge has a row for each deliberate one.
+func TestWorkerDocsNameEveryVariableAndDifference(t *testing.T) {
+	b, err := os.ReadFile("../../docs/worker.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for flag, name := range workerEnv {
+		if !strings.Contains(doc, "| `"+name+"`") || !strings.Contains(doc, "`--"+flag+"`") {
+			t.Errorf("docs/worker.md's table lacks %s (--%s)", name, flag)
+		}
+	}
+	_, diffs, ok := strings.Cut(doc, "\n## Differences from Neuro OJ's judge\n")
+	if !ok {
+		t.Fatal(`docs/worker.md has no "Differences from Neuro OJ's judge" section`)
+	}
+	diffs, _, _ = strings.Cut(diffs, "\n## ")
+	for _, row := range []string{"| isolation |", "| a fraction in a raw payload's `score` |", "| the evaluator over its own time limit |",
+		"| network |", "| size caps |"} {
+		if !strings.Contains(diffs, row) {
+			t.Errorf("the differences table lacks the row %q", row)
 		}
 	}
 }
