@@ -79,7 +79,7 @@ func TestTasksInTheirLanguages(t *testing.T) {
 	j := &worker.Judger{Runner: sandboxtest.Isolating(t), Packages: copyPackages{"../../judge/testdata/lang"}, WorkDir: f.work}
 	stop := f.startWorker(b, 1, j.Judge)
 	core := &nojcore.Consumer{C: f.client}
-	eventually(t, 900*time.Second, "every result", func() bool { core.Drain(ctx); return core.Count() == len(tasks) })
+	eventually(t, 120*time.Second, "every result", func() bool { core.Drain(ctx); return core.Count() == len(tasks) })
 	stop()
 	for _, tk := range tasks {
 		r := core.Applied[tk.id]
