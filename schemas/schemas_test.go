@@ -53,7 +53,7 @@ func TestProblemIssuesNameTheFieldInWords(t *testing.T) {
 			`runtime_config.solution.call_timout_ms: unknown field; did you mean "call_timeout_ms"?`},
 		{`{"titel": "x"}`, `titel: unknown field; did you mean "title"?`},
 		{`{"runtime_config": {"solution": {"zzz_qqq_www": 1}}}`,
-			`runtime_config.solution.zzz_qqq_www: unknown field; known fields here: call_timeout_ms, command, cpu_time_limit_ms`},
+			`runtime_config.solution.zzz_qqq_www: unknown field; known fields here: call_timeout_ms, command, compile, cpu_time_limit_ms`},
 		{`{"runtime_config": {"solution": {"call_timeout_ms": "2000"}}}`,
 			`runtime_config.solution.call_timeout_ms: want an integer, got string`},
 		{`{"runtime_config": {"evaluator": {"time_limit_ms": -1}}}`,
