@@ -503,6 +503,7 @@ void invoke_with(R (*f)(A...), const std::string& name, reader& r, std::string& 
     open = r.more(']');
   };
   (one(std::get<I>(args), static_cast<int>(I)), ...);
+  (void)one;  // a function of no parameters
   r.args_end(name, sizeof...(A), got, open);
   r.arg = reader::in_call;
   if constexpr (std::is_void_v<R>) {
