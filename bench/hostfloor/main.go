@@ -5,19 +5,23 @@
 //   - calls/s with 1 and 64 calls in flight of the same raw-protocol Go
 //     evaluator joined to the language's host by two pipes (direct), and
 //     through `tether judge --sandbox none` (judge, when -tether is given);
+//
 //   - the same for the raw line program (raw: read a request line, write one
 //     answer line, big blocks, as any host at least must);
+//
 //   - start-to-ready of each host (from exec to its ready line);
+//
 //   - build time of an add(a, b) solution per language through the build
 //     cache of package lang: the first build (for C and C++ the host's
 //     object is compiled into the cache too), a build of another source
 //     (the host's object reused), and a cache hit;
+//
 //   - C++ compile time of the same solution with the host library (its
 //     object prebuilt, as the judge links it) against a plain iostream a+b
 //     program, wall and CPU.
 //
-//	go build -o /tmp/tether ./cmd/tether
-//	go run ./bench/hostfloor -tether /tmp/tether -calls 20000 -rounds 5
+//     go build -o /tmp/tether ./cmd/tether
+//     go run ./bench/hostfloor -tether /tmp/tether -calls 20000 -rounds 5
 //
 // Run with -role evaluator it is the evaluator side of the judge path.
 package main
