@@ -124,7 +124,16 @@ func main() {
 	inflight := flag.Int("inflight", 64, "calls in flight for the throughput measurement")
 	rounds := flag.Int("rounds", 5, "rounds (every variant once per round)")
 	only := flag.String("languages", "cpp,c,java,javascript,go,rust,python", "languages to measure")
+	program := flag.String("program", "", "measure only this command directly (words split at spaces; for profiling a host: -program 'perf record -g ./main')")
 	flag.Parse()
+	if *program != "" {
+		ready, m, err := direct(subject{name: *program, argv: strings.Fields(*program), env: os.Environ()}, *calls, *inflight)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("ready %.1f ms, 1 in flight %.0f calls/s, %d in flight %.0f calls/s\n", ms(ready), m.One, *inflight, m.Many)
+		return
+	}
 	if *role == "evaluator" {
 		m, err := evaluate(os.Stdin, os.Stdout, *calls, *inflight)
 		if err != nil {
