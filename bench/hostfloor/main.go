@@ -315,7 +315,8 @@ func drive(tether string, ids []string, calls, inflight, rounds int) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	env := []string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "HOME=" + work}
+	// The user's HOME: rustup's rustc and the Go build cache live there.
+	env := []string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "HOME=" + os.Getenv("HOME")}
 	must := func(err error) {
 		if err != nil {
 			log.Fatal(err)
@@ -515,7 +516,7 @@ func place(dir string, files []sandbox.File) error {
 }
 
 // buildGo builds the Go solution as gosdk documents (lang has no Go host
-// wired in yet, so no cache).
+// wired in yet, so no cache of lang's; the user's Go build cache is used).
 func buildGo(l *language, work string, round int, env []string) (float64, error) {
 	dir := filepath.Join(work, fmt.Sprintf("go-%d", round))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -529,7 +530,7 @@ func buildGo(l *language, work string, round int, env []string) (float64, error)
 	}
 	cmd := exec.Command(gosdk.Compile[0], gosdk.Compile[1:]...)
 	cmd.Dir = dir
-	cmd.Env = append(append(slices.Clip(env), gosdk.Env...), "GOCACHE="+filepath.Join(work, "gocache"))
+	cmd.Env = append(slices.Clip(env), gosdk.Env...)
 	start := time.Now()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("%v\n%s", err, out)

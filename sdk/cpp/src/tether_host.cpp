@@ -819,7 +819,42 @@ struct frame {
 };
 
 // False when line is not a JSON object (plain text: ignored).
+// The call frame as every SDK and the judge write it, compact, members in
+// this order: {"type":"call","id":"ID","fn":"FN","args":[...]}, ID and FN
+// plain ASCII. Read by its fixed text, args by the full scanner; false
+// for anything else, which parse_frame reads the general way (the same
+// members result either way).
+bool parse_canonical_call(std::string_view line, frame& f) {
+  using namespace std::string_view_literals;
+  const char* p = line.data();
+  const char* end = p + line.size();
+  auto lit = [&](std::string_view want) {
+    if (static_cast<std::size_t>(end - p) < want.size() || std::memcmp(p, want.data(), want.size()) != 0) return false;
+    p += want.size();
+    return true;
+  };
+  auto plain = [&](std::string_view& out) {  // at the opening quote's next byte
+    const char* s = p - 1;
+    while (p < end && plain_char[static_cast<unsigned char>(*p)]) p++;
+    if (p >= end || *p != '"') return false;
+    p++;
+    out = std::string_view(s, p - s);
+    return true;
+  };
+  if (!lit("{\"type\":\"call\",\"id\":\""sv)) return false;
+  f.type = line.substr(8, 6);
+  if (!plain(f.id) || !lit(",\"fn\":\""sv) || !plain(f.fn) || !lit(",\"args\":["sv)) return false;
+  scanner s{p - 1, end, {}, true};
+  const char* args = s.p;
+  if (!s.value(1) || !s.syntax_ok || s.end - s.p != 1 || *s.p != '}') return false;
+  f.args = std::string_view(args, s.p - args);
+  f.codec_error = std::move(s.codec_error);
+  return true;
+}
+
 bool parse_frame(std::string_view line, frame& f) {
+  f = frame{};
+  if (parse_canonical_call(line, f)) return true;
   f = frame{};
   scanner s{line.data(), line.data() + line.size(), {}, true};
   s.ws();
