@@ -115,6 +115,10 @@ func main() {
 type measurement struct {
 	One  float64 `json:"calls_per_s_1"`
 	Many float64 `json:"calls_per_s_many"`
+	// The program's CPU time (user+system) per call over both phases, in
+	// µs: direct runs only. On a machine shared with other work calls/s
+	// follow the load; this does not.
+	CPUPerCall float64 `json:"-"`
 }
 
 func main() {
@@ -131,7 +135,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("ready %.1f ms, 1 in flight %.0f calls/s, %d in flight %.0f calls/s\n", ms(ready), m.One, *inflight, m.Many)
+		fmt.Printf("ready %.1f ms, 1 in flight %.0f calls/s, %d in flight %.0f calls/s, CPU %.2f µs per call\n", ms(ready), m.One, *inflight, m.Many, m.CPUPerCall)
 		return
 	}
 	if *role == "evaluator" {
@@ -232,8 +236,6 @@ func direct(s subject, calls, inflight int) (ready time.Duration, m measurement,
 	if err := cmd.Start(); err != nil {
 		return 0, m, err
 	}
-	defer cmd.Wait()
-	defer in.Close()
 	out := bufio.NewReaderSize(outPipe, 1<<16)
 	line, err := out.ReadBytes('\n')
 	if err != nil || !bytes.Contains(line, []byte(`"ready"`)) {
@@ -244,6 +246,11 @@ func direct(s subject, calls, inflight int) (ready time.Duration, m measurement,
 	m, err = evaluate(out, in, calls, inflight)
 	if err != nil {
 		cmd.Process.Kill()
+	}
+	in.Close()
+	if werr := cmd.Wait(); werr == nil && cmd.ProcessState != nil {
+		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		m.CPUPerCall = float64(cpu.Nanoseconds()) / 1e3 / float64(2*calls)
 	}
 	return ready, m, err
 }
@@ -306,6 +313,7 @@ var extension = map[string]string{"cpp": "cpp", "c": "c", "java": "java", "javas
 type row struct {
 	ready                                  []float64 // ms
 	direct1, directN, judge1, judgeN       []float64
+	cpu                                    []float64 // µs per call, direct
 	compileCold, compileWarm, hit, goBuild []float64 // ms
 }
 
@@ -395,8 +403,9 @@ func drive(tether string, ids []string, calls, inflight, rounds int) error {
 			r.ready = append(r.ready, ms(ready))
 			r.direct1 = append(r.direct1, m.One)
 			r.directN = append(r.directN, m.Many)
-			fmt.Printf("  direct %-10s ready %7.1f ms  1 in flight %8.0f calls/s  %d in flight %8.0f calls/s\n",
-				s.name, ms(ready), m.One, inflight, m.Many)
+			r.cpu = append(r.cpu, m.CPUPerCall)
+			fmt.Printf("  direct %-10s ready %7.1f ms  1 in flight %8.0f calls/s  %d in flight %8.0f calls/s  CPU %6.2f µs/call\n",
+				s.name, ms(ready), m.One, inflight, m.Many, m.CPUPerCall)
 		}
 		if tether != "" {
 			for _, l := range append(slices.Clone(langs), &language{id: "raw"}) {
@@ -595,8 +604,8 @@ func median(xs []float64) float64 {
 
 func report(langs []*language, rows map[string]*row, cpp map[string][]float64, calls, inflight, rounds int) {
 	fmt.Printf("\nmedians of %d rounds, %d calls per measurement\n\n", rounds, calls)
-	fmt.Printf("| solution | start→ready ms | direct 1 | direct %d | %% of raw (1 / %d) | judge 1 | judge %d | %% of raw via judge (1 / %d) |\n", inflight, inflight, inflight, inflight)
-	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Printf("| solution | start→ready ms | direct 1 | direct %d | %% of raw (1 / %d) | CPU µs/call (direct) | judge 1 | judge %d | %% of raw via judge (1 / %d) |\n", inflight, inflight, inflight, inflight)
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	raw := rows["raw"]
 	pct := func(a, b []float64) string {
 		if len(a) == 0 || len(b) == 0 {
@@ -612,8 +621,8 @@ func report(langs []*language, rows map[string]*row, cpp map[string][]float64, c
 	}
 	for _, id := range append(idsOf(langs), "raw") {
 		r := rows[id]
-		fmt.Printf("| %s | %.1f | %s | %s | %s / %s | %s | %s | %s / %s |\n", id, median(r.ready),
-			num(r.direct1), num(r.directN), pct(r.direct1, raw.direct1), pct(r.directN, raw.directN),
+		fmt.Printf("| %s | %.1f | %s | %s | %s / %s | %.2f | %s | %s | %s / %s |\n", id, median(r.ready),
+			num(r.direct1), num(r.directN), pct(r.direct1, raw.direct1), pct(r.directN, raw.directN), median(r.cpu),
 			num(r.judge1), num(r.judgeN), pct(r.judge1, raw.judge1), pct(r.judgeN, raw.judgeN))
 	}
 	fmt.Println("\n| language | first build ms | another source ms | cache hit ms |")
