@@ -110,6 +110,9 @@ func main() {
 }
 `
 
+// slowCompileMs bounds every compile of the benchmark (wall and CPU).
+const slowCompileMs = 600000
+
 // measurement is what the evaluator reports: calls/s at 1 and at
 // -inflight calls in flight.
 type measurement struct {
@@ -284,7 +287,10 @@ func writeProblem(dir string, calls, inflight int, solution []string) error {
 	if err != nil {
 		return err
 	}
-	sol := map[string]any{"call_timeout_ms": 60000, "memory_limit_mb": 512}
+	// Compile limits far above the defaults: a loaded machine must not turn
+	// a slow compile into a CompileError here.
+	sol := map[string]any{"call_timeout_ms": 60000, "memory_limit_mb": 512,
+		"compile": map[string]any{"time_limit_ms": slowCompileMs, "cpu_time_limit_ms": slowCompileMs}}
 	if solution != nil {
 		sol["command"] = solution
 	}
@@ -459,7 +465,8 @@ func buildWithCache(l *language, tbl *lang.Table, cacheDir, work string, round i
 		return 0, 0, 0, err
 	}
 	b := &lang.Builder{Runner: sandbox.NewPlain(), Cache: cache, Env: env, Host: "hostfloor"}
-	req := lang.Request{Language: entry, Source: []byte(l.source), MemoryMB: 512}
+	req := lang.Request{Language: entry, Source: []byte(l.source), MemoryMB: 512,
+		Limits: entry.Effective(lang.CompileLimits{TimeLimitMs: slowCompileMs, CPUTimeLimitMs: slowCompileMs})}
 	timed := func(src string) (float64, *lang.Build, error) {
 		req.Source = []byte(src)
 		start := time.Now()
