@@ -329,7 +329,10 @@ func drive(tether string, ids []string, calls, inflight, rounds int) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	// The user's HOME: rustup's rustc and the Go build cache live there.
+	// The system's toolchains first (Debian's rustc: the builder runs a
+	// command by its resolved path, and a rustup proxy's is rustup's), and
+	// the user's HOME, where the Go build cache lives.
+	os.Setenv("PATH", "/usr/bin:/bin:"+os.Getenv("PATH"))
 	env := []string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "HOME=" + os.Getenv("HOME")}
 	must := func(err error) {
 		if err != nil {
