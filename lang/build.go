@@ -24,9 +24,12 @@ import (
 // what it built in Cache. Safe for concurrent use.
 type Builder struct {
 	Runner sandbox.Runner
-	Cache  *Cache   // nil: every submission is compiled
+	Cache  *Cache   // nil: every submission is compiled, its host's units too
 	Env    []string // the compiler's whole environment (PATH, LANG, ...)
 	Host   string   // the host library's version, part of the cache key
+
+	prebuilds      atomic.Int64 // host objects compiled (Language.PrebuildSupport), for tests
+	prebuildFailed sync.Map     // keys of host objects that would not build: not tried again
 }
 
 // Request is one submission to build.
@@ -134,7 +137,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 			return bd, nil
 		}
 	}
-	bd, err := b.compile(ctx, l, source, lim, req.CPUs)
+	bd, err := b.compileSubmission(ctx, l, source, lim, req.CPUs)
 	if err != nil {
 		var ce *CompileError
 		if glue != nil && errors.As(err, &ce) {
@@ -193,15 +196,20 @@ func supportFiles(l *Language) ([]supportFile, error) {
 	return out, nil
 }
 
-// compileArgs expands l.Compile: {source}, {memory_mb}, and {support} as
-// the support files that are compile units of l (one argument each).
-func compileArgs(l *Language, support []supportFile) []string {
+// compileUnits are the support files that are compile units of l.
+func compileUnits(l *Language, support []supportFile) []string {
 	var units []string
 	for _, f := range support {
 		if slices.Contains(l.Extensions, strings.ToLower(filepath.Ext(f.name))) {
 			units = append(units, f.name)
 		}
 	}
+	return units
+}
+
+// compileArgs expands l.Compile: {source}, {memory_mb}, and {support} as
+// units (one argument each).
+func compileArgs(l *Language, units []string) []string {
 	var argv []string
 	for _, a := range l.expand(l.Compile, 0) {
 		if a == "{support}" {
@@ -213,7 +221,115 @@ func compileArgs(l *Language, support []supportFile) []string {
 	return argv
 }
 
-func (b *Builder) compile(ctx context.Context, l *Language, source []byte, lim CompileLimits, cpus []int) (bd *Build, err error) {
+// prebuildArgs turns l's compile command into one that compiles only the
+// host's units, each to its object in the build dir (gcc's and clang's
+// -c), and names those objects: the command without its -o, {source} and
+// -l arguments. ok is false when l does not prebuild.
+func prebuildArgs(l *Language, units []string) (argv, objects []string, ok bool) {
+	if !l.PrebuildSupport || len(units) == 0 || !slices.Contains(l.Compile, "{support}") {
+		return nil, nil, false
+	}
+	compile := l.expand(l.Compile, 0)
+	for i := 0; i < len(compile); i++ {
+		switch a := compile[i]; {
+		case a == "-o":
+			i++
+		case a == l.Source, strings.HasPrefix(a, "-l"):
+		case a == "{support}":
+			argv = append(argv, units...)
+		default:
+			argv = append(argv, a)
+		}
+	}
+	for _, u := range units {
+		objects = append(objects, strings.TrimSuffix(u, filepath.Ext(u))+".o")
+	}
+	return append(argv, "-c"), objects, true
+}
+
+// compileSubmission compiles source with l's compile command, linking the
+// host's prebuilt objects (from the cache, built there on a miss) when l
+// prebuilds them and there is a cache; else compiling the host's units too.
+func (b *Builder) compileSubmission(ctx context.Context, l *Language, source []byte, lim CompileLimits, cpus []int) (*Build, error) {
+	support, err := supportFiles(l)
+	if err != nil {
+		return nil, err
+	}
+	units := compileUnits(l, support)
+	files := append(slices.Clip(support), supportFile{name: l.Source, data: source})
+	var prebuilt *Build
+	if b.Cache != nil {
+		// A prebuild that fails (an operator's compiler that is not
+		// gcc-like) falls back to compiling the units with the source.
+		if pb, objects, err := b.prebuilt(ctx, l, support, units, lim, cpus); err == nil && pb != nil {
+			prebuilt, units = pb, objects
+			defer prebuilt.Close()
+			for _, f := range pb.Files {
+				data, err := os.ReadFile(f.Source)
+				if err != nil {
+					return nil, fmt.Errorf("lang: reading the %s host's prebuilt %s: %w", l.ID, f.Name, err)
+				}
+				files = append(files, supportFile{name: f.Name, data: data})
+			}
+		}
+	}
+	bd, err := b.compile(ctx, l, files, compileArgs(l, units), lim, cpus)
+	if err != nil || prebuilt == nil {
+		return bd, err
+	}
+	// The objects are the host's, kept in the cache: not part of the build.
+	keep := bd.Files[:0]
+	for _, f := range bd.Files {
+		if !slices.Contains(units, f.Name) {
+			keep = append(keep, f)
+		}
+	}
+	bd.Files = keep
+	return bd, nil
+}
+
+// prebuilt is the build of l's host units alone (their objects), from the
+// cache or compiled and published there; nil when l does not prebuild.
+func (b *Builder) prebuilt(ctx context.Context, l *Language, support []supportFile, units []string, lim CompileLimits, cpus []int) (*Build, []string, error) {
+	argv, objects, ok := prebuildArgs(l, units)
+	if !ok {
+		return nil, nil, nil
+	}
+	key, err := b.keyOf(ctx, l, "tether-host-objects-1", argv, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if bd, ok := b.Cache.get(key); ok {
+		return bd, objects, nil
+	}
+	if _, failed := b.prebuildFailed.Load(key); failed {
+		return nil, nil, fmt.Errorf("lang: the %s host's objects did not build before", l.ID)
+	}
+	b.prebuilds.Add(1)
+	bd, err := b.compile(ctx, l, support, argv, lim, cpus)
+	if err != nil {
+		if ctx.Err() == nil {
+			b.prebuildFailed.Store(key, true)
+		}
+		return nil, nil, err
+	}
+	keep := bd.Files[:0]
+	for _, f := range bd.Files {
+		if slices.Contains(objects, f.Name) {
+			keep = append(keep, f)
+		}
+	}
+	bd.Files = keep
+	if len(keep) != len(objects) {
+		bd.Close()
+		return nil, nil, fmt.Errorf("lang: the %s host's prebuild made %d of its %d objects", l.ID, len(keep), len(objects))
+	}
+	_ = b.Cache.put(key, bd) // a failed publish costs the next build its hit
+	return bd, objects, nil
+}
+
+// compile writes files into a build dir of its own and runs argv there.
+func (b *Builder) compile(ctx context.Context, l *Language, files []supportFile, argv []string, lim CompileLimits, cpus []int) (bd *Build, err error) {
 	parent, err := sandbox.MkdirOwnedTemp(buildDirLabel)
 	if err != nil {
 		return nil, fmt.Errorf("lang: build dir: %w", err)
@@ -232,10 +348,6 @@ func (b *Builder) compile(ctx context.Context, l *Language, source []byte, lim C
 	if err := os.Chmod(src, 0o777); err != nil { // whatever the umask
 		return nil, fmt.Errorf("lang: build dir: %w", err)
 	}
-	support, err := supportFiles(l)
-	if err != nil {
-		return nil, err
-	}
 	write := func(name string, data []byte) error {
 		path := filepath.Join(src, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
@@ -246,16 +358,13 @@ func (b *Builder) compile(ctx context.Context, l *Language, source []byte, lim C
 		}
 		return os.Chmod(path, 0o644)
 	}
-	for _, f := range support {
+	for _, f := range files {
 		if err := write(f.name, f.data); err != nil {
-			return nil, fmt.Errorf("lang: writing the %s host: %w", l.ID, err)
+			return nil, fmt.Errorf("lang: writing %s for the %s compile: %w", f.name, l.ID, err)
 		}
 	}
-	if err := write(l.Source, source); err != nil {
-		return nil, fmt.Errorf("lang: writing the source: %w", err)
-	}
 
-	args, toolEnv := resolveToolEnv(compileArgs(l, support))
+	args, toolEnv := resolveToolEnv(argv)
 	env := b.Env
 	if toolEnv != "" {
 		env = append(slices.Clip(env), toolEnv)
@@ -297,14 +406,14 @@ func (b *Builder) compile(ctx context.Context, l *Language, source []byte, lim C
 	case usage.ExitCode != 0:
 		return fail(fmt.Sprintf("compilation failed (the compiler exited with status %d)", usage.ExitCode))
 	}
-	files, total, err := builtFiles(src)
+	built, total, err := builtFiles(src)
 	if err != nil {
 		return nil, err
 	}
 	if max := lim.ExecutableLimitMB << 20; max > 0 && total > max {
 		return fail(fmt.Sprintf("the compiled files are %s, over the executable size limit of %d MB (executable_limit_mb)", byteSize(total), lim.ExecutableLimitMB))
 	}
-	return &Build{Dir: parent, Files: files, Stats: stats}, nil
+	return &Build{Dir: parent, Files: built, Stats: stats}, nil
 }
 
 // resolveTool names argv[0] by its real path when it is a command found

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -306,5 +307,88 @@ func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
 		if got := err == nil; got != want {
 			t.Errorf("entry %s kept %v, want %v", key, got, want)
 		}
+	}
+}
+
+func TestPrebuildArgs(t *testing.T) {
+	for _, c := range []struct {
+		id            string
+		argv, objects []string
+	}{
+		{"cpp", []string{"g++", "-std=c++17", "-O2", "-pipe", "tether_host.cpp", "-c"}, []string{"tether_host.o"}},
+		{"c", []string{"gcc", "-std=c11", "-O2", "-pipe", "tether.c", "-c"}, []string{"tether.o"}},
+	} {
+		l, err := Builtin().Lookup(c.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		support, err := supportFiles(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		argv, objects, ok := prebuildArgs(l, compileUnits(l, support))
+		if !ok || strings.Join(argv, " ") != strings.Join(c.argv, " ") || strings.Join(objects, " ") != strings.Join(c.objects, " ") {
+			t.Errorf("%s: prebuild %q making %q (%v), want %q making %q", c.id, argv, objects, ok, c.argv, c.objects)
+		}
+	}
+	if _, _, ok := prebuildArgs(cpp(t), nil); ok {
+		t.Error("a language without host units prebuilds")
+	}
+}
+
+// The C++ host's object is compiled once into the cache and linked into
+// every later submission; a corrupted object is compiled again.
+func TestHostObjectPrebuiltOnceAndRebuiltWhenCorrupted(t *testing.T) {
+	requireTool(t, "g++")
+	cache, err := OpenCache(filepath.Join(t.TempDir(), "cache"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := testBuilder(t, cache)
+	l, err := Builtin().Lookup("cpp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(n int) {
+		t.Helper()
+		src := fmt.Sprintf("#include \"tether.hpp\"\nlong long add(long long a, long long b) { return a + b + %d; }\nTETHER_EXPORT(add);\n", n)
+		bd, err := b.Build(context.Background(), Request{Language: l, Source: []byte(src), MemoryMB: 256})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer bd.Close()
+		for _, f := range bd.Files {
+			if strings.HasSuffix(f.Name, ".o") {
+				t.Errorf("the build carries the host's object %s", f.Name)
+			}
+		}
+		if got := runBuilt(t, b.Runner, bd); got != "{\"type\":\"ready\"}\n" {
+			t.Errorf("build %d said %q, want its ready line", n, got)
+		}
+	}
+	build(1)
+	build(2)
+	if n := b.prebuilds.Load(); n != 1 {
+		t.Fatalf("the host object was compiled %d times for two submissions, want once", n)
+	}
+	support, err := supportFiles(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv, objects, _ := prebuildArgs(l, compileUnits(l, support))
+	key, err := b.keyOf(context.Background(), l, "tether-host-objects-1", argv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := filepath.Join(cache.entry(key), objects[0])
+	if err := os.WriteFile(obj, []byte("not an object"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build(3)
+	if n := b.prebuilds.Load(); n != 2 {
+		t.Fatalf("after corrupting the cached object: %d host compiles, want 2 (a rebuild)", n)
+	}
+	if sum, _, err := fileSum(obj); err != nil || sum == "" {
+		t.Fatalf("the rebuilt object is not in the cache: %v", err)
 	}
 }

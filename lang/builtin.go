@@ -108,11 +108,13 @@ func withHosts(langs []*Language) []*Language {
 var hosts = map[string]func(*Language){
 	"cpp": func(l *Language) {
 		l.Support, l.SupportVersion = cppsdk.FS(), cppsdk.Version
-		l.Compile, l.Run = slices.Clone(cppsdk.Compile), slices.Clone(cppsdk.Run)
+		l.Compile, l.Run = supportPlaceholder(cppsdk.Compile, cppsdk.HostUnit), slices.Clone(cppsdk.Run)
+		l.PrebuildSupport = true
 	},
 	"c": func(l *Language) {
 		l.Support, l.SupportVersion = csdk.FS(), csdk.Version
-		l.Compile, l.Run = slices.Clone(csdk.Compile), slices.Clone(csdk.Run)
+		l.Compile, l.Run = supportPlaceholder(csdk.Compile, csdk.HostUnit), slices.Clone(csdk.Run)
+		l.PrebuildSupport = true
 	},
 	"java": func(l *Language) {
 		l.Support, l.SupportVersion = javasdk.FS(), javasdk.Version
@@ -127,4 +129,17 @@ var hosts = map[string]func(*Language){
 		l.Source = rustsdk.Source
 		l.Compile, l.Run = slices.Clone(rustsdk.Compile), slices.Clone(rustsdk.Run)
 	},
+}
+
+// supportPlaceholder is a host package's compile command with its host
+// unit named by {support}, so the builder may link the unit's prebuilt
+// object instead (Language.PrebuildSupport).
+func supportPlaceholder(compile []string, unit string) []string {
+	out := slices.Clone(compile)
+	for i, a := range out {
+		if a == unit {
+			out[i] = "{support}"
+		}
+	}
+	return out
 }

@@ -272,11 +272,17 @@ func fileSum(path string) (string, int64, error) {
 
 // key is the cache key of building source in l.
 func (b *Builder) key(ctx context.Context, l *Language, source []byte) (string, error) {
+	return b.keyOf(ctx, l, "tether-build-1", l.Compile, source)
+}
+
+// keyOf is the cache key of what argv makes of source and l's host files
+// (kind tells builds apart from the host's prebuilt objects).
+func (b *Builder) keyOf(ctx context.Context, l *Language, kind string, argv []string, source []byte) (string, error) {
 	h := sha256.New()
 	field := func(s string) { fmt.Fprintf(h, "%d:%s\n", len(s), s) }
-	field("tether-build-1")
+	field(kind)
 	field(l.ID)
-	for _, a := range l.Compile {
+	for _, a := range argv {
 		field(a)
 	}
 	field(strings.Join(b.Env, "\x00"))

@@ -41,6 +41,12 @@ type Language struct {
 	Support fs.FS `json:"-"`
 	// SupportVersion names Support's content in the build cache's key.
 	SupportVersion string `json:"-"`
+	// PrebuildSupport: the host's compile units ({support}) are compiled
+	// once per compile command, toolchain and host version, with the
+	// compile command turned into a gcc-style `-c` (its -o, {source} and
+	// -l arguments dropped), kept in the build cache, and their objects
+	// linked into each submission instead of compiling them again.
+	PrebuildSupport bool `json:"-"`
 }
 
 // Binds are Paths as the sandbox's read-only binds.
