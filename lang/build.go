@@ -50,6 +50,9 @@ type Build struct {
 	Files []sandbox.File
 	Run   []string
 	Binds []sandbox.Bind // host paths the run needs to see (Language.Paths)
+	// OutOfMemory is Language.OutOfMemory: a run whose stderr has it
+	// ended at the memory limit.
+	OutOfMemory string
 	Stats Stats
 }
 
@@ -107,7 +110,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 		for _, f := range support {
 			files = append(files, sandbox.File{Name: f.name, Data: f.data})
 		}
-		return &Build{Files: files, Run: run, Binds: binds}, nil
+		return &Build{Files: files, Run: run, Binds: binds, OutOfMemory: l.OutOfMemory}, nil
 	}
 	var key string
 	if b.Cache != nil {
@@ -117,7 +120,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 		}
 		key = k
 		if bd, ok := b.Cache.get(key); ok {
-			bd.Run, bd.Binds = run, binds
+			bd.Run, bd.Binds, bd.OutOfMemory = run, binds, l.OutOfMemory
 			return bd, nil
 		}
 	}
@@ -125,7 +128,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 	if err != nil {
 		return nil, err
 	}
-	bd.Run, bd.Binds = run, binds
+	bd.Run, bd.Binds, bd.OutOfMemory = run, binds, l.OutOfMemory
 	if b.Cache != nil {
 		// A failed publish costs only the next build its hit.
 		_ = b.Cache.put(key, bd)
@@ -223,7 +226,10 @@ func (b *Builder) compile(ctx context.Context, l *Language, source []byte, lim C
 		return nil, fmt.Errorf("lang: writing the source: %w", err)
 	}
 
-	args, toolEnv := resolveToolEnv(compileArgs(l, support))
+	args, toolEnv, err := l.compileCommand(compileArgs(l, support))
+	if err != nil {
+		return nil, err
+	}
 	env := b.Env
 	if toolEnv != "" {
 		env = append(slices.Clip(env), toolEnv)
@@ -310,6 +316,86 @@ func resolveToolEnv(argv []string) ([]string, string) {
 	}
 	out := append([]string{real}, argv[1:]...)
 	return out, ToolEnv(out)
+}
+
+// HiddenToolError: a toolchain found on PATH only in folders the sandbox
+// cannot see, so the compile step cannot run it (the judge's setup, not
+// the submission's fault).
+type HiddenToolError struct {
+	Language, Name string
+	Found          []string // where PATH has it, real paths
+}
+
+func (e *HiddenToolError) Error() string {
+	return fmt.Sprintf("%s: %s is on PATH only at %s, which the sandbox cannot see (it shows the system dirs /usr, /bin, ...); "+
+		"install the toolchain there (for Rust, Debian's rustc: apt-get install rustc) or add its folder to the %s language's paths in a languages file",
+		e.Language, e.Name, strings.Join(e.Found, ", "), e.Language)
+}
+
+// findTool is the program the compile sandbox runs for a command's first
+// word: a name with a slash as it is; else, by its real path, the first
+// match on PATH the sandbox can see (under the system dirs or the
+// language's Paths), passing over earlier ones it cannot (rustup's
+// ~/.cargo/bin/rustc before Debian's /usr/bin/rustc). A name found
+// nowhere is returned as given, for the sandbox to fail on; one found only
+// out of sight is a *HiddenToolError.
+func (l *Language) findTool(name string) (string, error) {
+	if name == "" || strings.ContainsRune(name, '/') {
+		return name, nil
+	}
+	binds := l.Binds()
+	visible := func(p string) bool {
+		if sandbox.SystemPath(p) {
+			return true
+		}
+		for _, b := range binds {
+			if p == b.Path || strings.HasPrefix(p, strings.TrimSuffix(b.Path, "/")+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	var hidden []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		path, err := exec.LookPath(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			continue
+		}
+		if visible(path) && visible(real) {
+			return real, nil
+		}
+		if !slices.Contains(hidden, real) {
+			hidden = append(hidden, real)
+		}
+	}
+	if len(hidden) > 0 {
+		return "", &HiddenToolError{Language: l.ID, Name: name, Found: hidden}
+	}
+	return name, nil
+}
+
+// compileCommand is argv with its program chosen by findTool, and what
+// that program needs in its environment (ToolEnv).
+func (l *Language) compileCommand(argv []string) ([]string, string, error) {
+	if len(argv) == 0 {
+		return argv, "", nil
+	}
+	tool, err := l.findTool(argv[0])
+	if err != nil {
+		return nil, "", err
+	}
+	if tool == argv[0] {
+		return argv, "", nil
+	}
+	out := append([]string{tool}, argv[1:]...)
+	return out, ToolEnv(out), nil
 }
 
 // runCompiler runs spec, keeping the last max bytes of its stdout and

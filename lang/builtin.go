@@ -117,6 +117,7 @@ var hosts = map[string]func(*Language){
 	"java": func(l *Language) {
 		l.Support, l.SupportVersion = javasdk.FS(), javasdk.Version
 		l.Compile, l.Run = slices.Clone(javasdk.Compile), slices.Clone(javasdk.Run)
+		l.OutOfMemory = javasdk.OutOfMemory
 	},
 	"javascript": func(l *Language) {
 		l.Support, l.SupportVersion = jssdk.FS(), jssdk.Version

@@ -299,12 +299,9 @@ func (b *Builder) key(ctx context.Context, l *Language, source []byte) (string, 
 // size and modification time, and what its version command prints. It is
 // asked once per compiler binary per process.
 func toolchain(ctx context.Context, l *Language, env []string) string {
-	path, err := exec.LookPath(l.Compile[0])
+	path, err := l.findTool(l.Compile[0])
 	if err != nil {
-		return "missing:" + l.Compile[0]
-	}
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
+		return "hidden:" + l.Compile[0]
 	}
 	info, err := os.Stat(path)
 	if err != nil {
@@ -338,7 +335,15 @@ func Version(ctx context.Context, l *Language, env []string) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, l.Version[0], l.Version[1:]...)
+	// A compiler's version is that of the one the compile step runs.
+	tool := l.Version[0]
+	if l.Compiled() {
+		var err error
+		if tool, err = l.findTool(tool); err != nil {
+			return "", err
+		}
+	}
+	cmd := exec.CommandContext(ctx, tool, l.Version[1:]...)
 	if env != nil {
 		cmd.Env = env
 	}

@@ -33,6 +33,12 @@ type Language struct {
 	// (DefaultCompileLimits), a problem's own limits win over these.
 	Limits   CompileLimits `json:"compile_limits,omitzero"`
 	Disabled bool          `json:"disabled,omitempty"`
+	// OutOfMemory is what the runtime writes to stderr when it ends a
+	// solution that reached a memory limit it enforces itself, below the
+	// sandbox's (the JVM's heap, -Xmx{memory_mb}m, with
+	// -XX:+ExitOnOutOfMemoryError): the judge counts such an ending as the
+	// memory limit, like the sandbox's own. "" for none.
+	OutOfMemory string `json:"out_of_memory,omitempty"`
 	// Smoke is a solution serving add(a, b), which tether doctor builds
 	// and starts until it is ready; "" skips that test.
 	Smoke string `json:"smoke,omitempty"`

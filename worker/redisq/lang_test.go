@@ -3,8 +3,6 @@ package redisq_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -31,13 +29,6 @@ func langTask(id, language, fileName, code string) []byte {
 	return b
 }
 
-func requireCpp(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("g++"); err != nil {
-		testenv.Require(t, "TETHER_REQUIRE_LANGUAGES", errors.New("g++ is not installed (apt-get install g++)"))
-	}
-}
-
 // Neuro OJ's tasks name their language (python3, cpp, ...) and carry the
 // submitter's file_name unchecked: each is judged in its language, and a
 // file_name that is a path changes nothing.
@@ -47,11 +38,8 @@ func TestTasksInTheirLanguages(t *testing.T) {
 	b := f.open(redisq.Options{})
 	defer b.Close()
 	ctx := context.Background()
-	requireCpp(t)
-	for _, tool := range []string{"gcc", "node"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			testenv.Require(t, "TETHER_REQUIRE_LANGUAGES", errors.New(tool+" is not installed (.ci/run installs it)"))
-		}
+	for _, tool := range []string{"g++", "gcc", "node"} {
+		testenv.Toolchain(t, tool)
 	}
 	cAdd := "#include \"tether.h\"\ntether_value *add(const tether_value *args) {\n" +
 		"  return tether_int(tether_as_int(tether_at(args, 0)) + tether_as_int(tether_at(args, 1)));\n}\nTETHER_EXPORT(add)\n"
@@ -68,8 +56,13 @@ func TestTasksInTheirLanguages(t *testing.T) {
 		{"cobol", "cobol", "main.cob", "x", "CompileError"},
 		{"c", "c", "main.c", cAdd, "Accepted"},
 		{"c-ce", "c", "main.c", "int add(void) { return }\n", "CompileError"},
+		{"c-path", "c", "../../x.cpp", cAdd, "Accepted"},
+		{"c-re", "c", "main.c", "#include \"tether.h\"\n#include <stdlib.h>\ntether_value *add(const tether_value *args) { (void)args; abort(); }\nTETHER_EXPORT(add)\n", "RuntimeError"},
 		{"js", "javascript", "main.js", "module.exports = { add: (a, b) => a + b };\n", "Accepted"},
 		{"js-wrong", "javascript", "main.js", "module.exports = { add: (a, b) => a - b };\n", "WrongAnswer"},
+		{"js-path", "javascript", "../../x.cpp", "module.exports = { add: (a, b) => a + b };\n", "Accepted"},
+		{"js-re", "javascript", "main.js", "module.exports = { add: () => null.boom() };\n", "RuntimeError"},
+		{"py-re", "python3", "../../x.cpp", "def add(a, b):\n    return [][a]\n", "RuntimeError"},
 	}
 	for _, tk := range tasks {
 		if err := nojcore.Produce(ctx, f.client, langTask(tk.id, tk.language, tk.fileName, tk.code), 100); err != nil {
