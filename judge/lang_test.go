@@ -135,6 +135,11 @@ var languageVerdicts = []struct {
 		}},
 }
 
+// slowCompile are compile limits for a busy machine: rustc -O of the
+// Rust host takes 9 s of CPU, over 30 s of wall time when tests of other
+// packages compile at once.
+const slowCompile = `{"time_limit_ms": 180000, "cpu_time_limit_ms": 120000}`
+
 // beforeReady is a solution that ends before it is ready, and what the
 // RuntimeError's message says.
 type beforeReady struct{ name, source, saying string }
@@ -170,7 +175,7 @@ func TestSolutionVerdictsInEveryLanguage(t *testing.T) {
 					timeout = "10000" // a JVM collects again and again before its heap is full
 				}
 				return `{"runtime_config": {"evaluator": {"command": "python3 evaluate.py ` + fn + `", "time_limit_ms": 30000},
-  "solution": {"call_timeout_ms": ` + timeout + `, "memory_limit_mb": 256}}}`
+  "solution": {"call_timeout_ms": ` + timeout + `, "memory_limit_mb": 256, "compile": ` + slowCompile + `}}}`
 			}
 			compiles := 0
 			for _, c := range []struct {
@@ -223,7 +228,7 @@ func TestSolutionVerdictsInEveryLanguage(t *testing.T) {
 			}
 			if lv.compileError != "" {
 				t.Run("compile error", func(t *testing.T) {
-					r := judgeLang(t, lv.file, "", lv.compileError, opts)
+					r := judgeLang(t, lv.file, problem("add"), lv.compileError, opts)
 					wantStatus(t, r, CompileError)
 					if msg := details(t, r)["message"].(string); !strings.Contains(msg, "compilation failed") {
 						t.Errorf("message %q", msg)
@@ -235,7 +240,7 @@ func TestSolutionVerdictsInEveryLanguage(t *testing.T) {
 			}
 			for _, c := range lv.beforeReady {
 				t.Run(c.name, func(t *testing.T) {
-					r := judgeLang(t, lv.file, "", c.source, opts)
+					r := judgeLang(t, lv.file, problem("add"), c.source, opts)
 					wantStatus(t, r, RuntimeError)
 					msg, _ := details(t, r)["message"].(string)
 					if !strings.Contains(msg, c.saying) || strings.Contains(msg, "BrokenPipe") || strings.Contains(msg, "evaluate.py") {

@@ -230,6 +230,14 @@ func (b *Builder) compile(ctx context.Context, l *Language, source []byte, lim C
 	if err != nil {
 		return nil, err
 	}
+	binds := append([]sandbox.Bind{{Path: src, Writable: true}}, l.Binds()...)
+	if l.SelfExe {
+		proc, err := selfExe(parent, args[0])
+		if err != nil {
+			return nil, err
+		}
+		binds = append(binds, sandbox.Bind{Path: proc, Target: "/proc"})
+	}
 	env := b.Env
 	if toolEnv != "" {
 		env = append(slices.Clip(env), toolEnv)
@@ -238,7 +246,7 @@ func (b *Builder) compile(ctx context.Context, l *Language, source []byte, lim C
 		Args:  args,
 		Env:   env,
 		Dir:   src,
-		Binds: append([]sandbox.Bind{{Path: src, Writable: true}}, l.Binds()...),
+		Binds: binds,
 		CPUs:  cpus,
 		Limits: sandbox.Limits{
 			Memory:    lim.MemoryLimitMB << 20,
@@ -279,6 +287,28 @@ func (b *Builder) compile(ctx context.Context, l *Language, source []byte, lim C
 		return fail(fmt.Sprintf("the compiled files are %s, over the executable size limit of %d MB (executable_limit_mb)", byteSize(total), lim.ExecutableLimitMB))
 	}
 	return &Build{Dir: parent, Files: files, Stats: stats}, nil
+}
+
+// selfExe makes dir/proc holding only self/exe, a link to the compiler
+// (its real path, found by findTool), shown as the compile sandbox's /proc
+// (Language.SelfExe).
+func selfExe(dir, compiler string) (string, error) {
+	if !filepath.IsAbs(compiler) {
+		if p, err := exec.LookPath(compiler); err == nil {
+			compiler = p
+		}
+	}
+	proc := filepath.Join(dir, "proc")
+	if err := os.MkdirAll(filepath.Join(proc, "self"), 0o755); err != nil {
+		return "", fmt.Errorf("lang: /proc/self/exe for the compiler: %w", err)
+	}
+	if err := os.Symlink(compiler, filepath.Join(proc, "self", "exe")); err != nil {
+		return "", fmt.Errorf("lang: /proc/self/exe for the compiler: %w", err)
+	}
+	for _, d := range []string{proc, filepath.Join(proc, "self")} {
+		os.Chmod(d, 0o755)
+	}
+	return proc, nil
 }
 
 // resolveTool names argv[0] by its real path when it is a command found
@@ -323,7 +353,7 @@ func resolveToolEnv(argv []string) ([]string, string) {
 // the submission's fault).
 type HiddenToolError struct {
 	Language, Name string
-	Found          []string // where PATH has it, real paths
+	Found          []string // where PATH has it
 }
 
 func (e *HiddenToolError) Error() string {
@@ -371,8 +401,8 @@ func (l *Language) findTool(name string) (string, error) {
 		if visible(path) && visible(real) {
 			return real, nil
 		}
-		if !slices.Contains(hidden, real) {
-			hidden = append(hidden, real)
+		if !slices.Contains(hidden, path) {
+			hidden = append(hidden, path)
 		}
 	}
 	if len(hidden) > 0 {

@@ -126,6 +126,7 @@ var hosts = map[string]func(*Language){
 	"rust": func(l *Language) {
 		l.Support, l.SupportVersion = rustsdk.FS(), rustsdk.Version
 		l.Source = rustsdk.Source
+		l.SelfExe = true
 		l.Compile, l.Run = slices.Clone(rustsdk.Compile), slices.Clone(rustsdk.Run)
 	},
 }

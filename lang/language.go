@@ -33,6 +33,10 @@ type Language struct {
 	// (DefaultCompileLimits), a problem's own limits win over these.
 	Limits   CompileLimits `json:"compile_limits,omitzero"`
 	Disabled bool          `json:"disabled,omitempty"`
+	// SelfExe: the compiler reads /proc/self/exe to find its own files
+	// (Debian's rustc 1.63 panics without it). The compile sandbox has no
+	// /proc, so it gets one holding only self/exe, a link to the compiler.
+	SelfExe bool `json:"self_exe,omitempty"`
 	// OutOfMemory is what the runtime writes to stderr when it ends a
 	// solution that reached a memory limit it enforces itself, below the
 	// sandbox's (the JVM's heap, -Xmx{memory_mb}m, with
