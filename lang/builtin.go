@@ -78,6 +78,9 @@ func builtin() []*Language {
 			Compile: []string{"rustc", "--edition", "2021", "-O", "-o", "main", "{source}"},
 			Run:     []string{"./main"},
 			Version: []string{"rustc", "--version"},
+			// rustc -O of a solution with its host takes about 9 s of CPU,
+			// several times that in wall time on a busy judge.
+			Limits: CompileLimits{TimeLimitMs: 90000, CPUTimeLimitMs: 60000},
 			Smoke:   "pub fn add(a: i64, b: i64) -> i64 {\n    a + b\n}\n\ntether_export!(add);\n",
 		},
 	}
