@@ -37,7 +37,7 @@ func (r *run) buildSolution(ctx context.Context) bool {
 	}
 	sc := r.problem.Runtime.Solution
 	b := &lang.Builder{Runner: r.opts.Runner, Cache: r.opts.BuildCache, Env: baseEnv("", r.opts.Env), Host: version.Version}
-	bd, err := b.Build(ctx, lang.Request{Language: l, Source: r.sub.Code, Limits: l.Effective(sc.Compile),
+	bd, err := b.Build(ctx, lang.Request{Language: l, Source: r.sub.Code, FileName: r.sub.Path, Limits: l.Effective(sc.Compile),
 		MemoryMB: sc.MemoryLimitMB, CPUs: r.opts.SolutionCPUs})
 	var ce *lang.CompileError
 	switch {

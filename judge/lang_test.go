@@ -407,3 +407,15 @@ func TestAplusbInEveryLanguage(t *testing.T) {
 		})
 	}
 }
+
+// An ES module solution (solution.mjs, export function add) is judged as
+// one: saved as main.mjs and imported by the host. Its top-level await
+// makes require() refuse it, as Node 18 refuses any ES module.
+func TestJavaScriptModuleSolution(t *testing.T) {
+	src := "const offset = await Promise.resolve(0);\nexport function add(a, b) {\n  return a + b + offset;\n}\n"
+	r := judgeLang(t, "solution.mjs", "", src, Options{})
+	wantStatus(t, r, Accepted)
+	if r.Language != "javascript" {
+		t.Errorf("language %q", r.Language)
+	}
+}

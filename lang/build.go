@@ -31,6 +31,9 @@ type Builder struct {
 type Request struct {
 	Language *Language
 	Source   []byte
+	// FileName is the submission's own file name, "" if none: only its
+	// extension counts, when it is one of the language's (SourceFor).
+	FileName string
 	Limits   CompileLimits // the limits in force (Language.Effective)
 	MemoryMB int64         // the solution's memory limit, for the run command
 	CPUs     []int         // where the compiler may run (sandbox.Spec.CPUs)
@@ -90,7 +93,7 @@ const buildDirLabel = "build"
 // fault; any other error is the judge's (a sandbox that cannot start, a
 // full disk).
 func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
-	l := req.Language
+	l := req.Language.SourceFor(req.FileName)
 	lim := req.Limits
 	if lim == (CompileLimits{}) {
 		lim = l.Effective(CompileLimits{})

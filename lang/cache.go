@@ -276,6 +276,7 @@ func (b *Builder) key(ctx context.Context, l *Language, source []byte) (string, 
 	field := func(s string) { fmt.Fprintf(h, "%d:%s\n", len(s), s) }
 	field("tether-build-1")
 	field(l.ID)
+	field(l.Source)
 	for _, a := range l.Compile {
 		field(a)
 	}

@@ -53,6 +53,22 @@ type Language struct {
 	SupportVersion string `json:"-"`
 }
 
+// SourceFor is l with its source saved under the extension of fileName
+// when that is one of l's other extensions (solution.mjs is main.mjs, an
+// ES module to Node; solution.cc is main.cc), else l itself. Only the
+// extension of fileName is used, never its name or folder (a Neuro OJ
+// file_name is the submitter's).
+func (l *Language) SourceFor(fileName string) *Language {
+	ext := strings.ToLower(filepath.Ext(fileName))
+	base := filepath.Ext(l.Source)
+	if ext == "" || ext == strings.ToLower(base) || !slices.Contains(l.Extensions, ext) {
+		return l
+	}
+	c := *l
+	c.Source = strings.TrimSuffix(l.Source, base) + ext
+	return &c
+}
+
 // Binds are Paths as the sandbox's read-only binds.
 func (l *Language) Binds() []sandbox.Bind {
 	var binds []sandbox.Bind
