@@ -56,7 +56,7 @@ type Build struct {
 	// OutOfMemory is Language.OutOfMemory: a run whose stderr has it
 	// ended at the memory limit.
 	OutOfMemory string
-	Stats Stats
+	Stats       Stats
 }
 
 // Close removes what the build holds on disk. Safe on nil and twice.

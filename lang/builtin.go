@@ -81,7 +81,7 @@ func builtin() []*Language {
 			// rustc -O of a solution with its host takes about 9 s of CPU,
 			// several times that in wall time on a busy judge.
 			Limits: CompileLimits{TimeLimitMs: 90000, CPUTimeLimitMs: 60000},
-			Smoke:   "pub fn add(a: i64, b: i64) -> i64 {\n    a + b\n}\n\ntether_export!(add);\n",
+			Smoke:  "pub fn add(a: i64, b: i64) -> i64 {\n    a + b\n}\n\ntether_export!(add);\n",
 		},
 	}
 }
