@@ -51,7 +51,7 @@ func builtin() []*Language {
 			Compile: []string{"javac", "-J-Xmx512m", "-encoding", "UTF-8", "-d", ".", "{source}", "{support}"},
 			// The heap follows the solution's memory limit (the JVM cannot see
 			// the sandbox's cgroup); the host's main class comes with Support.
-			Run:     []string{"java", "-XX:+UseSerialGC", "-Xss64m", "-Xmx{memory_mb}m", "-cp", ".", "Solution"},
+			Run:     []string{"java", "-XX:+UseSerialGC", "-Xms16m", "-Xmx{memory_mb}m", "-cp", ".", "Solution"},
 			Version: []string{"javac", "-version"},
 			Paths:   []string{"/etc/java-*-openjdk"},
 			Smoke:   "public class Solution {\n    public static long add(long a, long b) { return a + b; }\n}\n",

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tether-dev/tether/internal/nojcore"
 	"github.com/tether-dev/tether/internal/testenv"
+	"github.com/tether-dev/tether/lang"
 	"github.com/tether-dev/tether/sandbox/sandboxtest"
 	"github.com/tether-dev/tether/worker"
 	"github.com/tether-dev/tether/worker/redisq"
@@ -69,10 +70,16 @@ func TestTasksInTheirLanguages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	j := &worker.Judger{Runner: sandboxtest.Isolating(t), Packages: copyPackages{"../../judge/testdata/lang"}, WorkDir: f.work}
+	// One build cache, as a worker has: the same source under another
+	// file_name compiles once.
+	cache, err := lang.OpenCache(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &worker.Judger{Runner: sandboxtest.Isolating(t), Packages: copyPackages{"../../judge/testdata/lang"}, WorkDir: f.work, BuildCache: cache}
 	stop := f.startWorker(b, 1, j.Judge)
 	core := &nojcore.Consumer{C: f.client}
-	eventually(t, 120*time.Second, "every result", func() bool { core.Drain(ctx); return core.Count() == len(tasks) })
+	eventually(t, 240*time.Second, "every result", func() bool { core.Drain(ctx); return core.Count() == len(tasks) })
 	stop()
 	for _, tk := range tasks {
 		r := core.Applied[tk.id]
