@@ -10,6 +10,7 @@ import (
 
 	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/lang"
+	"github.com/tether-dev/tether/sandbox"
 	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
 
@@ -352,18 +353,25 @@ func TestExamplesInCpp(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sub, err := LoadSubmission(sol)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := Run(context.Background(), p, sub, &Options{Runner: runner})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkResultSchema(t, r)
-			wantStatus(t, r, Accepted)
+			wantAccepted(t, p, sol, runner)
 		})
 	}
+}
+
+// wantAccepted judges the solution file at path (its extension picks the
+// language) on p and wants it Accepted.
+func wantAccepted(t *testing.T, p *Problem, path string, runner sandbox.Runner) {
+	t.Helper()
+	sub, err := LoadSubmission(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), p, sub, &Options{Runner: runner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResultSchema(t, r)
+	wantStatus(t, r, Accepted)
 }
 
 // aplusb has a solution in every built-in language but Go (whose host is
@@ -394,16 +402,7 @@ func TestAplusbInEveryLanguage(t *testing.T) {
 	for _, file := range files {
 		t.Run(file, func(t *testing.T) {
 			requireToolchain(t, file)
-			sub, err := LoadSubmission(filepath.Join(dir, file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := Run(context.Background(), p, sub, &Options{Runner: runner})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkResultSchema(t, r)
-			wantStatus(t, r, Accepted)
+			wantAccepted(t, p, filepath.Join(dir, file), runner)
 		})
 	}
 }
