@@ -24,7 +24,9 @@ func langTask(id, language, fileName, code string) []byte {
 		"runtime_config": map[string]any{
 			"evaluator": map[string]any{"image": "noj-evaluator-python", "command": "python3 /workspace/evaluate.py",
 				"time_limit_ms": 20000, "memory_limit_mb": 256},
-			"solution": map[string]any{"image": "noj-solution-python", "call_timeout_ms": 2000, "memory_limit_mb": 256},
+			"solution": map[string]any{"image": "noj-solution-python", "call_timeout_ms": 2000, "memory_limit_mb": 256,
+				// Room for a busy machine (tests of other packages compile at once).
+				"compile": map[string]any{"time_limit_ms": 180000, "cpu_time_limit_ms": 120000}},
 		},
 	})
 	return b
