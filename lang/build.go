@@ -36,6 +36,9 @@ type Builder struct {
 type Request struct {
 	Language *Language
 	Source   []byte
+	// FileName is the submission's own file name, "" if none: only its
+	// extension counts, when it is one of the language's (SourceFor).
+	FileName string
 	Limits   CompileLimits // the limits in force (Language.Effective)
 	MemoryMB int64         // the solution's memory limit, for the run command
 	CPUs     []int         // where the compiler may run (sandbox.Spec.CPUs)
@@ -60,7 +63,10 @@ type Build struct {
 	Files []sandbox.File
 	Run   []string
 	Binds []sandbox.Bind // host paths the run needs to see (Language.Paths)
-	Stats Stats
+	// OutOfMemory is Language.OutOfMemory: a run whose stderr has it
+	// ended at the memory limit.
+	OutOfMemory string
+	Stats       Stats
 }
 
 // Close removes what the build holds on disk. Safe on nil and twice.
@@ -97,7 +103,7 @@ const buildDirLabel = "build"
 // fault; any other error is the judge's (a sandbox that cannot start, a
 // full disk).
 func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
-	l := req.Language
+	l := req.Language.SourceFor(req.FileName)
 	lim := req.Limits
 	if lim == (CompileLimits{}) {
 		lim = l.Effective(CompileLimits{})
@@ -123,7 +129,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 		for _, f := range support {
 			files = append(files, sandbox.File{Name: f.name, Data: f.data})
 		}
-		return &Build{Files: files, Run: run, Binds: binds}, nil
+		return &Build{Files: files, Run: run, Binds: binds, OutOfMemory: l.OutOfMemory}, nil
 	}
 	var key string
 	if b.Cache != nil {
@@ -133,7 +139,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 		}
 		key = k
 		if bd, ok := b.Cache.get(key); ok {
-			bd.Run, bd.Binds = run, binds
+			bd.Run, bd.Binds, bd.OutOfMemory = run, binds, l.OutOfMemory
 			return bd, nil
 		}
 	}
@@ -146,7 +152,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 		}
 		return nil, err
 	}
-	bd.Run, bd.Binds = run, binds
+	bd.Run, bd.Binds, bd.OutOfMemory = run, binds, l.OutOfMemory
 	if b.Cache != nil {
 		// A failed publish costs only the next build its hit.
 		_ = b.Cache.put(key, bd)
@@ -364,7 +370,18 @@ func (b *Builder) compile(ctx context.Context, l *Language, files []supportFile,
 		}
 	}
 
-	args, toolEnv := resolveToolEnv(argv)
+	args, toolEnv, err := l.compileCommand(argv)
+	if err != nil {
+		return nil, err
+	}
+	binds := append([]sandbox.Bind{{Path: src, Writable: true}}, l.Binds()...)
+	if l.SelfExe {
+		proc, err := selfExe(parent, args[0])
+		if err != nil {
+			return nil, err
+		}
+		binds = append(binds, sandbox.Bind{Path: proc, Target: "/proc"})
+	}
 	env := b.Env
 	if toolEnv != "" {
 		env = append(slices.Clip(env), toolEnv)
@@ -373,7 +390,7 @@ func (b *Builder) compile(ctx context.Context, l *Language, files []supportFile,
 		Args:  args,
 		Env:   env,
 		Dir:   src,
-		Binds: append([]sandbox.Bind{{Path: src, Writable: true}}, l.Binds()...),
+		Binds: binds,
 		CPUs:  cpus,
 		Limits: sandbox.Limits{
 			Memory:    lim.MemoryLimitMB << 20,
@@ -416,6 +433,28 @@ func (b *Builder) compile(ctx context.Context, l *Language, files []supportFile,
 	return &Build{Dir: parent, Files: built, Stats: stats}, nil
 }
 
+// selfExe makes dir/proc holding only self/exe, a link to the compiler
+// (its real path, found by findTool), shown as the compile sandbox's /proc
+// (Language.SelfExe).
+func selfExe(dir, compiler string) (string, error) {
+	if !filepath.IsAbs(compiler) {
+		if p, err := exec.LookPath(compiler); err == nil {
+			compiler = p
+		}
+	}
+	proc := filepath.Join(dir, "proc")
+	if err := os.MkdirAll(filepath.Join(proc, "self"), 0o755); err != nil {
+		return "", fmt.Errorf("lang: /proc/self/exe for the compiler: %w", err)
+	}
+	if err := os.Symlink(compiler, filepath.Join(proc, "self", "exe")); err != nil {
+		return "", fmt.Errorf("lang: /proc/self/exe for the compiler: %w", err)
+	}
+	for _, d := range []string{proc, filepath.Join(proc, "self")} {
+		os.Chmod(d, 0o755)
+	}
+	return proc, nil
+}
+
 // resolveTool names argv[0] by its real path when it is a command found
 // on PATH through symbolic links (Debian's /usr/bin/javac ->
 // /etc/alternatives/javac -> /usr/lib/jvm/...): the sandbox shows the
@@ -451,6 +490,86 @@ func resolveToolEnv(argv []string) ([]string, string) {
 	}
 	out := append([]string{real}, argv[1:]...)
 	return out, ToolEnv(out)
+}
+
+// HiddenToolError: a toolchain found on PATH only in folders the sandbox
+// cannot see, so the compile step cannot run it (the judge's setup, not
+// the submission's fault).
+type HiddenToolError struct {
+	Language, Name string
+	Found          []string // where PATH has it
+}
+
+func (e *HiddenToolError) Error() string {
+	return fmt.Sprintf("%s: %s is on PATH only at %s, which the sandbox cannot see (it shows the system dirs /usr, /bin, ...); "+
+		"install the toolchain there (for Rust, Debian's rustc: apt-get install rustc) or add its folder to the %s language's paths in a languages file",
+		e.Language, e.Name, strings.Join(e.Found, ", "), e.Language)
+}
+
+// findTool is the program the compile sandbox runs for a command's first
+// word: a name with a slash as it is; else, by its real path, the first
+// match on PATH the sandbox can see (under the system dirs or the
+// language's Paths), passing over earlier ones it cannot (rustup's
+// ~/.cargo/bin/rustc before Debian's /usr/bin/rustc). A name found
+// nowhere is returned as given, for the sandbox to fail on; one found only
+// out of sight is a *HiddenToolError.
+func (l *Language) findTool(name string) (string, error) {
+	if name == "" || strings.ContainsRune(name, '/') {
+		return name, nil
+	}
+	binds := l.Binds()
+	visible := func(p string) bool {
+		if sandbox.SystemPath(p) {
+			return true
+		}
+		for _, b := range binds {
+			if p == b.Path || strings.HasPrefix(p, strings.TrimSuffix(b.Path, "/")+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	var hidden []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		path, err := exec.LookPath(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			continue
+		}
+		if visible(path) && visible(real) {
+			return real, nil
+		}
+		if !slices.Contains(hidden, path) {
+			hidden = append(hidden, path)
+		}
+	}
+	if len(hidden) > 0 {
+		return "", &HiddenToolError{Language: l.ID, Name: name, Found: hidden}
+	}
+	return name, nil
+}
+
+// compileCommand is argv with its program chosen by findTool, and what
+// that program needs in its environment (ToolEnv).
+func (l *Language) compileCommand(argv []string) ([]string, string, error) {
+	if len(argv) == 0 {
+		return argv, "", nil
+	}
+	tool, err := l.findTool(argv[0])
+	if err != nil {
+		return nil, "", err
+	}
+	if tool == argv[0] {
+		return argv, "", nil
+	}
+	out := append([]string{tool}, argv[1:]...)
+	return out, ToolEnv(out), nil
 }
 
 // runCompiler runs spec, keeping the last max bytes of its stdout and

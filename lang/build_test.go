@@ -29,6 +29,14 @@ func requireTool(t *testing.T, name string) {
 	testenv.Require(t, "TETHER_REQUIRE_LANGUAGES", err)
 }
 
+// requireToolPath is requireTool, returning the tool's path.
+func requireToolPath(t *testing.T, name string) string {
+	t.Helper()
+	requireTool(t, name)
+	p, _ := exec.LookPath(name)
+	return p
+}
+
 func testBuilder(t *testing.T, cache *Cache) *Builder {
 	return &Builder{Runner: sandboxtest.Isolating(t), Cache: cache, Env: []string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, Host: "test"}
 }
@@ -390,5 +398,50 @@ func TestHostObjectPrebuiltOnceAndRebuiltWhenCorrupted(t *testing.T) {
 	}
 	if sum, _, err := fileSum(obj); err != nil || sum == "" {
 		t.Fatalf("the rebuilt object is not in the cache: %v", err)
+	}
+}
+
+// A toolchain on PATH in a folder the sandbox cannot see (rustup's
+// ~/.cargo/bin before /usr/bin) is passed over for a later one it can
+// see; one found only there is an error saying why and what to do, not
+// a compile error and not a failed execve.
+func TestToolchainTheSandboxCannotSeeIsPassedOver(t *testing.T) {
+	gpp := requireToolPath(t, "g++")
+	hidden := t.TempDir() // under /tmp: no sandbox shows it
+	for _, name := range []string{"g++", "tether-test-only-here"} {
+		if err := os.Symlink(gpp, filepath.Join(hidden, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", hidden+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	l := cpp(t)
+	got, err := l.findTool("g++")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := filepath.EvalSymlinks(gpp); got != want || strings.HasPrefix(got, hidden) {
+		t.Errorf("findTool(g++) = %q, want the system one %q", got, want)
+	}
+
+	l.Compile = append([]string{"tether-test-only-here"}, l.Compile[1:]...)
+	l.Version = []string{"tether-test-only-here", "--version"}
+	b := testBuilder(t, nil)
+	_, err = b.Build(context.Background(), Request{Language: l, Source: []byte(helloCpp)})
+	var hte *HiddenToolError
+	var ce *CompileError
+	if !errors.As(err, &hte) || errors.As(err, &ce) {
+		t.Fatalf("err %v: want a HiddenToolError (the judge's setup), not a compile error", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, hidden) || !strings.Contains(msg, "cannot see") || !strings.Contains(msg, "paths") {
+		t.Errorf("message %q: want where it was found, why it cannot run, and the fix", msg)
+	}
+	if _, err := Version(context.Background(), l, nil); !errors.As(err, &hte) {
+		t.Errorf("Version: %v, want the same HiddenToolError (tether doctor shows it)", err)
+	}
+
+	// The folder in the language's paths: the sandbox sees it, so it is chosen.
+	l.Paths = []string{hidden}
+	if _, err := l.findTool("tether-test-only-here"); err != nil {
+		t.Errorf("with the folder in paths: %v", err)
 	}
 }

@@ -51,7 +51,7 @@ func builtin() []*Language {
 			Compile: []string{"javac", "-J-Xmx512m", "-encoding", "UTF-8", "-d", ".", "{source}", "{support}"},
 			// The heap follows the solution's memory limit (the JVM cannot see
 			// the sandbox's cgroup); the host's main class comes with Support.
-			Run:     []string{"java", "-XX:+UseSerialGC", "-Xss64m", "-Xmx{memory_mb}m", "-cp", ".", "Solution"},
+			Run:     []string{"java", "-XX:+UseSerialGC", "-Xms16m", "-Xmx{memory_mb}m", "-cp", ".", "Solution"},
 			Version: []string{"javac", "-version"},
 			Paths:   []string{"/etc/java-*-openjdk"},
 			Smoke:   "public class Solution {\n    public static long add(long a, long b) { return a + b; }\n}\n",
@@ -78,7 +78,10 @@ func builtin() []*Language {
 			Compile: []string{"rustc", "--edition", "2021", "-O", "-o", "main", "{source}"},
 			Run:     []string{"./main"},
 			Version: []string{"rustc", "--version"},
-			Smoke:   "pub fn add(a: i64, b: i64) -> i64 {\n    a + b\n}\n\ntether_export!(add);\n",
+			// rustc -O of a solution with its host takes about 9 s of CPU,
+			// several times that in wall time on a busy judge.
+			Limits: CompileLimits{TimeLimitMs: 90000, CPUTimeLimitMs: 60000},
+			Smoke:  "pub fn add(a: i64, b: i64) -> i64 {\n    a + b\n}\n\ntether_export!(add);\n",
 		},
 	}
 }
@@ -119,6 +122,7 @@ var hosts = map[string]func(*Language){
 	"java": func(l *Language) {
 		l.Support, l.SupportVersion = javasdk.FS(), javasdk.Version
 		l.Compile, l.Run = slices.Clone(javasdk.Compile), slices.Clone(javasdk.Run)
+		l.OutOfMemory = javasdk.OutOfMemory
 	},
 	"javascript": func(l *Language) {
 		l.Support, l.SupportVersion = jssdk.FS(), jssdk.Version
@@ -127,6 +131,7 @@ var hosts = map[string]func(*Language){
 	"rust": func(l *Language) {
 		l.Support, l.SupportVersion = rustsdk.FS(), rustsdk.Version
 		l.Source = rustsdk.Source
+		l.SelfExe = true
 		l.Compile, l.Run = slices.Clone(rustsdk.Compile), slices.Clone(rustsdk.Run)
 	},
 }

@@ -282,6 +282,7 @@ func (b *Builder) keyOf(ctx context.Context, l *Language, kind string, argv []st
 	field := func(s string) { fmt.Fprintf(h, "%d:%s\n", len(s), s) }
 	field(kind)
 	field(l.ID)
+	field(l.Source)
 	for _, a := range argv {
 		field(a)
 	}
@@ -305,12 +306,9 @@ func (b *Builder) keyOf(ctx context.Context, l *Language, kind string, argv []st
 // size and modification time, and what its version command prints. It is
 // asked once per compiler binary per process.
 func toolchain(ctx context.Context, l *Language, env []string) string {
-	path, err := exec.LookPath(l.Compile[0])
+	path, err := l.findTool(l.Compile[0])
 	if err != nil {
-		return "missing:" + l.Compile[0]
-	}
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
+		return "hidden:" + l.Compile[0]
 	}
 	info, err := os.Stat(path)
 	if err != nil {
@@ -344,7 +342,15 @@ func Version(ctx context.Context, l *Language, env []string) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, l.Version[0], l.Version[1:]...)
+	// A compiler's version is that of the one the compile step runs.
+	tool := l.Version[0]
+	if l.Compiled() {
+		var err error
+		if tool, err = l.findTool(tool); err != nil {
+			return "", err
+		}
+	}
+	cmd := exec.CommandContext(ctx, tool, l.Version[1:]...)
 	if env != nil {
 		cmd.Env = env
 	}
