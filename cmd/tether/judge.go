@@ -232,9 +232,18 @@ func explainLoadError(err error) error {
 	return err
 }
 
+// formatScore shows a result's score (hundredths of a point) in the
+// problem's points, out of its 100: 3750 is "37.50 / 100".
+func formatScore(score int64) string {
+	return fmt.Sprintf("%.2f / %d", float64(score)/100, fullPoints)
+}
+
+// fullPoints is a problem's full score in points (a result's 10000).
+const fullPoints = 100
+
 func printSummary(w io.Writer, r *judge.Result) {
 	fmt.Fprintf(w, "verdict:  %s\n", r.Status)
-	fmt.Fprintf(w, "score:    %.2f\n", float64(r.Score)/100) // the problem's own points: the result line carries them x100
+	fmt.Fprintf(w, "score:    %s\n", formatScore(r.Score))
 	fmt.Fprintf(w, "time:     %d ms (solution cpu %d ms)\n", r.TimeMs, r.CPUMs)
 	fmt.Fprintf(w, "memory:   %d KiB\n", r.MemoryKB)
 	if r.Language != "" {

@@ -3,6 +3,7 @@ package natsq_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -178,7 +179,7 @@ func TestLongRunIsNotRedelivered(t *testing.T) {
 		}
 	}
 	close(finish)
-	res, err := b.WaitResult(ctx, "long")
+	res, err := b.WaitResult(ctx, "long", 0)
 	if err != nil || !strings.Contains(string(res), "Accepted") {
 		t.Fatalf("result %s, %v", res, err)
 	}
@@ -240,8 +241,113 @@ func TestWaitResultChecksTheSubmissionID(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := b.WaitResult(ctx, "mine")
+	res, err := b.WaitResult(ctx, "mine", 0)
 	if err != nil || string(res) != `{"submission_id":"mine","status":"WrongAnswer"}` {
 		t.Fatalf("result %s, %v", res, err)
+	}
+}
+
+// restart stops the embedded server e and starts it again on its data dir
+// and port, as SIGTERM and a new tether worker would.
+func restart(t *testing.T, e *natsq.Embedded, dataDir string) *natsq.Embedded {
+	t.Helper()
+	e.Close()
+	again, err := natsq.StartEmbedded(dataDir, strings.TrimPrefix(e.URL, "nats://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(again.Close)
+	return again
+}
+
+// A waiter outlives a broker restart: tether submit --wait keeps waiting
+// while the embedded broker stops and starts again, and the result judged
+// after the restart reaches it; the result can be fetched by id after yet
+// another restart.
+func TestWaitResultSurvivesABrokerRestart(t *testing.T) {
+	dir := t.TempDir()
+	e, err := natsq.StartEmbedded(dir, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	submitter, err := natsq.Connect(ctx, natsq.Options{URL: e.URL, Token: e.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer submitter.Close()
+	enqueue(t, submitter, "survivor", 2)
+	type answer struct {
+		res []byte
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		res, err := submitter.WaitResult(ctx, "survivor", 2)
+		got <- answer{res, err}
+	}()
+	// The waiter's consumer exists before the broker goes away.
+	js := submitter.JetStream()
+	for {
+		s, err := js.Stream(ctx, natsq.ResultStream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := s.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.State.Consumers > 0 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the waiter made no consumer")
+		}
+	}
+	e = restart(t, e, dir)
+	w := open(t, e, time.Minute)
+	d := pull(t, w, 20*time.Second)
+	if d == nil {
+		t.Fatal("the task queued before the restart was not kept")
+	}
+	want := `{"submission_id":"survivor","status":"Accepted","score":10000,"rejudge_seq":2}`
+	if err := d.Complete(ctx, []byte(want)); err != nil {
+		t.Fatal(err)
+	}
+	a := <-got
+	if a.err != nil || string(a.res) != want {
+		t.Fatalf("the waiter got %s, %v; want the result judged after the restart", a.res, a.err)
+	}
+	e = restart(t, e, dir)
+	later, err := natsq.Connect(ctx, natsq.Options{URL: e.URL, Token: e.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer later.Close()
+	res, err := later.FetchResult(ctx, "survivor")
+	if err != nil || string(res) != want {
+		t.Fatalf("fetched %s, %v after a restart; want the kept result", res, err)
+	}
+	if _, err := later.FetchResult(ctx, "never-submitted"); !errors.Is(err, natsq.ErrNoResult) {
+		t.Fatalf("an unknown id gave %v, want ErrNoResult", err)
+	}
+}
+
+// A waiter for one rejudge seq skips the kept result of an earlier one.
+func TestWaitResultTakesItsRejudgeSeq(t *testing.T) {
+	e := embedded(t)
+	b := open(t, e, time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	js := jsOf(t, e)
+	for _, body := range []string{`{"submission_id":"again","status":"WrongAnswer","rejudge_seq":0}`, `{"submission_id":"again","status":"Accepted","rejudge_seq":1}`} {
+		if _, err := js.Publish(ctx, natsq.ResultSubject("again"), []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := b.WaitResult(ctx, "again", 1)
+	if err != nil || !strings.Contains(string(res), "Accepted") {
+		t.Fatalf("result %s, %v; want rejudge 1's", res, err)
 	}
 }
