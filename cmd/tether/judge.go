@@ -45,7 +45,7 @@ every verdict; it is non-zero only for bad usage or when the judge itself fails.
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write the run's trace (every line, call, restart, exit, LM request and the verdict; docs/trace.md) to `FILE`")
 	cmd.Flags().String("trace-html", "", "write the run as one self-contained HTML page (timeline, calls, statistics; as tether trace view makes) to `FILE`")
 	cmd.Flags().String("trace-max", "64MiB", "the most a --trace file may hold; past it the trace only counts what it leaves out (e.g. 1MiB, 500KiB)")
-	cmd.Flags().String("sandbox", "auto", "isolation of both sides: auto (linux when this machine can, else rootless, else none, with a warning; see tether doctor), linux, rootless, or none")
+	cmd.Flags().String("sandbox", "auto", sandboxUsage)
 	addAllowCommandFlag(cmd)
 	addNetworkAllowFlag(cmd, "")
 	addJudgeLMFlags(cmd)
@@ -88,6 +88,10 @@ func allowedCommands(cmd *cobra.Command) []string {
 	list, _ := cmd.Flags().GetStringSlice("allow-command")
 	return list
 }
+
+// sandboxUsage is the help of every command's --sandbox: each kind that
+// sandbox.Select accepts.
+const sandboxUsage = "isolation of both sides: auto (linux when this machine can, else rootless, else none, with a warning; see tether doctor), linux, rootless (user namespaces, no cgroups: memory and CPU limited per process), or none"
 
 // selectSandbox is sandbox.Select; tests replace it to play a machine that
 // cannot run the linux sandbox.
