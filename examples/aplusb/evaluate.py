@@ -1,11 +1,11 @@
 """A + B: call the solution's add(a, b) on a few cases, including big ints."""
 
 from tether_sdk.evaluator import (
+    JudgeSystemError,
     NotFoundError,
     RejectedError,
     SolutionRunner,
     SolutionTimeoutError,
-    SystemError,
     result,
 )
 
@@ -21,7 +21,7 @@ def main():
         except NotFoundError as e:
             result.wrong_answer("add is missing: %s" % e)
             return
-        except (SystemError, RejectedError) as e:  # the solution raised or returned garbage
+        except (JudgeSystemError, RejectedError) as e:  # the solution raised or returned garbage
             result.runtime_error("add(%d, %d) failed: %s" % (a, b, e))
             return
         except SolutionTimeoutError:

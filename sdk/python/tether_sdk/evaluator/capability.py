@@ -32,7 +32,7 @@ from collections import deque
 from .. import codec
 from .._frames import encode_line, error_frame, result_frame
 from .._trace import exception_line, exception_message, format_trace
-from ..errors import ConnectionError, RejectedError
+from ..errors import JudgeConnectionError, RejectedError
 from ._channel import channel
 
 __all__ = ["register_capability", "unregister_capability"]
@@ -243,5 +243,5 @@ def _reply(call_id, code, message, trace=None):
 def _send(data):
     try:
         channel().write_line(data)
-    except ConnectionError:
+    except JudgeConnectionError:
         pass

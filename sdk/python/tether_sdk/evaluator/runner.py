@@ -4,7 +4,7 @@ import threading
 
 from .. import codec
 from .._frames import call_frame, encode_line, new_id
-from ..errors import ConnectionError, RejectedError, code_to_error
+from ..errors import JudgeConnectionError, RejectedError, code_to_error
 from ._channel import channel
 
 __all__ = ["SolutionRunner"]
@@ -31,8 +31,8 @@ class SolutionRunner:
         Raises RejectedError before sending anything when an argument is not
         transferable (the message names it: ``args[1]["k"]: ...``) or the
         frame would exceed 1 MiB; NotFoundError, SolutionTimeoutError,
-        SystemError from the solution's or the judge's answer;
-        ConnectionError when the channel closes or the runner was closed.
+        JudgeSystemError from the solution's or the judge's answer;
+        JudgeConnectionError when the channel closes or the runner was closed.
         """
         if not isinstance(fn, str) or not fn:
             raise TypeError("fn must be a non-empty str, not %r" % (fn,))
@@ -43,7 +43,7 @@ class SolutionRunner:
         ch = self._channel
         with self._lock:
             if self._closed:
-                raise ConnectionError("runner is closed")
+                raise JudgeConnectionError("runner is closed")
             self._inflight.add(call_id)
         pending = ch.pending
         try:
@@ -68,7 +68,7 @@ class SolutionRunner:
 
     def close(self):
         """Stop this runner: its pending calls and every later call raise
-        ConnectionError. Safe to call twice and from any thread. The channel
+        JudgeConnectionError. Safe to call twice and from any thread. The channel
         itself stays open (other runners, capabilities, the result)."""
         with self._lock:
             self._closed = True
@@ -84,7 +84,7 @@ class SolutionRunner:
 
 
 def _runner_closed():
-    return ConnectionError("runner closed")
+    return JudgeConnectionError("runner closed")
 
 
 def _error_of(frame):
