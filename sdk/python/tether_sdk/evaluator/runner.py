@@ -1,6 +1,9 @@
 """SolutionRunner: call the solution's functions through the judge."""
 
+from __future__ import annotations
+
 import threading
+from typing import Any, Optional
 
 from .. import codec
 from .._frames import call_frame, encode_line, new_id
@@ -19,13 +22,13 @@ class SolutionRunner:
     problem's ``call_timeout_ms`` applies. The SDK itself never times out.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._channel = channel()
         self._lock = threading.Lock()
         self._inflight = set()
         self._closed = False
 
-    def call(self, fn, *args, timeout_ms=None):
+    def call(self, fn: str, *args: Any, timeout_ms: Optional[int] = None) -> Any:
         """Call ``fn(*args)`` in the solution and return its decoded value.
 
         Raises RejectedError before sending anything when an argument is not
@@ -66,7 +69,7 @@ class SolutionRunner:
             return frame["value"]
         return _error_of(frame)
 
-    def close(self):
+    def close(self) -> None:
         """Stop this runner: its pending calls and every later call raise
         JudgeConnectionError. Safe to call twice and from any thread. The channel
         itself stays open (other runners, capabilities, the result)."""
@@ -75,10 +78,10 @@ class SolutionRunner:
             ids = list(self._inflight)
         self._channel.pending.fail_ids(ids, _runner_closed)
 
-    def __enter__(self):
+    def __enter__(self) -> SolutionRunner:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> bool:
         self.close()
         return False
 
