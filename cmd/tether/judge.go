@@ -237,13 +237,12 @@ func explainLoadError(err error) error {
 }
 
 // formatScore shows a result's score (hundredths of a point) in the
-// problem's points, out of its 100: 3750 is "37.50 / 100".
+// problem's own points, as its evaluator gave them: 3750 is "37.50". The
+// judge does not know a problem's full score (a Neuro OJ problem may be
+// worth 10 points, its evaluator answering accept(10)), so none is shown.
 func formatScore(score int64) string {
-	return fmt.Sprintf("%.2f / %d", float64(score)/100, fullPoints)
+	return fmt.Sprintf("%.2f", float64(score)/100)
 }
-
-// fullPoints is a problem's full score in points (a result's 10000).
-const fullPoints = 100
 
 func printSummary(w io.Writer, r *judge.Result) {
 	fmt.Fprintf(w, "verdict:  %s\n", r.Status)
