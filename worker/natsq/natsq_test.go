@@ -228,6 +228,16 @@ func TestResultSubjectIsInjective(t *testing.T) {
 	}
 }
 
+// publishResults publishes bodies on the result subject of id, in order.
+func publishResults(t *testing.T, js jetstream.JetStream, id string, bodies ...string) {
+	t.Helper()
+	for _, body := range bodies {
+		if _, err := js.Publish(context.Background(), natsq.ResultSubject(id), []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // A waiter takes only its own submission's result: a message on its
 // subject with another submission_id is skipped.
 func TestWaitResultChecksTheSubmissionID(t *testing.T) {
@@ -235,12 +245,7 @@ func TestWaitResultChecksTheSubmissionID(t *testing.T) {
 	b := open(t, e, time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	js := jsOf(t, e)
-	for _, body := range []string{`{"submission_id":"other","status":"Accepted"}`, `not json`, `{"status":"Accepted"}`, `{"submission_id":"mine","status":"WrongAnswer"}`} {
-		if _, err := js.Publish(ctx, natsq.ResultSubject("mine"), []byte(body)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publishResults(t, jsOf(t, e), "mine", `{"submission_id":"other","status":"Accepted"}`, `not json`, `{"status":"Accepted"}`, `{"submission_id":"mine","status":"WrongAnswer"}`)
 	res, err := b.WaitResult(ctx, "mine", 0)
 	if err != nil || string(res) != `{"submission_id":"mine","status":"WrongAnswer"}` {
 		t.Fatalf("result %s, %v", res, err)
@@ -340,12 +345,7 @@ func TestWaitResultTakesItsRejudgeSeq(t *testing.T) {
 	b := open(t, e, time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	js := jsOf(t, e)
-	for _, body := range []string{`{"submission_id":"again","status":"WrongAnswer","rejudge_seq":0}`, `{"submission_id":"again","status":"Accepted","rejudge_seq":1}`} {
-		if _, err := js.Publish(ctx, natsq.ResultSubject("again"), []byte(body)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publishResults(t, jsOf(t, e), "again", `{"submission_id":"again","status":"WrongAnswer","rejudge_seq":0}`, `{"submission_id":"again","status":"Accepted","rejudge_seq":1}`)
 	res, err := b.WaitResult(ctx, "again", 1)
 	if err != nil || !strings.Contains(string(res), "Accepted") {
 		t.Fatalf("result %s, %v; want rejudge 1's", res, err)
