@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tether-dev/tether/internal/redistest"
 	"github.com/tether-dev/tether/worker"
 	"github.com/tether-dev/tether/worker/natsq"
 )
@@ -136,5 +139,34 @@ func TestSubmitWaitOutlivesABrokerRestart(t *testing.T) {
 	a := <-done
 	if a.err != nil || !strings.Contains(a.out, "verdict:  Accepted\n") || !strings.Contains(a.out, "score:    100.00\n") {
 		t.Fatalf("submit --wait printed %q, %v", a.out, a.err)
+	}
+}
+
+// On Redis, tether result reads the newest result of the id from Neuro
+// OJ's result list and leaves it there for the core.
+func TestResultOnRedisLeavesTheListToTheCore(t *testing.T) {
+	srv := redistest.Start(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer c.Close()
+	ctx := context.Background()
+	for _, r := range []string{
+		`{"submission_id":"r1","status":"WrongAnswer","score":0,"output":"","details":null,"time_ms":1,"memory_kb":1}`,
+		`{"submission_id":"other","status":"Accepted","score":10000,"output":"","details":null,"time_ms":1,"memory_kb":1}`,
+		`{"submission_id":"r1","status":"Accepted","score":10000,"output":"","details":null,"time_ms":1,"memory_kb":1}`,
+	} {
+		if err := c.LPush(ctx, "results", r).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := runCLI(t, "result", "r1", "--broker", srv.URL(0), "--result-queue", "results")
+	if err != nil || !strings.Contains(out, "verdict:  Accepted\n") {
+		t.Fatalf("tether result printed %q, %v; want the newest result of r1", out, err)
+	}
+	if n := c.LLen(ctx, "results").Val(); n != 3 {
+		t.Fatalf("the result list has %d items, want the 3 left for the core", n)
+	}
+	_, err = runCLI(t, "result", "gone", "--broker", srv.URL(0), "--result-queue", "results")
+	if err == nil || !strings.Contains(err.Error(), "until Neuro OJ's core takes it") {
+		t.Fatalf("an id not in the list: %v", err)
 	}
 }
