@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/goleak"
 
@@ -349,5 +350,43 @@ func TestWaitResultTakesItsRejudgeSeq(t *testing.T) {
 	res, err := b.WaitResult(ctx, "again", 1)
 	if err != nil || !strings.Contains(string(res), "Accepted") {
 		t.Fatalf("result %s, %v; want rejudge 1's", res, err)
+	}
+}
+
+// A result stream of an earlier tether (work-queue retention, which
+// JetStream cannot change in place) becomes the kept one at the first
+// connection, and the results it held can still be fetched.
+func TestWorkQueueResultStreamIsMigrated(t *testing.T) {
+	e := embedded(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	nc, err := nats.Connect(e.URL, nats.Token(e.Token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: natsq.ResultStream, Subjects: []string{natsq.ResultPrefix + "*"},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage}); err != nil {
+		t.Fatal(err)
+	}
+	publishResults(t, js, "old", `{"submission_id":"old","status":"Accepted"}`)
+	b := open(t, e, time.Minute)
+	s, err := js.Stream(ctx, natsq.ResultStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Config.Retention != jetstream.LimitsPolicy || info.Config.MaxAge != natsq.ResultRetention {
+		t.Fatalf("retention %v, max age %v after the migration", info.Config.Retention, info.Config.MaxAge)
+	}
+	if res, err := b.FetchResult(ctx, "old"); err != nil || string(res) != `{"submission_id":"old","status":"Accepted"}` {
+		t.Fatalf("the result kept before the migration: %s, %v", res, err)
 	}
 }
