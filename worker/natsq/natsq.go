@@ -256,41 +256,77 @@ func (b *Broker) Enqueue(ctx context.Context, task []byte, submissionID string, 
 // returns it, leaving it in the stream for FetchResult. A message on its
 // subject whose submission_id is another (or that does not parse), or
 // whose rejudge_seq is another, is not its result and is skipped. The wait
-// outlives a broker restart: the connection reconnects and the ordered
-// consumer is made again, reading the subject from the start (results are
-// kept, so one published while the broker was away is still found).
+// outlives a broker restart: the connection reconnects, and the ordered
+// consumer, made again whenever it reports trouble or ends, reads the
+// subject from the start (results are kept, so one published while the
+// broker was away is still found).
 func (b *Broker) WaitResult(ctx context.Context, submissionID string, seq int64) ([]byte, error) {
 	found := make(chan []byte, 1)
+	// Besides the consumer, the kept result is looked up directly now and
+	// then: a belt to the consumer's braces across restarts.
+	recheck := time.NewTicker(resultRecheck)
+	defer recheck.Stop()
 	for {
-		cc, err := b.watchResults(ctx, submissionID, seq, found)
+		trouble := make(chan error, 1)
+		cc, err := b.watchResults(ctx, submissionID, seq, found, trouble)
 		if err == nil {
-			select {
-			case res := <-found:
-				cc.Stop()
+			var res []byte
+			res, err = b.waitFound(ctx, cc, submissionID, seq, found, trouble, recheck.C)
+			cc.Stop()
+			if res != nil {
 				return res, nil
-			case <-ctx.Done():
-				cc.Stop()
+			}
+			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
 		}
 		if b.nc.IsClosed() {
 			return nil, err
 		}
-		// The consumer could not be made (the broker is restarting):
-		// try again once the connection is back, or after a short while.
-		b.opts.Log.Debug("waiting for the broker to make the result consumer again", "error", err.Error())
+		// The broker is restarting (or its JetStream not ready yet after a
+		// start): make the consumer again shortly.
+		b.opts.Log.Debug("making the result consumer again", "submission_id", submissionID, "error", err.Error())
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case res := <-found:
+			return res, nil
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
 }
 
+// waitFound waits on one consumer: for its result, for ctx, or for the
+// trouble that means it must be made again (an error it met, its end).
+func (b *Broker) waitFound(ctx context.Context, cc jetstream.ConsumeContext, submissionID string, seq int64,
+	found <-chan []byte, trouble <-chan error, recheck <-chan time.Time) ([]byte, error) {
+	for {
+		select {
+		case res := <-found:
+			return res, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case err := <-trouble:
+			return nil, err
+		case <-cc.Closed():
+			return nil, errors.New("the result consumer ended")
+		case <-recheck:
+			if res, ok := b.keptResult(ctx, submissionID, seq); ok {
+				return res, nil
+			}
+		}
+	}
+}
+
 // watchResults starts an ordered consumer over the submission's result
-// subject that sends its first matching result to found.
-func (b *Broker) watchResults(ctx context.Context, submissionID string, seq int64, found chan<- []byte) (jetstream.ConsumeContext, error) {
-	cons, err := b.js.OrderedConsumer(ctx, ResultStream, jetstream.OrderedConsumerConfig{
+// subject that sends its first matching result to found, and any error it
+// meets to trouble.
+func (b *Broker) watchResults(ctx context.Context, submissionID string, seq int64, found chan<- []byte, trouble chan<- error) (jetstream.ConsumeContext, error) {
+	// A request sent while the broker comes back may never be answered:
+	// each is bounded, and the caller tries again.
+	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	cons, err := b.js.OrderedConsumer(rctx, ResultStream, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{ResultSubject(submissionID)}, DeliverPolicy: jetstream.DeliverAllPolicy,
 		InactiveThreshold: time.Minute,
 	})
@@ -306,7 +342,10 @@ func (b *Broker) watchResults(ctx context.Context, submissionID string, seq int6
 		default:
 		}
 	}, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-		b.opts.Log.Debug("result consumer", "submission_id", submissionID, "error", err.Error())
+		select {
+		case trouble <- err:
+		default:
+		}
 	}))
 }
 
@@ -324,6 +363,25 @@ func (b *Broker) isResultOf(subject string, data []byte, submissionID string, se
 	}
 	json.Unmarshal(data, &r)
 	return r.RejudgeSeq == nil || *r.RejudgeSeq == seq
+}
+
+// resultRecheck is how often WaitResult looks the result up directly,
+// besides its consumer; requestTimeout bounds each of its requests.
+const (
+	resultRecheck  = 2 * time.Second
+	requestTimeout = 5 * time.Second
+)
+
+// keptResult is the latest result kept for the submission when it is the
+// rejudge seq's.
+func (b *Broker) keptResult(ctx context.Context, submissionID string, seq int64) ([]byte, bool) {
+	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	res, err := b.FetchResult(rctx, submissionID)
+	if err != nil || !b.isResultOf(ResultSubject(submissionID), res, submissionID, seq) {
+		return nil, false
+	}
+	return res, true
 }
 
 // ErrNoResult: the broker keeps no result for the submission (none yet, or
