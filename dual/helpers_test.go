@@ -78,7 +78,7 @@ func describe(acts []Action) string {
 		switch a.Kind {
 		case Send:
 			b.WriteString(" " + a.To.String() + " " + string(a.Frame))
-		case Output:
+		case Output, ResultLine:
 			b.WriteString(" " + string(a.Text))
 		case Result:
 			if a.Plain {

@@ -442,6 +442,16 @@ func (r *Relay) sideGone(c *conn, reason string) {
 	}
 }
 
+// InFlight returns how many calls (the evaluator waiting on the solution,
+// queued ones included) and capabilities (the solution waiting on the
+// evaluator) are in flight now. Safe to call at any time, also from a
+// timer; not from a hook.
+func (r *Relay) InFlight() (calls, capabilities int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.eng.InFlight()
+}
+
 // dispatchLocked carries out r.acts, produced at now. The frames to send
 // are copied onto sends, those to one destination joined in one buffer; a
 // reader puts them after dropping the lock, the timer and sideGone at once
@@ -458,6 +468,10 @@ func (r *Relay) dispatchLocked(sends []pendingSend, now time.Time) []pendingSend
 		case Output:
 			if h.Output != nil {
 				r.owed.add(owedCall{kind: hookOutput, at: now}, a.Text)
+			}
+		case ResultLine:
+			if h.ResultLine != nil {
+				r.owed.add(owedCall{kind: hookResultLine, at: now}, a.Text)
 			}
 		case Result:
 			r.result = append([]byte(nil), a.Text...)

@@ -112,7 +112,8 @@ type ActionKind uint8
 const (
 	// Send: write Frame (one line, no newline) to side To's stdin.
 	Send ActionKind = iota + 1
-	// Output: Text is a line of the evaluator's plain-text output (trimmed).
+	// Output: Text is a line of the evaluator's plain-text output, as
+	// printed (leading and trailing white space kept; no line end).
 	Output
 	// Result: Text is the payload line that followed the marker. At most
 	// once per run: at once after the signed marker (Config.ResultNonce);
@@ -141,10 +142,17 @@ const (
 	// before it). From, ID and Text as for CallOpened; Took is the time
 	// from its arrival.
 	CallClosed
+	// ResultLine: Text is a line the evaluator printed that belongs to a
+	// result, not to its output: a marker (the signed one told as the plain
+	// codec.ResultMarker, never with the nonce), the payload line after it
+	// (whether or not it becomes the Result), or a blank line between them.
+	// Neuro OJ's judge keeps these in its output; tether's output leaves
+	// them out.
+	ResultLine
 )
 
 var actionNames = [...]string{"?", "send", "output", "result", "log", "restart-solution", "solution-ready", "warn", "fatal",
-	"call-opened", "call-closed"}
+	"call-opened", "call-closed", "result-line"}
 
 func (k ActionKind) String() string { return nameOf(actionNames[:], k, "?") }
 

@@ -247,6 +247,9 @@ func formatScore(score int64) string {
 func printSummary(w io.Writer, r *judge.Result) {
 	fmt.Fprintf(w, "verdict:  %s\n", r.Status)
 	fmt.Fprintf(w, "score:    %s\n", formatScore(r.Score))
+	if note := judge.ScoreNote(r.Score); note != "" {
+		fmt.Fprintf(w, "          ! %s\n", note) // kept as Neuro OJ's judge keeps it, not clamped
+	}
 	fmt.Fprintf(w, "time:     %d ms (solution cpu %d ms)\n", r.TimeMs, r.CPUMs)
 	fmt.Fprintf(w, "memory:   %d KiB\n", r.MemoryKB)
 	if r.Language != "" {
