@@ -229,6 +229,20 @@ func TestResultSubjectIsInjective(t *testing.T) {
 	}
 }
 
+// streamInfo is the stream's info as the server has it now.
+func streamInfo(t *testing.T, js jetstream.JetStream, name string) *jetstream.StreamInfo {
+	t.Helper()
+	s, err := js.Stream(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
+}
+
 // publishResults publishes bodies on the result subject of id, in order.
 func publishResults(t *testing.T, js jetstream.JetStream, id string, bodies ...string) {
 	t.Helper()
@@ -296,14 +310,7 @@ func TestWaitResultSurvivesABrokerRestart(t *testing.T) {
 	// The waiter's consumer exists before the broker goes away.
 	js := submitter.JetStream()
 	for {
-		s, err := js.Stream(ctx, natsq.ResultStream)
-		if err != nil {
-			t.Fatal(err)
-		}
-		info, err := s.Info(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		info := streamInfo(t, js, natsq.ResultStream)
 		if info.State.Consumers > 0 {
 			break
 		}
@@ -375,14 +382,7 @@ func TestWorkQueueResultStreamIsMigrated(t *testing.T) {
 	}
 	publishResults(t, js, "old", `{"submission_id":"old","status":"Accepted"}`)
 	b := open(t, e, time.Minute)
-	s, err := js.Stream(ctx, natsq.ResultStream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := s.Info(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info := streamInfo(t, js, natsq.ResultStream)
 	if info.Config.Retention != jetstream.LimitsPolicy || info.Config.MaxAge != natsq.ResultRetention {
 		t.Fatalf("retention %v, max age %v after the migration", info.Config.Retention, info.Config.MaxAge)
 	}
