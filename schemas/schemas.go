@@ -20,6 +20,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/tether-dev/tether/internal/suggest"
 )
 
 // The schema files, by name.
@@ -190,7 +192,7 @@ func issuesOf(doc any, ve *jsonschema.ValidationError) []Issue {
 		case *kind.AdditionalProperties:
 			known := knownFields(doc, l.schemaURL)
 			for _, p := range k.Properties {
-				issues = append(issues, Issue{Path: dotted(append(slices.Clone(l.path), p)), Message: unknownMessage(p, known), Unknown: true})
+				issues = append(issues, Issue{Path: dotted(append(slices.Clone(l.path), p)), Message: suggest.UnknownMessage("field", p, known), Unknown: true})
 			}
 		case *kind.Required:
 			for _, m := range k.Missing {

@@ -9,11 +9,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/tether-dev/tether/internal/privdir"
+	"github.com/tether-dev/tether/internal/suggest"
 	"github.com/tether-dev/tether/jsonrpc"
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/trace"
@@ -314,4 +319,49 @@ func mustJSON(v any) json.RawMessage {
 		panic(err) // only called with maps of strings
 	}
 	return b
+}
+
+// UnmarshalJSON decodes judge.run's params, refusing a member it does not
+// know (a misspelt "soluton" would otherwise be dropped without a word and
+// the run fail for a missing solution): the error names it and the
+// nearest known name, as problem.json's checks and the CLI's flags do.
+func (p *RunParams) UnmarshalJSON(data []byte) error {
+	if err := unknownMembers("", data, reflect.TypeFor[RunParams]()); err != nil {
+		return err
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(data, &members) == nil {
+		if sol, ok := members["solution"]; ok {
+			if err := unknownMembers("solution.", sol, reflect.TypeFor[SolutionParams]()); err != nil {
+				return err
+			}
+		}
+	}
+	type plain RunParams // without this method
+	return json.Unmarshal(data, (*plain)(p))
+}
+
+// unknownMembers refuses a member of the JSON object data that is none of
+// t's fields by their JSON names (nor _meta, which every request may
+// carry); data that is not an object is left to the decoder's message.
+func unknownMembers(prefix string, data []byte, t reflect.Type) error {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(data, &members) != nil {
+		return nil
+	}
+	var known []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.IsExported() && name != "-" && name != "" {
+			known = append(known, name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(members)) {
+		if name == "_meta" || slices.Contains(known, name) {
+			continue
+		}
+		return fmt.Errorf("%s%s: %s", prefix, name, suggest.UnknownMessage("parameter", name, known))
+	}
+	return nil
 }

@@ -45,7 +45,7 @@ every verdict; it is non-zero only for bad usage or when the judge itself fails.
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write the run's trace (every line, call, restart, exit, LM request and the verdict; docs/trace.md) to `FILE`")
 	cmd.Flags().String("trace-html", "", "write the run as one self-contained HTML page (timeline, calls, statistics; as tether trace view makes) to `FILE`")
 	cmd.Flags().String("trace-max", "64MiB", "the most a --trace file may hold; past it the trace only counts what it leaves out (e.g. 1MiB, 500KiB)")
-	cmd.Flags().String("sandbox", "auto", "isolation of both sides: auto (linux when this machine can, else rootless, else none, with a warning; see tether doctor), linux, rootless, or none")
+	cmd.Flags().String("sandbox", "auto", sandboxUsage)
 	addAllowCommandFlag(cmd)
 	addNetworkAllowFlag(cmd, "")
 	addJudgeLMFlags(cmd)
@@ -88,6 +88,10 @@ func allowedCommands(cmd *cobra.Command) []string {
 	list, _ := cmd.Flags().GetStringSlice("allow-command")
 	return list
 }
+
+// sandboxUsage is the help of every command's --sandbox: each kind that
+// sandbox.Select accepts.
+const sandboxUsage = "isolation of both sides: auto (linux when this machine can, else rootless, else none, with a warning; see tether doctor), linux, rootless (user namespaces, no cgroups: memory and CPU limited per process), or none"
 
 // selectSandbox is sandbox.Select; tests replace it to play a machine that
 // cannot run the linux sandbox.
@@ -232,9 +236,17 @@ func explainLoadError(err error) error {
 	return err
 }
 
+// formatScore shows a result's score (hundredths of a point) in the
+// problem's own points, as its evaluator gave them: 3750 is "37.50". The
+// judge does not know a problem's full score (a Neuro OJ problem may be
+// worth 10 points, its evaluator answering accept(10)), so none is shown.
+func formatScore(score int64) string {
+	return fmt.Sprintf("%.2f", float64(score)/100)
+}
+
 func printSummary(w io.Writer, r *judge.Result) {
 	fmt.Fprintf(w, "verdict:  %s\n", r.Status)
-	fmt.Fprintf(w, "score:    %.2f\n", float64(r.Score)/100) // the problem's own points: the result line carries them x100
+	fmt.Fprintf(w, "score:    %s\n", formatScore(r.Score))
 	if note := judge.ScoreNote(r.Score); note != "" {
 		fmt.Fprintf(w, "          ! %s\n", note) // kept as Neuro OJ's judge keeps it, not clamped
 	}

@@ -8,8 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/tether-dev/tether/internal/suggest"
 )
 
 var rootCmd = &cobra.Command{
@@ -24,6 +28,30 @@ It also serves language-model completions to sandboxed code over rlm's
 length-prefixed JSON (keys stay on the host), and offers both over JSON-RPC 2.0.`,
 	SilenceUsage:  true,
 	SilenceErrors: true,
+}
+
+func init() {
+	rootCmd.SetFlagErrorFunc(suggestFlag)
+}
+
+// suggestFlag adds the nearest flag of the command to an unknown flag's
+// error ("unknown flag: --sandox; did you mean --sandbox?"), with the
+// suggestion rule problem.json's fields and judge.run's parameters use.
+func suggestFlag(c *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	var known []string
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			known = append(known, f.Name)
+		}
+	})
+	if best, ok := suggest.Nearest(name, known); ok {
+		return fmt.Errorf("%w; did you mean --%s?", err, best)
+	}
+	return err
 }
 
 func main() {

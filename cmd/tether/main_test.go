@@ -23,3 +23,16 @@ func TestExactArgsSaysWhatTheCommandTakes(t *testing.T) {
 		}
 	}
 }
+
+// A misspelt flag is answered with the nearest flag of its command.
+func TestUnknownFlagNamesTheNearest(t *testing.T) {
+	_, err := runCLI(t, "version", "--jsno")
+	if err == nil || err.Error() != "unknown flag: --jsno" {
+		// version has no flag near --jsno: the error stays as it was
+		t.Fatalf("version --jsno: %v", err)
+	}
+	_, err = runCLI(t, "result", "x", "--brokr", "embedded")
+	if err == nil || err.Error() != "unknown flag: --brokr; did you mean --broker?" {
+		t.Fatalf("result --brokr: %v", err)
+	}
+}

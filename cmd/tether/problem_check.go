@@ -54,14 +54,20 @@ judged in its own language, told by its extension (docs/languages.md).
 
 It ends with the time margin: how close the slowest accepted submission came
 to each limit. The exit status is non-zero when the problem has an error or a
-submission's verdict differs from its folder's.`,
+submission's verdict differs from its folder's.
+
+--sandbox takes what tether judge takes: auto, linux, rootless or none. Under
+rootless, memory is limited and measured per process, not for the whole run
+as under linux: check warns when a submission's memory verdict could differ
+under linux (a memory_limit_exceeded submission that was not, an accepted one
+whose largest process came close to the limit).`,
 		Args: exactArgs(1, "check takes PROBLEM_DIR", "tether problem check examples/aplusb"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runProblemCheck(cmd, args[0], asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object")
-	cmd.Flags().String("sandbox", "auto", "isolation of both sides: auto, linux, or none (as for tether judge)")
+	cmd.Flags().String("sandbox", "auto", sandboxUsage)
 	addAllowCommandFlag(cmd)
 	addJudgeLMFlags(cmd)
 	addLanguageFlags(cmd)
@@ -114,10 +120,13 @@ type checkReport struct {
 	Issues      []checkIssue  `json:"issues"`
 	Submissions []checkRow    `json:"submissions"`
 	Margin      []checkMargin `json:"margin"`
+	// Warnings do not fail the check: what may be judged differently
+	// elsewhere (under another sandbox).
+	Warnings []string `json:"warnings"`
 }
 
 func runProblemCheck(cmd *cobra.Command, dir string, asJSON bool) error {
-	rep := &checkReport{Problem: dir, Issues: []checkIssue{}, Submissions: []checkRow{}, Margin: []checkMargin{}}
+	rep := &checkReport{Problem: dir, Issues: []checkIssue{}, Submissions: []checkRow{}, Margin: []checkMargin{}, Warnings: []string{}}
 	problem := validateProblem(dir, allowedCommands(cmd), rep)
 	subs := listSubmissions(dir, rep)
 	if problem != nil && len(subs) > 0 {
@@ -342,7 +351,36 @@ func judgeSubmissions(cmd *cobra.Command, problem *judge.Problem, subs []submiss
 		rep.Submissions = append(rep.Submissions, row)
 	}
 	rep.Margin = margins(problem, rep.Submissions)
+	rep.Warnings = append(rep.Warnings, memoryWarnings(runner.Kind(), problem, rep.Submissions)...)
 	return nil
+}
+
+// memoryWarnings: under the rootless sandbox memory is limited and measured
+// per process (the largest one's peak), under linux for the whole run
+// (every process and thread, and the kernel memory they cause), so the
+// memory verdict of a submission may differ. It names each submission
+// whose verdict could: a memory_limit_exceeded one that was judged
+// otherwise, and an accepted one whose largest process used more than
+// marginWarn percent of the limit.
+func memoryWarnings(sandboxKind string, p *judge.Problem, rows []checkRow) []string {
+	if sandboxKind != "rootless" {
+		return nil
+	}
+	limitKB := p.Runtime.Solution.MemoryLimitMB * 1024
+	var out []string
+	for _, r := range rows {
+		switch {
+		case r.Expected == judge.MemoryLimitExceeded.String() && r.Got != r.Expected:
+			out = append(out, fmt.Sprintf("%s: %s under the rootless sandbox, which limits memory per process; "+
+				"the linux sandbox limits the whole run and may judge it %s: check it with --sandbox linux where that runs (tether doctor)",
+				r.File, r.Got, judge.MemoryLimitExceeded))
+		case r.Expected == judge.Accepted.String() && r.OK && limitKB > 0 && float64(r.MemoryKB)*100/float64(limitKB) > marginWarn:
+			out = append(out, fmt.Sprintf("%s: its largest process used %d of %d KiB under the rootless sandbox; "+
+				"the linux sandbox counts the whole run and may judge it %s: check it with --sandbox linux where that runs (tether doctor)",
+				r.File, r.MemoryKB, limitKB, judge.MemoryLimitExceeded))
+		}
+	}
+	return out
 }
 
 // judgeOne judges s with opts (a copy gets the observer of its slowest call).
@@ -456,6 +494,9 @@ func printCheckReport(w io.Writer, rep *checkReport, nothingToJudge bool) {
 			}
 			fmt.Fprintf(w, "  %-42s %d of %d %s (%.1f%%, %s)%s\n", m.Limit, m.Used, m.Of, m.Unit, m.Percent, m.File, flag)
 		}
+	}
+	for _, warning := range rep.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
 	if rep.OK {
 		fmt.Fprintln(w, "ok")

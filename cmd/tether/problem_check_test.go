@@ -3,10 +3,17 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tether-dev/tether/judge"
+	"github.com/tether-dev/tether/sandbox"
 )
 
 // problemCLI runs `tether problem ARGS...` in this process and puts the
@@ -149,5 +156,66 @@ func TestJudgeWarnsOfUnknownProblemFields(t *testing.T) {
 	}
 	if !strings.Contains(stderr, `warning: problem.json: titel: unknown field; did you mean "title"?`) {
 		t.Errorf("stderr has no warning about the unknown field:\n%s", stderr)
+	}
+}
+
+// Every command's --sandbox help names each kind sandbox.SelectFrom
+// accepts, rootless included, and problem check --help says so too.
+func TestSandboxHelpListsEveryKind(t *testing.T) {
+	fake := func() (sandbox.Runner, error) { return sandbox.NewPlain(), nil }
+	var kinds []string
+	for _, kind := range []string{"auto", "linux", "rootless", "none", "gvisor", "docker"} {
+		if _, _, err := sandbox.SelectFrom(kind, sandbox.Makers{Linux: fake, Rootless: fake}); err == nil {
+			kinds = append(kinds, kind)
+		} else if !errors.Is(err, sandbox.ErrUnknownKind) {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Contains(kinds, "rootless") {
+		t.Fatalf("accepted kinds %v", kinds)
+	}
+	seen := 0
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if f := c.Flags().Lookup("sandbox"); f != nil {
+			seen++
+			for _, kind := range kinds {
+				if !strings.Contains(f.Usage, kind) {
+					t.Errorf("%s --sandbox help %q does not name %s", c.CommandPath(), f.Usage, kind)
+				}
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(rootCmd)
+	if seen < 4 {
+		t.Fatalf("only %d commands have --sandbox", seen)
+	}
+	out, _, err := problemCLI(t, "check", "--help")
+	if err != nil || !strings.Contains(out, "rootless") {
+		t.Fatalf("problem check --help: %v\n%s", err, out)
+	}
+}
+
+// Under rootless, check warns about each submission whose memory verdict
+// could differ under linux; under linux it has nothing to say.
+func TestMemoryWarningsUnderRootless(t *testing.T) {
+	p := &judge.Problem{}
+	p.Runtime.Solution.MemoryLimitMB = 64
+	rows := []checkRow{
+		{File: "submissions/memory_limit_exceeded/spread.py", Expected: "MemoryLimitExceeded", Got: "Accepted"},
+		{File: "submissions/memory_limit_exceeded/big.py", Expected: "MemoryLimitExceeded", Got: "MemoryLimitExceeded", OK: true},
+		{File: "submissions/accepted/near.py", Expected: "Accepted", Got: "Accepted", OK: true, MemoryKB: 50 * 1024},
+		{File: "submissions/accepted/small.py", Expected: "Accepted", Got: "Accepted", OK: true, MemoryKB: 10 * 1024},
+	}
+	got := memoryWarnings("rootless", p, rows)
+	if len(got) != 2 || !strings.HasPrefix(got[0], "submissions/memory_limit_exceeded/spread.py: Accepted under the rootless sandbox") ||
+		!strings.HasPrefix(got[1], "submissions/accepted/near.py: its largest process used 51200 of 65536 KiB") {
+		t.Fatalf("warnings %q", got)
+	}
+	if w := memoryWarnings("linux", p, rows); len(w) != 0 {
+		t.Fatalf("linux: %q", w)
 	}
 }

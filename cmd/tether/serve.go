@@ -159,7 +159,7 @@ addresses only; --allow-lm-hosts lets them reach the addresses it lists.`,
 	f.StringVar(&problemsRoot, "problems-root", "", "with --listen or --http: read problem folders given as paths only under `DIR`")
 	f.StringVar(&submissionsRoot, "submissions-root", "", "with --listen or --http: read solution.path only under `DIR`")
 	f.BoolVar(&allowNetwork, "allow-network", false, "let evaluators have the network when their problem asks (runtime_config.evaluator.network)")
-	f.String("sandbox", "auto", "isolation of judge runs: auto, linux, or none")
+	f.String("sandbox", "auto", sandboxUsage)
 	addAllowCommandFlag(cmd)
 	addNetworkAllowFlag(cmd, "")
 	addJudgeLMFlags(cmd)

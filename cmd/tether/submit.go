@@ -161,33 +161,50 @@ func runSubmit(cmd *cobra.Command, args []string) error {
 		fmt.Fprintf(out, "queued %s\n", id)
 		return nil
 	}
-	if asJSON, _ := fl.GetBool("json"); asJSON {
-		var buf bytes.Buffer
-		json.Indent(&buf, result, "", "  ")
-		buf.WriteByte('\n')
-		_, err := out.Write(buf.Bytes())
-		return err
-	}
-	return printWorkerResult(out, result)
+	asJSON, _ := fl.GetBool("json")
+	return printQueuedResult(out, result, asJSON)
 }
 
-func submitRedis(ctx context.Context, cmd *cobra.Command, u string, task []byte, id string, wait bool, timeout time.Duration) ([]byte, error) {
-	queue, _ := cmd.Flags().GetString("queue")
-	results, _ := cmd.Flags().GetString("result-queue")
-	for flag, env := range map[string]string{"queue": "JUDGE_QUEUE", "result-queue": "RESULT_QUEUE"} {
-		if v := os.Getenv(env); v != "" && !cmd.Flags().Changed(flag) {
-			if flag == "queue" {
-				queue = v
-			} else {
-				results = v
-			}
-		}
+// redisQueues is --queue and --result-queue, each from its environment
+// variable (JUDGE_QUEUE, RESULT_QUEUE) when the flag was left alone.
+func redisQueues(cmd *cobra.Command) (queue, results string) {
+	queue, _ = cmd.Flags().GetString("queue")
+	results, _ = cmd.Flags().GetString("result-queue")
+	if v := os.Getenv("JUDGE_QUEUE"); v != "" && !cmd.Flags().Changed("queue") {
+		queue = v
 	}
+	if v := os.Getenv("RESULT_QUEUE"); v != "" && !cmd.Flags().Changed("result-queue") {
+		results = v
+	}
+	return queue, results
+}
+
+// newRedis is a client of the Redis at u.
+func newRedis(u string) (*redis.Client, error) {
 	opts, err := redis.ParseURL(u)
 	if err != nil {
 		return nil, fmt.Errorf("--broker %s: %v", redisq.Redacted(u), err)
 	}
-	c := redis.NewClient(opts)
+	return redis.NewClient(opts), nil
+}
+
+// redisResultOf is the newest result of submission id among the items of
+// Neuro OJ's result list (the worker pushes on the left: newest first).
+func redisResultOf(items []string, id string) (string, bool) {
+	for _, raw := range items {
+		if got, ok := worker.ResultSubmissionID([]byte(raw)); ok && got == id {
+			return raw, true
+		}
+	}
+	return "", false
+}
+
+func submitRedis(ctx context.Context, cmd *cobra.Command, u string, task []byte, id string, wait bool, timeout time.Duration) ([]byte, error) {
+	queue, results := redisQueues(cmd)
+	c, err := newRedis(u)
+	if err != nil {
+		return nil, err
+	}
 	defer c.Close()
 	if err := c.LPush(ctx, queue, task).Err(); err != nil {
 		return nil, fmt.Errorf("cannot queue at %s: %v", redisq.Redacted(u), err)
@@ -203,11 +220,9 @@ func submitRedis(ctx context.Context, cmd *cobra.Command, u string, task []byte,
 	for {
 		items, err := c.LRange(ctx, results, 0, -1).Result()
 		if err == nil {
-			for _, raw := range items {
-				if got, ok := worker.ResultSubmissionID([]byte(raw)); ok && got == id {
-					c.LRem(ctx, results, 1, raw)
-					return []byte(raw), nil
-				}
+			if raw, ok := redisResultOf(items, id); ok {
+				c.LRem(ctx, results, 1, raw)
+				return []byte(raw), nil
 			}
 		}
 		select {
@@ -218,18 +233,26 @@ func submitRedis(ctx context.Context, cmd *cobra.Command, u string, task []byte,
 	}
 }
 
-func submitNATS(ctx context.Context, cmd *cobra.Command, u string, task []byte, id string, seq int64, wait bool, timeout time.Duration) ([]byte, error) {
+// connectNATS connects to the NATS broker u, or to the embedded one of
+// --data-dir with the token kept there (mode 0600): reading results takes
+// the same credentials as queueing tasks.
+func connectNATS(ctx context.Context, cmd *cobra.Command, u string) (*natsq.Broker, string, error) {
 	token := os.Getenv("NATS_TOKEN")
 	if u == "embedded" {
 		dataDir, _ := cmd.Flags().GetString("data-dir")
 		listen, _ := cmd.Flags().GetString("listen")
 		tok, err := natsq.ReadToken(dataDir)
 		if err != nil {
-			return nil, err
+			return nil, u, err
 		}
 		u, token = "nats://"+listen, tok
 	}
 	b, err := natsq.Connect(ctx, natsq.Options{URL: u, Token: token})
+	return b, u, err
+}
+
+func submitNATS(ctx context.Context, cmd *cobra.Command, u string, task []byte, id string, seq int64, wait bool, timeout time.Duration) ([]byte, error) {
+	b, u, err := connectNATS(ctx, cmd, u)
 	if err != nil {
 		return nil, err
 	}
@@ -242,11 +265,27 @@ func submitNATS(ctx context.Context, cmd *cobra.Command, u string, task []byte, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := b.WaitResult(ctx, id)
+	// The wait outlives a restart of the broker or the worker: the
+	// connection reconnects and the result, kept by the broker, is read
+	// whenever it comes.
+	res, err := b.WaitResult(ctx, id, seq)
 	if errors.Is(err, context.DeadlineExceeded) {
-		return nil, fmt.Errorf("no result for %s within %v (is tether worker running?)", id, timeout)
+		return nil, fmt.Errorf("no result for %s within %v (is tether worker running? the result can still be fetched later: tether result %s)", id, timeout, id)
 	}
 	return res, err
+}
+
+// printQueuedResult prints a result from a queue as indented JSON or as
+// a summary.
+func printQueuedResult(w io.Writer, raw []byte, asJSON bool) error {
+	if !asJSON {
+		return printWorkerResult(w, raw)
+	}
+	var buf bytes.Buffer
+	json.Indent(&buf, raw, "", "  ")
+	buf.WriteByte('\n')
+	_, err := w.Write(buf.Bytes())
+	return err
 }
 
 func printWorkerResult(w io.Writer, raw []byte) error {
@@ -255,7 +294,7 @@ func printWorkerResult(w io.Writer, raw []byte) error {
 		return fmt.Errorf("the result does not parse: %v", err)
 	}
 	fmt.Fprintf(w, "verdict:  %s\n", r.Status)
-	fmt.Fprintf(w, "score:    %d.%02d\n", r.Score/100, r.Score%100)
+	fmt.Fprintf(w, "score:    %s\n", formatScore(r.Score))
 	fmt.Fprintf(w, "time:     %d ms\n", r.TimeMs)
 	fmt.Fprintf(w, "memory:   %d KiB\n", r.MemoryKB)
 	if d := string(r.Details); d != "null" && d != "{}" && d != "" {

@@ -91,7 +91,7 @@ at once. See docs/worker.md.`,
 	f.StringSlice("runtime", nil, "map a task's image to a runtime, IMAGE=python (repeatable); noj-evaluator-python and noj-solution-python are known")
 	f.String("data-dir", defaultDataDir(), "the embedded broker's store and token")
 	f.String("listen", natsq.DefaultListen, "where the embedded broker listens")
-	f.String("sandbox", "auto", "isolation of both sides: auto, linux, or none")
+	f.String("sandbox", "auto", sandboxUsage)
 	addLanguageFlags(cmd)
 	addAllowCommandFlag(cmd)
 	f.Lookup("allow-command").Usage += " (env JUDGE_COMMAND_WHITELIST, comma-separated)"

@@ -5,10 +5,10 @@ its result: a result that is not an integer raises ResultTypeError, which,
 uncaught, is WrongAnswer ("add returned a string, expected an integer")."""
 
 from tether_sdk.evaluator import (
+    JudgeSystemError,
     NotFoundError,
     RejectedError,
     SolutionTimeoutError,
-    SystemError,
     result,
     solution,
 )
@@ -24,7 +24,7 @@ def main():
         except NotFoundError as e:
             result.wrong_answer("add is missing: %s" % e)
             return
-        except (SystemError, RejectedError) as e:  # the solution raised or returned garbage
+        except (JudgeSystemError, RejectedError) as e:  # the solution raised or returned garbage
             result.runtime_error("add(%d, %d) failed: %s" % (a, b, e))
             return
         except SolutionTimeoutError:

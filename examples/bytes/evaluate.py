@@ -2,7 +2,7 @@
 
 import hashlib
 
-from tether_sdk.evaluator import RejectedError, SolutionRunner, SystemError, result
+from tether_sdk.evaluator import RejectedError, SolutionRunner, JudgeSystemError, result
 
 BLOBS = [b"", b"hello", bytes(range(256)), b"\x00" * 1000]
 
@@ -21,7 +21,7 @@ def main():
         meta = {"index": i, "tags": ["a", "é"], "inner": {"blob": blob[:4], "none": None, "ok": True}}
         try:
             got = runner.call("transform", blob, meta)
-        except (SystemError, RejectedError) as e:
+        except (JudgeSystemError, RejectedError) as e:
             result.runtime_error(str(e))
             return
         want = expected(blob, meta)

@@ -9,7 +9,7 @@ and drops the late reply. The solution must translate a sentence with
 
 import time
 
-from tether_sdk.evaluator import SolutionRunner, SystemError, register_capability, result
+from tether_sdk.evaluator import SolutionRunner, JudgeSystemError, register_capability, result
 
 DICTIONARY = {"hello": "bonjour", "world": "monde", "cat": "chat"}
 
@@ -30,7 +30,7 @@ def main():
     try:
         translated = runner.call("translate", "hello cat world dog")
         oracle = runner.call("ask_oracle")
-    except SystemError as e:
+    except JudgeSystemError as e:
         result.runtime_error(str(e))
         return
     if translated != "bonjour chat monde ?":

@@ -1,6 +1,6 @@
 """A + B for a solution in any language: call add(a, b) on a few 64-bit cases."""
 
-from tether_sdk.evaluator import NotFoundError, RejectedError, SolutionRunner, SystemError, result
+from tether_sdk.evaluator import NotFoundError, RejectedError, SolutionRunner, JudgeSystemError, result
 
 CASES = [(1, 2), (-5, 5), (0, 0), (123456789, 987654321), (2**40, -(2**41))]
 
@@ -13,7 +13,7 @@ def main():
         except NotFoundError as e:
             result.wrong_answer("add is missing: %s" % e)
             return
-        except (SystemError, RejectedError) as e:
+        except (JudgeSystemError, RejectedError) as e:
             result.runtime_error("add(%d, %d) failed: %s" % (a, b, e))
             return
         if got != a + b:

@@ -9,7 +9,7 @@ The solution must remember its interval between calls.
 import math
 import random
 
-from tether_sdk.evaluator import SolutionRunner, SolutionTimeoutError, SystemError, result
+from tether_sdk.evaluator import SolutionRunner, SolutionTimeoutError, JudgeSystemError, result
 
 GAMES = [(1, 100), (1, 1), (-50, 50), (0, 10**6), (1, 2**40)]
 
@@ -38,7 +38,7 @@ def main():
             failure = play(runner, rng, lo, hi)
         except SolutionTimeoutError:
             failure = "a call timed out"
-        except SystemError as e:
+        except JudgeSystemError as e:
             result.runtime_error(str(e))
             return
         if failure is None:

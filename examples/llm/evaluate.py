@@ -9,7 +9,7 @@ which the handler refuses because the run's budget is spent.
 """
 
 import tether_sdk.lm
-from tether_sdk.evaluator import SolutionRunner, SystemError, result
+from tether_sdk.evaluator import SolutionRunner, JudgeSystemError, result
 
 PROMPTS = ["What is 2 + 2?", "Name a prime number.", "Say hello."]
 
@@ -20,7 +20,7 @@ def main():
     try:
         answers = runner.call("ask_all", PROMPTS)
         refusal = runner.call("ask_one_more", "One prompt too many.")
-    except SystemError as e:
+    except JudgeSystemError as e:
         result.runtime_error(str(e))
         return
     print("answers:", answers)

@@ -9,6 +9,7 @@ package natsq
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -40,6 +41,9 @@ const (
 	DefaultPoll       = time.Second
 	// ReasonHeader carries why a task went to dead letters.
 	ReasonHeader = "Tether-Dead-Reason"
+	// ResultRetention is how long the result stream keeps a result: it
+	// can be fetched by submission id (tether result ID) until then.
+	ResultRetention = 7 * 24 * time.Hour
 )
 
 // Options of a Broker.
@@ -58,6 +62,8 @@ type Broker struct {
 	nc   *nats.Conn
 	js   jetstream.JetStream
 	cons jetstream.Consumer
+	// closed is closed once the connection is, after Close's drain.
+	closed chan struct{}
 }
 
 func (o *Options) defaults() {
@@ -84,6 +90,7 @@ func Redacted(u string) string {
 func Connect(ctx context.Context, opts Options) (*Broker, error) {
 	opts.defaults()
 	log := opts.Log
+	closed := make(chan struct{})
 	copts := []nats.Option{
 		nats.Name("tether"),
 		nats.MaxReconnects(-1), // a broker lost while running is retried
@@ -94,6 +101,8 @@ func Connect(ctx context.Context, opts Options) (*Broker, error) {
 			}
 		}),
 		nats.ReconnectHandler(func(*nats.Conn) { log.Info("NATS connection back", "url", Redacted(opts.URL)) }),
+		nats.DrainTimeout(drainTimeout),
+		nats.ClosedHandler(func(*nats.Conn) { close(closed) }),
 	}
 	if opts.Token != "" {
 		copts = append(copts, nats.Token(opts.Token))
@@ -107,12 +116,15 @@ func Connect(ctx context.Context, opts Options) (*Broker, error) {
 		nc.Close()
 		return nil, fmt.Errorf("NATS at %s: %v", Redacted(opts.URL), err)
 	}
-	b := &Broker{opts: opts, nc: nc, js: js}
+	b := &Broker{opts: opts, nc: nc, js: js, closed: closed}
+	if err := b.migrateResults(ctx); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("NATS at %s: stream %s: %v", Redacted(opts.URL), ResultStream, err)
+	}
 	for _, sc := range []jetstream.StreamConfig{
 		{Name: TaskStream, Subjects: []string{TaskSubject}, Retention: jetstream.WorkQueuePolicy,
 			Storage: jetstream.FileStorage, Duplicates: 10 * time.Minute},
-		{Name: ResultStream, Subjects: []string{ResultPrefix + "*"}, Retention: jetstream.WorkQueuePolicy,
-			Storage: jetstream.FileStorage, Duplicates: 10 * time.Minute},
+		resultStreamConfig,
 		{Name: DeadStream, Subjects: []string{DeadSubject}, Storage: jetstream.FileStorage},
 	} {
 		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
@@ -121,6 +133,58 @@ func Connect(ctx context.Context, opts Options) (*Broker, error) {
 		}
 	}
 	return b, nil
+}
+
+// resultStreamConfig keeps every result for ResultRetention (limits
+// retention: a waiter reads a result without taking it away), so that it
+// can be fetched again by submission id, after a restart too.
+var resultStreamConfig = jetstream.StreamConfig{Name: ResultStream, Subjects: []string{ResultPrefix + "*"},
+	Retention: jetstream.LimitsPolicy, MaxAge: ResultRetention,
+	Storage: jetstream.FileStorage, Duplicates: 10 * time.Minute}
+
+// migrateResults turns a result stream of an earlier tether (work-queue
+// retention, which JetStream cannot update in place) into the kept one:
+// its results are read, the stream is made anew and they are published
+// again on their subjects.
+func (b *Broker) migrateResults(ctx context.Context) error {
+	s, err := b.js.Stream(ctx, ResultStream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return err
+	}
+	if info.Config.Retention != jetstream.WorkQueuePolicy {
+		return nil
+	}
+	var kept []*jetstream.RawStreamMsg
+	for seq := info.State.FirstSeq; info.State.Msgs > 0 && seq <= info.State.LastSeq; seq++ {
+		m, err := s.GetMsg(ctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read result %d to keep it: %w", seq, err)
+		}
+		kept = append(kept, m)
+	}
+	if err := b.js.DeleteStream(ctx, ResultStream); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return err
+	}
+	if _, err := b.js.CreateOrUpdateStream(ctx, resultStreamConfig); err != nil {
+		return err
+	}
+	for _, m := range kept {
+		if _, err := b.js.Publish(ctx, m.Subject, m.Data); err != nil {
+			return fmt.Errorf("keep result %d: %w", m.Sequence, err)
+		}
+	}
+	b.opts.Log.Info("result stream now keeps results", "stream", ResultStream, "retention", ResultRetention.String(), "results_moved", len(kept))
+	return nil
 }
 
 // Open connects as a worker: Connect, and the shared durable consumer of
@@ -149,9 +213,16 @@ func Open(ctx context.Context, opts Options) (*Broker, error) {
 // JetStream is the connection's JetStream context, for tools and tests.
 func (b *Broker) JetStream() jetstream.JetStream { return b.js }
 
-// Close closes the connection.
+// drainTimeout bounds Close's drain of a connection.
+const drainTimeout = 5 * time.Second
+
+// Close drains the connection (what was published and acknowledged
+// reaches the server; subscriptions end) and waits until it is closed.
 func (b *Broker) Close() error {
-	b.nc.Close()
+	if err := b.nc.Drain(); err != nil {
+		b.nc.Close()
+	}
+	<-b.closed
 	return nil
 }
 
@@ -181,36 +252,160 @@ func (b *Broker) Enqueue(ctx context.Context, task []byte, submissionID string, 
 	return err
 }
 
-// WaitResult waits for the result of one submission and takes it. A
-// message on its subject whose submission_id is another (or that does not
-// parse) is not its result: it is taken off the stream and skipped.
-func (b *Broker) WaitResult(ctx context.Context, submissionID string) ([]byte, error) {
-	cons, err := b.js.CreateOrUpdateConsumer(ctx, ResultStream, jetstream.ConsumerConfig{
-		FilterSubject: ResultSubject(submissionID), AckPolicy: jetstream.AckExplicitPolicy,
+// WaitResult waits for the result of one submission's rejudge seq and
+// returns it, leaving it in the stream for FetchResult. A message on its
+// subject whose submission_id is another (or that does not parse), or
+// whose rejudge_seq is another, is not its result and is skipped. The wait
+// outlives a broker restart: the connection reconnects, and the ordered
+// consumer, made again whenever it reports trouble or ends, reads the
+// subject from the start (results are kept, so one published while the
+// broker was away is still found).
+func (b *Broker) WaitResult(ctx context.Context, submissionID string, seq int64) ([]byte, error) {
+	found := make(chan []byte, 1)
+	// Besides the consumer, the kept result is looked up directly now and
+	// then: a belt to the consumer's braces across restarts.
+	recheck := time.NewTicker(resultRecheck)
+	defer recheck.Stop()
+	for {
+		trouble := make(chan error, 1)
+		cc, err := b.watchResults(ctx, submissionID, seq, found, trouble)
+		if err == nil {
+			var res []byte
+			res, err = b.waitFound(ctx, cc, submissionID, seq, found, trouble, recheck.C)
+			cc.Stop()
+			if res != nil {
+				return res, nil
+			}
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+		}
+		if b.nc.IsClosed() {
+			return nil, err
+		}
+		// The broker is restarting (or its JetStream not ready yet after a
+		// start): make the consumer again shortly.
+		b.opts.Log.Debug("making the result consumer again", "submission_id", submissionID, "error", err.Error())
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case res := <-found:
+			return res, nil
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// waitFound waits on one consumer: for its result, for ctx, or for the
+// trouble that means it must be made again (an error it met, its end).
+func (b *Broker) waitFound(ctx context.Context, cc jetstream.ConsumeContext, submissionID string, seq int64,
+	found <-chan []byte, trouble <-chan error, recheck <-chan time.Time) ([]byte, error) {
+	for {
+		select {
+		case res := <-found:
+			return res, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case err := <-trouble:
+			return nil, err
+		case <-cc.Closed():
+			return nil, errors.New("the result consumer ended")
+		case <-recheck:
+			if res, ok := b.keptResult(ctx, submissionID, seq); ok {
+				return res, nil
+			}
+		}
+	}
+}
+
+// watchResults starts an ordered consumer over the submission's result
+// subject that sends its first matching result to found, and any error it
+// meets to trouble.
+func (b *Broker) watchResults(ctx context.Context, submissionID string, seq int64, found chan<- []byte, trouble chan<- error) (jetstream.ConsumeContext, error) {
+	// A request sent while the broker comes back may never be answered:
+	// each is bounded, and the caller tries again.
+	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	cons, err := b.js.OrderedConsumer(rctx, ResultStream, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{ResultSubject(submissionID)}, DeliverPolicy: jetstream.DeliverAllPolicy,
 		InactiveThreshold: time.Minute,
 	})
 	if err != nil {
 		return nil, err
 	}
-	for {
-		msg, err := cons.Next(jetstream.FetchMaxWait(time.Second))
-		if err == nil {
-			if got, ok := worker.ResultSubmissionID(msg.Data()); !ok || got != submissionID {
-				b.opts.Log.Warn("skipped a message on a result subject that is not the submission's result",
-					"subject", msg.Subject(), "want_submission_id", submissionID, "submission_id", got)
-				msg.Term()
-				continue
-			}
-			msg.DoubleAck(ctx)
-			return msg.Data(), nil
+	return cons.Consume(func(msg jetstream.Msg) {
+		if !b.isResultOf(msg.Subject(), msg.Data(), submissionID, seq) {
+			return
 		}
-		if !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, jetstream.ErrNoMessages) {
-			return nil, err
+		select {
+		case found <- msg.Data():
+		default:
 		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	}, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+		select {
+		case trouble <- err:
+		default:
 		}
+	}))
+}
+
+// isResultOf tells whether a message on a result subject is the result of
+// the submission's rejudge seq (a result without rejudge_seq is of any).
+func (b *Broker) isResultOf(subject string, data []byte, submissionID string, seq int64) bool {
+	got, ok := worker.ResultSubmissionID(data)
+	if !ok || got != submissionID {
+		b.opts.Log.Warn("skipped a message on a result subject that is not the submission's result",
+			"subject", subject, "want_submission_id", submissionID, "submission_id", got)
+		return false
 	}
+	var r struct {
+		RejudgeSeq *int64 `json:"rejudge_seq"`
+	}
+	json.Unmarshal(data, &r)
+	return r.RejudgeSeq == nil || *r.RejudgeSeq == seq
+}
+
+// resultRecheck is how often WaitResult looks the result up directly,
+// besides its consumer; requestTimeout bounds each of its requests.
+const (
+	resultRecheck  = 2 * time.Second
+	requestTimeout = 5 * time.Second
+)
+
+// keptResult is the latest result kept for the submission when it is the
+// rejudge seq's.
+func (b *Broker) keptResult(ctx context.Context, submissionID string, seq int64) ([]byte, bool) {
+	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	res, err := b.FetchResult(rctx, submissionID)
+	if err != nil || !b.isResultOf(ResultSubject(submissionID), res, submissionID, seq) {
+		return nil, false
+	}
+	return res, true
+}
+
+// ErrNoResult: the broker keeps no result for the submission (none yet, or
+// it is older than ResultRetention).
+var ErrNoResult = errors.New("no result kept for this submission")
+
+// FetchResult returns the latest result kept for the submission, whatever
+// its rejudge seq; ErrNoResult when there is none.
+func (b *Broker) FetchResult(ctx context.Context, submissionID string) ([]byte, error) {
+	s, err := b.js.Stream(ctx, ResultStream)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.GetLastMsgForSubject(ctx, ResultSubject(submissionID))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, ErrNoResult
+	}
+	if err != nil {
+		return nil, err
+	}
+	if got, ok := worker.ResultSubmissionID(m.Data); !ok || got != submissionID {
+		return nil, fmt.Errorf("the latest message on %s is not a result of %q: %w", m.Subject, submissionID, ErrNoResult)
+	}
+	return m.Data, nil
 }
 
 // Pull fetches one task, waiting up to the poll interval. A task past its

@@ -3,11 +3,13 @@ package natsq_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/goleak"
 
@@ -178,7 +180,7 @@ func TestLongRunIsNotRedelivered(t *testing.T) {
 		}
 	}
 	close(finish)
-	res, err := b.WaitResult(ctx, "long")
+	res, err := b.WaitResult(ctx, "long", 0)
 	if err != nil || !strings.Contains(string(res), "Accepted") {
 		t.Fatalf("result %s, %v", res, err)
 	}
@@ -227,6 +229,30 @@ func TestResultSubjectIsInjective(t *testing.T) {
 	}
 }
 
+// streamInfo is the stream's info as the server has it now.
+func streamInfo(t *testing.T, js jetstream.JetStream, name string) *jetstream.StreamInfo {
+	t.Helper()
+	s, err := js.Stream(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
+}
+
+// publishResults publishes bodies on the result subject of id, in order.
+func publishResults(t *testing.T, js jetstream.JetStream, id string, bodies ...string) {
+	t.Helper()
+	for _, body := range bodies {
+		if _, err := js.Publish(context.Background(), natsq.ResultSubject(id), []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // A waiter takes only its own submission's result: a message on its
 // subject with another submission_id is skipped.
 func TestWaitResultChecksTheSubmissionID(t *testing.T) {
@@ -234,14 +260,133 @@ func TestWaitResultChecksTheSubmissionID(t *testing.T) {
 	b := open(t, e, time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	js := jsOf(t, e)
-	for _, body := range []string{`{"submission_id":"other","status":"Accepted"}`, `not json`, `{"status":"Accepted"}`, `{"submission_id":"mine","status":"WrongAnswer"}`} {
-		if _, err := js.Publish(ctx, natsq.ResultSubject("mine"), []byte(body)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res, err := b.WaitResult(ctx, "mine")
+	publishResults(t, jsOf(t, e), "mine", `{"submission_id":"other","status":"Accepted"}`, `not json`, `{"status":"Accepted"}`, `{"submission_id":"mine","status":"WrongAnswer"}`)
+	res, err := b.WaitResult(ctx, "mine", 0)
 	if err != nil || string(res) != `{"submission_id":"mine","status":"WrongAnswer"}` {
 		t.Fatalf("result %s, %v", res, err)
+	}
+}
+
+// restart stops the embedded server e and starts it again on its data dir
+// and port, as SIGTERM and a new tether worker would.
+func restart(t *testing.T, e *natsq.Embedded, dataDir string) *natsq.Embedded {
+	t.Helper()
+	e.Close()
+	again, err := natsq.StartEmbedded(dataDir, strings.TrimPrefix(e.URL, "nats://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(again.Close)
+	return again
+}
+
+// A waiter outlives a broker restart: tether submit --wait keeps waiting
+// while the embedded broker stops and starts again, and the result judged
+// after the restart reaches it; the result can be fetched by id after yet
+// another restart.
+func TestWaitResultSurvivesABrokerRestart(t *testing.T) {
+	dir := t.TempDir()
+	e, err := natsq.StartEmbedded(dir, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	submitter, err := natsq.Connect(ctx, natsq.Options{URL: e.URL, Token: e.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer submitter.Close()
+	enqueue(t, submitter, "survivor", 2)
+	type answer struct {
+		res []byte
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		res, err := submitter.WaitResult(ctx, "survivor", 2)
+		got <- answer{res, err}
+	}()
+	// The waiter's consumer exists before the broker goes away.
+	js := submitter.JetStream()
+	for {
+		info := streamInfo(t, js, natsq.ResultStream)
+		if info.State.Consumers > 0 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the waiter made no consumer")
+		}
+	}
+	e = restart(t, e, dir)
+	w := open(t, e, time.Minute)
+	d := pull(t, w, 20*time.Second)
+	if d == nil {
+		t.Fatal("the task queued before the restart was not kept")
+	}
+	want := `{"submission_id":"survivor","status":"Accepted","score":10000,"rejudge_seq":2}`
+	if err := d.Complete(ctx, []byte(want)); err != nil {
+		t.Fatal(err)
+	}
+	a := <-got
+	if a.err != nil || string(a.res) != want {
+		t.Fatalf("the waiter got %s, %v; want the result judged after the restart", a.res, a.err)
+	}
+	e = restart(t, e, dir)
+	later, err := natsq.Connect(ctx, natsq.Options{URL: e.URL, Token: e.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer later.Close()
+	res, err := later.FetchResult(ctx, "survivor")
+	if err != nil || string(res) != want {
+		t.Fatalf("fetched %s, %v after a restart; want the kept result", res, err)
+	}
+	if _, err := later.FetchResult(ctx, "never-submitted"); !errors.Is(err, natsq.ErrNoResult) {
+		t.Fatalf("an unknown id gave %v, want ErrNoResult", err)
+	}
+}
+
+// A waiter for one rejudge seq skips the kept result of an earlier one.
+func TestWaitResultTakesItsRejudgeSeq(t *testing.T) {
+	e := embedded(t)
+	b := open(t, e, time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	publishResults(t, jsOf(t, e), "again", `{"submission_id":"again","status":"WrongAnswer","rejudge_seq":0}`, `{"submission_id":"again","status":"Accepted","rejudge_seq":1}`)
+	res, err := b.WaitResult(ctx, "again", 1)
+	if err != nil || !strings.Contains(string(res), "Accepted") {
+		t.Fatalf("result %s, %v; want rejudge 1's", res, err)
+	}
+}
+
+// A result stream of an earlier tether (work-queue retention, which
+// JetStream cannot change in place) becomes the kept one at the first
+// connection, and the results it held can still be fetched.
+func TestWorkQueueResultStreamIsMigrated(t *testing.T) {
+	e := embedded(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	nc, err := nats.Connect(e.URL, nats.Token(e.Token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: natsq.ResultStream, Subjects: []string{natsq.ResultPrefix + "*"},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage}); err != nil {
+		t.Fatal(err)
+	}
+	publishResults(t, js, "old", `{"submission_id":"old","status":"Accepted"}`)
+	b := open(t, e, time.Minute)
+	info := streamInfo(t, js, natsq.ResultStream)
+	if info.Config.Retention != jetstream.LimitsPolicy || info.Config.MaxAge != natsq.ResultRetention {
+		t.Fatalf("retention %v, max age %v after the migration", info.Config.Retention, info.Config.MaxAge)
+	}
+	if res, err := b.FetchResult(ctx, "old"); err != nil || string(res) != `{"submission_id":"old","status":"Accepted"}` {
+		t.Fatalf("the result kept before the migration: %s, %v", res, err)
 	}
 }

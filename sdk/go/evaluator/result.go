@@ -35,6 +35,13 @@ func (r *Runner) SystemError(message string) error {
 	return r.writeResult("SystemError", 0, map[string]any{"message": message})
 }
 
+// TimeLimitExceeded writes a TimeLimitExceeded result with details
+// {"message": message}: the everyday answer to a call that failed with
+// ErrCallTimeout (Python: result.time_limit_exceeded).
+func (r *Runner) TimeLimitExceeded(message string) error {
+	return r.writeResult("TimeLimitExceeded", 0, map[string]any{"message": message})
+}
+
 func (r *Runner) writeResult(status string, score float64, details map[string]any) error {
 	if math.IsNaN(score) || math.IsInf(score, 0) {
 		return fmt.Errorf("evaluator: result score %v: %w", score, ErrRejected)

@@ -239,6 +239,29 @@ func TestResultWrittenOnce(t *testing.T) {
 	}
 }
 
+// Each status shorthand writes its status and, for the three that take a
+// message, details {"message": ...}, as the Python SDK's functions do.
+func TestResultShorthands(t *testing.T) {
+	for _, c := range []struct {
+		write func(r *evaluator.Runner) error
+		want  string
+	}{
+		{func(r *evaluator.Runner) error { return r.TimeLimitExceeded("add(1, 2) timed out") }, `{"status":"TimeLimitExceeded","score":0,"details":{"message":"add(1, 2) timed out"}}`},
+		{func(r *evaluator.Runner) error { return r.RuntimeError("boom") }, `{"status":"RuntimeError","score":0,"details":{"message":"boom"}}`},
+		{func(r *evaluator.Runner) error { return r.SystemError("broken") }, `{"status":"SystemError","score":0,"details":{"message":"broken"}}`},
+		{func(r *evaluator.Runner) error { return r.PartiallyCorrect(37.5, nil) }, `{"status":"PartiallyCorrect","score":3750,"details":{}}`},
+	} {
+		r, _, recv := rawRunner(t)
+		if err := c.write(r); err != nil {
+			t.Fatal(err)
+		}
+		recv() // ---RESULT---
+		if line := recv(); line != c.want {
+			t.Errorf("result %s, want %s", line, c.want)
+		}
+	}
+}
+
 // The score is round(score*100) as Python's round computes it (halves to
 // even), so a Go and a Python evaluator give the same score.
 func TestResultScoreRoundsLikePython(t *testing.T) {

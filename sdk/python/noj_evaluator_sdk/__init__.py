@@ -4,19 +4,21 @@ An ``evaluate.py`` written for Neuro OJ runs unchanged:
 ``from noj_evaluator_sdk.runner import SolutionRunner, SolutionTimeoutError``,
 ``from noj_evaluator_sdk import result, register_capability, configure_logging``.
 ``result`` is the ``Result`` singleton (``noj_evaluator_sdk.result.Result``).
-``SystemError`` and ``ConnectionError`` are tether classes that shadow the
-builtins (and subclass them); ``ConnectionError`` is a ``SystemError``. See
-docs/protocol/judge.md for the protocol underneath.
+``SystemError`` and ``ConnectionError`` are Neuro OJ's names of tether's
+``JudgeSystemError`` and ``JudgeConnectionError``: they shadow the builtins
+here, as in Neuro OJ (and subclass them); ``ConnectionError`` is a
+``SystemError``. See docs/protocol/judge.md for the protocol underneath and
+docs/sdk.md for the names.
 """
 
 from tether_sdk.errors import (  # noqa: F401
-    ConnectionError,
     NotFoundError,
     RejectedError,
     SolutionTimeoutError,
-    SystemError,
     TetherError,
 )
+from tether_sdk.errors import JudgeConnectionError as ConnectionError  # noqa: A004 - Neuro OJ's name
+from tether_sdk.errors import JudgeSystemError as SystemError  # noqa: A004 - Neuro OJ's name
 
 from . import capability, errors, logging_config, runner, serialization  # noqa: F401
 from .capability import register_capability  # noqa: F401

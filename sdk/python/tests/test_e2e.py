@@ -108,7 +108,7 @@ def test_crash_reports_the_sanitized_trace(tether):
 
 HOSTILE_EVALUATOR = """
 import json
-from tether_sdk.evaluator import (SolutionRunner, RejectedError, SolutionTimeoutError, SystemError,
+from tether_sdk.evaluator import (SolutionRunner, RejectedError, SolutionTimeoutError, JudgeSystemError,
     NotFoundError, result)
 
 runner = SolutionRunner()
@@ -117,7 +117,7 @@ for fn, timeout in [("prints", None), ("fake_frame", None), ("returns_set", None
                     ("loops", 500), ("after", None), ("missing", None)]:
     try:
         outcomes[fn] = ["value", runner.call(fn, timeout_ms=timeout)]
-    except (RejectedError, SolutionTimeoutError, SystemError, NotFoundError) as e:
+    except (RejectedError, SolutionTimeoutError, JudgeSystemError, NotFoundError) as e:
         outcomes[fn] = [type(e).__name__, str(e)]
 result.accept(100.0, **outcomes)
 """
@@ -165,7 +165,7 @@ def test_hostile_solution_outcomes(tether, public_tmp):
     assert d["prints"] == ["value", 1]
     assert d["fake_frame"] == ["value", 2]  # the fake frame was only a log line
     assert d["returns_set"] == ["RejectedError", "value: set is not transferable"]
-    assert d["raises"][0] == "SystemError"
+    assert d["raises"][0] == "JudgeSystemError"
     assert d["raises"][1].startswith("'nope'\nTraceback (most recent call last):\n")
     assert d["raises"][1].endswith("KeyError: 'nope'")
     assert d["loops"] == ["SolutionTimeoutError", "call timeout"]

@@ -78,12 +78,12 @@ def test_rejected_arguments_send_nothing(evaluator):
 ERRORS = """
 import builtins
 from tether_sdk.evaluator import (SolutionRunner, NotFoundError, RejectedError,
-    SolutionTimeoutError, SystemError, ConnectionError, TetherError)
+    SolutionTimeoutError, JudgeSystemError, JudgeConnectionError, TetherError)
 r = SolutionRunner()
 while True:
     try:
         r.call("f")
-    except ConnectionError:
+    except JudgeConnectionError:
         break
     except TetherError as e:
         print(json.dumps([type(e).__name__, str(e), e.code, isinstance(e, builtins.SystemError)]))
@@ -100,10 +100,10 @@ while True:
         ({"code": "CallTimeout", "message": "call timeout"},
          ["SolutionTimeoutError", "call timeout", "CallTimeout", False]),
         ({"code": "Exception", "message": "boom", "trace": "Traceback (most recent call last):\nValueError: boom"},
-         ["SystemError", "boom\nTraceback (most recent call last):\nValueError: boom", "Exception", True]),
+         ["JudgeSystemError", "boom\nTraceback (most recent call last):\nValueError: boom", "Exception", True]),
         ({"code": "SystemError", "message": "solution restarted after timeout"},
-         ["SystemError", "SystemError: solution restarted after timeout", "SystemError", True]),
-        ({"code": "Weird", "message": "x"}, ["SystemError", "Weird: x", "Weird", True]),
+         ["JudgeSystemError", "SystemError: solution restarted after timeout", "SystemError", True]),
+        ({"code": "Weird", "message": "x"}, ["JudgeSystemError", "Weird: x", "Weird", True]),
     ],
 )
 def test_error_codes_map_to_classes(evaluator, frame, want):
@@ -197,34 +197,34 @@ def test_concurrent_calls_get_their_own_answers(evaluator):
 
 def test_stdin_eof_fails_pending_and_later_calls(evaluator):
     p = evaluator("""
-        from tether_sdk.evaluator import SolutionRunner, ConnectionError
+        from tether_sdk.evaluator import SolutionRunner, JudgeConnectionError
         r = SolutionRunner()
         for _ in range(2):
             try:
                 r.call("f")
-            except ConnectionError as e:
-                print("ConnectionError:", e, isinstance(e, OSError))
+            except JudgeConnectionError as e:
+                print("JudgeConnectionError:", e, isinstance(e, OSError))
     """)
     expect_call(p, "f")
     p.close_stdin()
-    assert p.text() == "ConnectionError: channel to the judge closed (stdin EOF) True"
-    assert p.text() == "ConnectionError: channel to the judge closed (stdin EOF) True"
+    assert p.text() == "JudgeConnectionError: channel to the judge closed (stdin EOF) True"
+    assert p.text() == "JudgeConnectionError: channel to the judge closed (stdin EOF) True"
     assert p.wait() == 0
 
 
 def test_close_fails_pending_calls(evaluator):
     p = evaluator("""
-        from tether_sdk.evaluator import SolutionRunner, ConnectionError, register_capability
+        from tether_sdk.evaluator import SolutionRunner, JudgeConnectionError, register_capability
         r = SolutionRunner()
         register_capability("close", lambda: r.close())  # the judge's side says when
         try:
             r.call("slow")
-        except ConnectionError as e:
+        except JudgeConnectionError as e:
             print("pending:", e, flush=True)
         r.close()
         try:
             r.call("again")
-        except ConnectionError as e:
+        except JudgeConnectionError as e:
             print("later:", e)
     """)
     assert p.frame()["type"] == "cap_reg"

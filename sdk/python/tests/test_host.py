@@ -313,3 +313,20 @@ def test_frames_are_compact_json_lines(host):
     raw = host.line()
     assert raw == b'{"type":"result","id":"1","value":3}'
     json.loads(raw)
+
+
+def test_a_solution_exception_keeps_its_class(tmp_path, peers):
+    # An IndexError reads "IndexError: ..." at the end of the trace the
+    # evaluator receives (and so in JudgeSystemError's text), never as a
+    # bare SystemError.
+    p = start_host(tmp_path, "def pick(xs, i):\n    return xs[i]\n")
+    peers.append(p)
+    f = call(p, "1", "pick", [1, 2], 5)
+    assert f["code"] == "Exception"
+    assert f["message"] == "list index out of range"
+    assert f["trace"].endswith("\nIndexError: list index out of range")
+    assert "SystemError" not in f["trace"]
+    from tether_sdk.errors import code_to_error
+
+    err = code_to_error(f["code"], f["message"], f["trace"])
+    assert str(err).endswith("IndexError: list index out of range") and "SystemError" not in str(err)

@@ -23,22 +23,22 @@ EVALUATOR_NAMES = [
     ("noj_evaluator_sdk", "register_capability", tev.register_capability),
     ("noj_evaluator_sdk", "configure_logging", tev.configure_logging),
     ("noj_evaluator_sdk", "Result", tev.result.Result),
-    ("noj_evaluator_sdk", "ConnectionError", te.ConnectionError),
+    ("noj_evaluator_sdk", "ConnectionError", te.JudgeConnectionError),
     ("noj_evaluator_sdk", "NotFoundError", te.NotFoundError),
     ("noj_evaluator_sdk", "RejectedError", te.RejectedError),
     ("noj_evaluator_sdk", "SolutionTimeoutError", te.SolutionTimeoutError),
-    ("noj_evaluator_sdk", "SystemError", te.SystemError),
+    ("noj_evaluator_sdk", "SystemError", te.JudgeSystemError),
     ("noj_evaluator_sdk.runner", "SolutionRunner", tev.SolutionRunner),
     ("noj_evaluator_sdk.runner", "SolutionTimeoutError", te.SolutionTimeoutError),
     ("noj_evaluator_sdk.result", "Result", tev.result.Result),
     ("noj_evaluator_sdk.capability", "register_capability", tev.register_capability),
     ("noj_evaluator_sdk.logging_config", "configure_logging", tev.configure_logging),
     ("noj_evaluator_sdk.errors", "SdkError", te.TetherError),
-    ("noj_evaluator_sdk.errors", "ConnectionError", te.ConnectionError),
+    ("noj_evaluator_sdk.errors", "ConnectionError", te.JudgeConnectionError),
     ("noj_evaluator_sdk.errors", "NotFoundError", te.NotFoundError),
     ("noj_evaluator_sdk.errors", "RejectedError", te.RejectedError),
     ("noj_evaluator_sdk.errors", "SolutionTimeoutError", te.SolutionTimeoutError),
-    ("noj_evaluator_sdk.errors", "SystemError", te.SystemError),
+    ("noj_evaluator_sdk.errors", "SystemError", te.JudgeSystemError),
 ]
 
 SOLUTION_NAMES = [
@@ -84,8 +84,8 @@ def test_result_is_the_singleton_and_connection_error_a_system_error():
     from noj_evaluator_sdk.result import Result
 
     assert isinstance(result, Result) and noj_evaluator_sdk.result is result
-    assert issubclass(te.ConnectionError, te.SystemError)
-    assert issubclass(te.ConnectionError, ConnectionError) and issubclass(te.SystemError, SystemError)
+    assert issubclass(te.JudgeConnectionError, te.JudgeSystemError)
+    assert issubclass(te.JudgeConnectionError, ConnectionError) and issubclass(te.JudgeSystemError, SystemError)
 
 
 def run_evaluator(source):
@@ -193,3 +193,29 @@ def test_registry_registers_a_name_once(tmp_path, peers):
     peers.append(p)
     assert call(p, "1", "solve", 1, 2)["value"] == 3
     assert call(p, "2", "report")["value"] == ["function 'twice' already registered", ["solve", "twice"], 2]
+
+
+TETHER_MODULES = ["tether_sdk", "tether_sdk.errors", "tether_sdk.evaluator", "tether_sdk.evaluator.result",
+                  "tether_sdk.solution", "tether_sdk.solution.errors", "tether_sdk.codec", "tether_sdk.lm"]
+
+
+@pytest.mark.parametrize("module", TETHER_MODULES)
+def test_tether_names_do_not_shadow_builtins(module):
+    import builtins
+
+    m = importlib.import_module(module)
+    public = getattr(m, "__all__", [n for n in vars(m) if not n.startswith("_")])
+    assert not [n for n in public if hasattr(builtins, n)], "names of builtins in %s" % module
+
+
+def test_names_before_the_rename_still_import():
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        from tether_sdk.evaluator import ConnectionError as old_connection
+        from tether_sdk.evaluator import SystemError as old_system
+    assert old_system is te.JudgeSystemError and old_connection is te.JudgeConnectionError
+    assert caught and all(w.category is PendingDeprecationWarning for w in caught)
+    with pytest.raises(ImportError):
+        from tether_sdk.evaluator import NoSuchName  # noqa: F401

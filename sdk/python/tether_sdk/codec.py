@@ -17,12 +17,15 @@ next to other keys, or holding a non-str, is an ordinary dict both ways.
 All functions are pure and safe to call from any thread.
 """
 
+from __future__ import annotations
+
 import base64
 import binascii
 import gc
 import json
 import math
 import re
+from typing import Any, Dict, Optional, Sequence, Union
 
 from ._trace import clip, exception_line
 from ._trace import type_name as _type_name
@@ -66,7 +69,7 @@ def _scalar(v):
     return None
 
 
-def format_path(root, parts):
+def format_path(root: str, parts: Sequence[Union[str, int]]) -> str:
     """``args`` + [2, "x"] -> ``args[2]["x"]``."""
     out = [root]
     for p in parts:
@@ -175,7 +178,7 @@ def _plain_dict(v, parts):
     return out
 
 
-def encode(value, root="value"):
+def encode(value: Any, root: str = "value") -> str:
     """Canonical JSON text of one transferable value; RejectedError naming
     the path (rooted at ``root``) otherwise."""
     text = _scalar(value)
@@ -198,7 +201,7 @@ def encode(value, root="value"):
         raise RejectedError("%s: cannot be encoded: %s" % (root, exception_line(e, 200)), path=root) from None
 
 
-def encode_args(args, root="args"):
+def encode_args(args: Sequence[Any], root: str = "args") -> str:
     """Canonical JSON array of positional arguments, paths rooted at ``args``."""
     parts = []
     for a in args:
@@ -344,7 +347,7 @@ def _check_surrogates(v):
             stack.extend(x.values())
 
 
-def decode(data):
+def decode(data: Union[str, bytes]) -> Any:
     """Decode one transferable value from JSON text (str or UTF-8 bytes).
 
     Refuses (RejectedError) NaN/Infinity, numbers overflowing a float,
@@ -392,7 +395,7 @@ def decode(data):
     return v
 
 
-def decode_frame(line):
+def decode_frame(line: Union[str, bytes]) -> Optional[Dict[str, Any]]:
     """Decode one protocol line into a dict (values decoded as by ``decode``).
     Returns None when the line is not a JSON object with a ``type`` key
     (plain text). Raises RejectedError when it is JSON but breaks the codec."""

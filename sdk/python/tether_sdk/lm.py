@@ -23,10 +23,13 @@ Each call opens its own connection, so the functions are safe to use from
 several threads at once. Standard library only.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import socket
 import struct
+from typing import Any, Dict, Iterable, List, Optional, Union
 
 __all__ = [
     "LMError",
@@ -43,6 +46,9 @@ DEPTH_ENV = "TETHER_LM_DEPTH"
 REPL_DEPTH = 1  # rlm's LocalREPL default: one below the root model
 DEFAULT_TIMEOUT = 300.0  # seconds, rlm's client default
 _HEADER = struct.Struct(">I")
+
+# A prompt: the text, or chat messages ({"role": ..., "content": ...}).
+Prompt = Union[str, List[Dict[str, Any]]]
 
 
 class LMError(Exception):
@@ -122,7 +128,8 @@ def _request_dict(prompt=None, prompts=None, model=None, depth=0):
     return d
 
 
-def completion(prompt, model=None, depth=0, addr=None, timeout=DEFAULT_TIMEOUT):
+def completion(prompt: Prompt, model: Optional[str] = None, depth: int = 0, addr: Optional[str] = None,
+               timeout: float = DEFAULT_TIMEOUT) -> Dict[str, Any]:
     """Return the completion dict (``response``, ``root_model``, ``usage_summary``...) for one prompt.
 
     ``prompt`` is a string or a list of chat message dicts. Raises LMError.
@@ -134,7 +141,8 @@ def completion(prompt, model=None, depth=0, addr=None, timeout=DEFAULT_TIMEOUT):
     return cc
 
 
-def completion_batched(prompts, model=None, depth=0, addr=None, timeout=DEFAULT_TIMEOUT):
+def completion_batched(prompts: Iterable[Prompt], model: Optional[str] = None, depth: int = 0,
+                       addr: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT) -> List[Dict[str, Any]]:
     """Return one completion dict per prompt, in order; a failed prompt's dict has ``error`` set."""
     prompts = list(prompts)
     resp = _request(_request_dict(prompts=prompts, model=model, depth=depth), addr, timeout)
@@ -144,7 +152,7 @@ def completion_batched(prompts, model=None, depth=0, addr=None, timeout=DEFAULT_
     return ccs
 
 
-def llm_query(prompt, model=None, depth=None):
+def llm_query(prompt: Prompt, model: Optional[str] = None, depth: Optional[int] = None) -> str:
     """rlm's ``llm_query``: the response text, or ``"Error: ..."``.
 
     ``depth`` defaults to $TETHER_LM_DEPTH, else 1 (rlm's REPL depth).
@@ -155,7 +163,7 @@ def llm_query(prompt, model=None, depth=None):
         return "Error: %s" % e
 
 
-def llm_query_batched(prompts, model=None, depth=None):
+def llm_query_batched(prompts: Iterable[Prompt], model: Optional[str] = None, depth: Optional[int] = None) -> List[str]:
     """rlm's ``llm_query_batched``: one response text or ``"Error: ..."`` per prompt, in order.
 
     ``depth`` defaults to $TETHER_LM_DEPTH, else 1 (rlm's REPL depth).
@@ -168,7 +176,7 @@ def llm_query_batched(prompts, model=None, depth=None):
     return ["Error: %s" % cc["error"] if cc.get("error") else cc.get("response", "") for cc in ccs]
 
 
-def request_llm_completion(prompt, model=None):
+def request_llm_completion(prompt: Prompt, model: Optional[str] = None) -> str:
     """Capability handler: the response text; a failure raises LMError, which the
     solution receives as the capability's error."""
     if not isinstance(prompt, (str, list)):
@@ -178,7 +186,7 @@ def request_llm_completion(prompt, model=None):
     return completion(prompt, model=model)["response"]
 
 
-def register(name="request_llm_completion", timeout_ms=None):
+def register(name: str = "request_llm_completion", timeout_ms: Optional[int] = None) -> None:
     """Offer ``request_llm_completion`` to the solution (evaluator side, one line)."""
     from tether_sdk.evaluator import register_capability
 

@@ -2,7 +2,7 @@
 prints the verdict. Edit CASES, the checks and the messages; docs/problem.md
 describes the folder and docs/protocol/judge.md what happens underneath."""
 
-from tether_sdk.evaluator import NotFoundError, SolutionRunner, SolutionTimeoutError, SystemError, result
+from tether_sdk.evaluator import NotFoundError, SolutionRunner, SolutionTimeoutError, JudgeSystemError, result
 
 CASES = [(1, 2), (-5, 5), (0, 0), (123456789, 987654321), (2**70, 1)]
 
@@ -18,7 +18,7 @@ def main():
         except SolutionTimeoutError:
             result.time_limit_exceeded("add(%d, %d) timed out" % (a, b))
             return
-        except SystemError as e:  # the solution raised, or its host failed
+        except JudgeSystemError as e:  # the solution raised, or its host failed
             result.runtime_error("add(%d, %d) failed: %s" % (a, b, e))
             return
         if got != a + b:

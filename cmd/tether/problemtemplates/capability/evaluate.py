@@ -5,7 +5,7 @@ The evaluator registers lookup(word) (each call must be answered within
 lookup as often as it likes. The dictionary never leaves the evaluator.
 """
 
-from tether_sdk.evaluator import SolutionRunner, SystemError, register_capability, result
+from tether_sdk.evaluator import SolutionRunner, JudgeSystemError, register_capability, result
 
 DICTIONARY = {"hello": "bonjour", "world": "monde", "cat": "chat"}
 CASES = {"hello world": "bonjour monde", "hello cat": "bonjour chat", "cat dog": "chat ?"}
@@ -21,7 +21,7 @@ def main():
     for sentence, want in CASES.items():
         try:
             got = runner.call("translate", sentence)
-        except SystemError as e:
+        except JudgeSystemError as e:
             result.runtime_error(str(e))
             return
         if got != want:

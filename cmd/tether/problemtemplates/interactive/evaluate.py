@@ -9,7 +9,7 @@ runtime_config.solution.on_call_timeout "restart" starts a fresh one).
 
 import random
 
-from tether_sdk.evaluator import SolutionRunner, SolutionTimeoutError, SystemError, result
+from tether_sdk.evaluator import SolutionRunner, SolutionTimeoutError, JudgeSystemError, result
 
 GAMES = 5
 LIMIT = 1000
@@ -37,7 +37,7 @@ def main():
         except SolutionTimeoutError:
             result.time_limit_exceeded("a call took longer than call_timeout_ms", won=won)
             return
-        except SystemError as e:
+        except JudgeSystemError as e:
             result.runtime_error(str(e), won=won)
             return
     if won == GAMES:

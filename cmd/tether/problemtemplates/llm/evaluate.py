@@ -9,7 +9,7 @@ stay in the judge's environment, never in the problem.
 """
 
 import tether_sdk.lm
-from tether_sdk.evaluator import SolutionRunner, SystemError, result
+from tether_sdk.evaluator import SolutionRunner, JudgeSystemError, result
 
 QUESTIONS = ["What is 2 + 2?", "Name a prime number."]
 
@@ -19,7 +19,7 @@ def main():
     runner = SolutionRunner()
     try:
         answers = runner.call("answer_all", QUESTIONS)
-    except SystemError as e:
+    except JudgeSystemError as e:
         result.runtime_error(str(e))
         return
     if not isinstance(answers, list) or len(answers) != len(QUESTIONS):

@@ -10,15 +10,18 @@
 
 stdin and stdout belong to the protocol (frames in, frames and the result
 out); ``print()`` text is evaluation output. See ``errors`` for the classes
-raised (``SystemError`` and ``ConnectionError`` shadow the builtins).
+raised and docs/sdk.md for the verdict each leads to.
 """
 
+from __future__ import annotations
+
+from .. import errors as _errors
 from ..errors import (  # noqa: F401 - re-exported
-    ConnectionError,
+    JudgeConnectionError,
+    JudgeSystemError,
     NotFoundError,
     RejectedError,
     SolutionTimeoutError,
-    SystemError,
     TetherError,
 )
 from . import result  # noqa: F401 - module used as ``result.accept()``
@@ -37,10 +40,15 @@ __all__ = [
     "NotFoundError",
     "RejectedError",
     "SolutionTimeoutError",
-    "SystemError",
-    "ConnectionError",
+    "JudgeSystemError",
+    "JudgeConnectionError",
     "solution",
     "Solution",
     "ArgumentTypeError",
     "ResultTypeError",
 ]
+
+
+def __getattr__(name: str) -> type:
+    # SystemError and ConnectionError: the names before the rename.
+    return _errors.renamed(__name__, name)

@@ -25,14 +25,14 @@ from .. import codec
 from .._conduit import Conduit
 from .._frames import encode_line, error_frame, inspect_frame
 from .._streams import WriteOnlyStream
-from ..errors import ConnectionError, RejectedError
+from ..errors import JudgeConnectionError, RejectedError
 
 _create_lock = threading.Lock()
 _channel = None
 
 
 def _closed_error():
-    return ConnectionError("channel to the judge closed (stdin EOF)")
+    return JudgeConnectionError("channel to the judge closed (stdin EOF)")
 
 
 class _LineAtomicStdout:
@@ -165,14 +165,14 @@ class Channel:
 
     def write_line(self, data):
         """Write one encoded line; text printed before it is flushed first.
-        Raises ConnectionError when stdout is gone."""
+        Raises JudgeConnectionError when stdout is gone."""
         with self.lock:
             try:
                 self._text.flush()
                 self._out.write(data)
                 self._out.flush()
             except (BrokenPipeError, OSError, ValueError) as e:
-                raise ConnectionError("cannot write to the judge: %s" % e) from None
+                raise JudgeConnectionError("cannot write to the judge: %s" % e) from None
 
     def write_frame(self, frame):
         self.write_line(encode_line(frame))
@@ -223,7 +223,7 @@ class Channel:
     def _reply(self, frame):
         try:
             self.write_frame(frame)
-        except (ConnectionError, RejectedError):
+        except (JudgeConnectionError, RejectedError):
             pass
 
 

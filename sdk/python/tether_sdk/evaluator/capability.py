@@ -26,13 +26,16 @@ never ends on a handler's account; should one end anyway, its slot is given
 back.
 """
 
+from __future__ import annotations
+
 import threading
 from collections import deque
+from typing import Any, Callable, Optional
 
 from .. import codec
 from .._frames import encode_line, error_frame, result_frame
 from .._trace import exception_line, exception_message, format_trace
-from ..errors import ConnectionError, RejectedError
+from ..errors import JudgeConnectionError, RejectedError
 from ._channel import channel
 
 __all__ = ["register_capability", "unregister_capability"]
@@ -56,7 +59,7 @@ _workers = 0
 _idle = 0
 
 
-def frame_cost(line):
+def frame_cost(line: bytes) -> int:
     """An upper estimate of the memory a decoded frame holds: its bytes plus
     CONTAINER_COST per array or object and ITEM_COST per element."""
     n = len(line)
@@ -65,7 +68,7 @@ def frame_cost(line):
     return n + CONTAINER_COST * (line.count(b"[") + line.count(b"{")) + ITEM_COST * line.count(b",")
 
 
-def register_capability(name, handler, timeout_ms=None):
+def register_capability(name: str, handler: Callable[..., Any], timeout_ms: Optional[int] = None) -> None:
     """Offer ``handler(*args)`` to the solution as capability ``name``.
 
     A positive int ``timeout_ms`` sets this capability's deadline at the
@@ -88,7 +91,7 @@ def register_capability(name, handler, timeout_ms=None):
     ch.write_frame(frame)
 
 
-def unregister_capability(name):
+def unregister_capability(name: str) -> None:
     """Forget a capability; later calls to it get NotFound."""
     with _lock:
         _handlers.pop(name, None)
@@ -243,5 +246,5 @@ def _reply(call_id, code, message, trace=None):
 def _send(data):
     try:
         channel().write_line(data)
-    except ConnectionError:
+    except JudgeConnectionError:
         pass

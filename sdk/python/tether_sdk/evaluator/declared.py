@@ -19,12 +19,16 @@ reached the evaluator (a judge that passes none, such as Neuro OJ), so an
 evaluator written this way runs there too.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import sys
 import threading
+from typing import Optional
 
 from ..errors import TetherError
+from .runner import SolutionRunner
 
 __all__ = ["solution", "Solution", "ArgumentTypeError", "ResultTypeError", "ENV"]
 
@@ -217,7 +221,7 @@ class Solution:
     first call); ``declaration`` the parsed TETHER_FUNCTIONS text (default:
     the environment's)."""
 
-    def __init__(self, runner=None, declaration=None):
+    def __init__(self, runner: Optional[SolutionRunner] = None, declaration: Optional[str] = None) -> None:
         self._runner = runner
         self._decl = _Declaration(json.loads(declaration)) if declaration is not None else None
         self._lock = threading.Lock()

@@ -8,7 +8,7 @@ from ._channel import channel
 __all__ = ["configure_logging"]
 
 
-def configure_logging(level=logging.INFO, fmt="%(asctime)s %(levelname)s %(name)s: %(message)s"):
+def configure_logging(level: int = logging.INFO, fmt: str = "%(asctime)s %(levelname)s %(name)s: %(message)s") -> None:
     """Send ``print()`` and the ``logging`` module to stderr (collected by the
     judge as the evaluator's log, after ``--- STDERR ---`` in the output) so
     that stdout carries only frames and the result. SolutionRunner and

@@ -19,10 +19,13 @@ keyword arguments (and the members of a ``details=`` dict) land in
 ``details``. See docs/problem.md for the result line.
 """
 
+from __future__ import annotations
+
 import json
 import math
 import os
 import threading
+from typing import Any, Optional, Union
 
 from ._channel import channel
 
@@ -66,12 +69,12 @@ class ResultAlreadyWritten(RuntimeError):
     """The result of this evaluation was already written."""
 
 
-def written():
+def written() -> bool:
     """True once a result has been written."""
     return _written
 
 
-def write(status, score=0.0, **details):
+def write(status: str, score: float = 0.0, **details: Any) -> None:
     """Write the result with any status of the enum (the functions below are
     shorthands)."""
     _write(status, score, details)
@@ -114,34 +117,34 @@ def _split(args, details, default_score):
     return score
 
 
-def accept(*args, **details):
+def accept(*args: Union[float, str], **details: Any) -> None:
     """Accepted; score defaults to 100.0."""
     write("Accepted", _split(args, details, 100.0), **details)
 
 
-def partially_correct(*args, **details):
+def partially_correct(*args: Union[float, str], **details: Any) -> None:
     """PartiallyCorrect; give the score in percent."""
     write("PartiallyCorrect", _split(args, details, 0.0), **details)
 
 
-def wrong_answer(*args, **details):
+def wrong_answer(*args: Union[float, str], **details: Any) -> None:
     """WrongAnswer; score defaults to 0.0, a str argument becomes details.message."""
     write("WrongAnswer", _split(args, details, 0.0), **details)
 
 
-def runtime_error(message="", **details):
+def runtime_error(message: str = "", **details: Any) -> None:
     """RuntimeError with details.message."""
     details.setdefault("message", message)
     write("RuntimeError", details.pop("score", 0.0), **details)
 
 
-def system_error(message="", **details):
+def system_error(message: str = "", **details: Any) -> None:
     """SystemError with details.message."""
     details.setdefault("message", message)
     write("SystemError", details.pop("score", 0.0), **details)
 
 
-def time_limit_exceeded(message="", **details):
+def time_limit_exceeded(message: str = "", **details: Any) -> None:
     """TimeLimitExceeded with details.message."""
     details.setdefault("message", message)
     write("TimeLimitExceeded", details.pop("score", 0.0), **details)
@@ -154,23 +157,23 @@ class Result:
     RuntimeError). ``score`` is in percent; a str given where the score goes
     is taken as the message."""
 
-    def accept(self, score=100.0, **kwargs):
+    def accept(self, score: Union[float, str] = 100.0, **kwargs: Any) -> None:
         """Accepted; score defaults to 100.0."""
         self._write("Accepted", score, None, kwargs)
 
-    def wrong_answer(self, score=0.0, message=None, **kwargs):
+    def wrong_answer(self, score: Union[float, str] = 0.0, message: Optional[str] = None, **kwargs: Any) -> None:
         """WrongAnswer; message goes to details.message."""
         self._write("WrongAnswer", score, message, kwargs)
 
-    def runtime_error(self, message, **kwargs):
+    def runtime_error(self, message: str, **kwargs: Any) -> None:
         """RuntimeError (score 0) with details.message."""
         self._write("RuntimeError", 0.0, message, kwargs)
 
-    def system_error(self, message, **kwargs):
+    def system_error(self, message: str, **kwargs: Any) -> None:
         """SystemError (score 0) with details.message."""
         self._write("SystemError", 0.0, message, kwargs)
 
-    def partially_correct(self, score=0.0, message=None, **kwargs):
+    def partially_correct(self, score: Union[float, str] = 0.0, message: Optional[str] = None, **kwargs: Any) -> None:
         """PartiallyCorrect (tether's; not in Neuro OJ's SDK)."""
         self._write("PartiallyCorrect", score, message, kwargs)
 

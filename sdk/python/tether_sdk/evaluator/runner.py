@@ -1,10 +1,13 @@
 """SolutionRunner: call the solution's functions through the judge."""
 
+from __future__ import annotations
+
 import threading
+from typing import Any, Optional
 
 from .. import codec
 from .._frames import call_frame, encode_line, new_id
-from ..errors import ConnectionError, RejectedError, code_to_error
+from ..errors import JudgeConnectionError, RejectedError, code_to_error
 from ._channel import channel
 
 __all__ = ["SolutionRunner"]
@@ -19,20 +22,20 @@ class SolutionRunner:
     problem's ``call_timeout_ms`` applies. The SDK itself never times out.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._channel = channel()
         self._lock = threading.Lock()
         self._inflight = set()
         self._closed = False
 
-    def call(self, fn, *args, timeout_ms=None):
+    def call(self, fn: str, *args: Any, timeout_ms: Optional[int] = None) -> Any:
         """Call ``fn(*args)`` in the solution and return its decoded value.
 
         Raises RejectedError before sending anything when an argument is not
         transferable (the message names it: ``args[1]["k"]: ...``) or the
         frame would exceed 1 MiB; NotFoundError, SolutionTimeoutError,
-        SystemError from the solution's or the judge's answer;
-        ConnectionError when the channel closes or the runner was closed.
+        JudgeSystemError from the solution's or the judge's answer;
+        JudgeConnectionError when the channel closes or the runner was closed.
         """
         if not isinstance(fn, str) or not fn:
             raise TypeError("fn must be a non-empty str, not %r" % (fn,))
@@ -43,7 +46,7 @@ class SolutionRunner:
         ch = self._channel
         with self._lock:
             if self._closed:
-                raise ConnectionError("runner is closed")
+                raise JudgeConnectionError("runner is closed")
             self._inflight.add(call_id)
         pending = ch.pending
         try:
@@ -66,25 +69,25 @@ class SolutionRunner:
             return frame["value"]
         return _error_of(frame)
 
-    def close(self):
+    def close(self) -> None:
         """Stop this runner: its pending calls and every later call raise
-        ConnectionError. Safe to call twice and from any thread. The channel
+        JudgeConnectionError. Safe to call twice and from any thread. The channel
         itself stays open (other runners, capabilities, the result)."""
         with self._lock:
             self._closed = True
             ids = list(self._inflight)
         self._channel.pending.fail_ids(ids, _runner_closed)
 
-    def __enter__(self):
+    def __enter__(self) -> SolutionRunner:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> bool:
         self.close()
         return False
 
 
 def _runner_closed():
-    return ConnectionError("runner closed")
+    return JudgeConnectionError("runner closed")
 
 
 def _error_of(frame):

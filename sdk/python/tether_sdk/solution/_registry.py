@@ -1,14 +1,19 @@
 """The functions the evaluator may call, by name. Safe for concurrent use."""
 
+from __future__ import annotations
+
 import threading
+from typing import Any, Callable, List, Optional, TypeVar, Union
 
 from .errors import FunctionAlreadyRegisteredError, NotRegisteredError
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 _lock = threading.Lock()
 _explicit = {}
 
 
-def register(name_or_fn, fn=None):
+def register(name_or_fn: Union[str, F], fn: Optional[F] = None) -> Union[F, Callable[[F], F]]:
     """Register a function for the evaluator to call.
 
     ``register(fn)`` uses ``fn.__name__``; ``register("name", fn)`` names it;
@@ -33,7 +38,7 @@ def register(name_or_fn, fn=None):
     return fn
 
 
-def lookup(name):
+def lookup(name: str) -> Optional[Callable[..., Any]]:
     """The explicitly registered function called name, or None. A single
     dict read is atomic under the GIL: no lock and no copy per call."""
     return _explicit.get(name)
@@ -42,20 +47,20 @@ def lookup(name):
 class Registry:
     """Neuro OJ's view of the registry (``get_registry()``)."""
 
-    def register(self, name, fn):
+    def register(self, name: str, fn: Callable[..., Any]) -> None:
         register(name, fn)
 
-    def get(self, name):
+    def get(self, name: str) -> Optional[Callable[..., Any]]:
         return _explicit.get(name)
 
-    def require(self, name):
+    def require(self, name: str) -> Callable[..., Any]:
         """The function called name; NotRegisteredError when there is none."""
         fn = _explicit.get(name)
         if fn is None:
             raise NotRegisteredError("function %r not registered" % (name,))
         return fn
 
-    def names(self):
+    def names(self) -> List[str]:
         with _lock:
             return list(_explicit)
 
@@ -63,6 +68,6 @@ class Registry:
 _registry = Registry()
 
 
-def get_registry():
+def get_registry() -> Registry:
     """The process's registry (explicit registrations)."""
     return _registry

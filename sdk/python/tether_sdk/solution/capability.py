@@ -1,5 +1,9 @@
 """call_capability: call a function the evaluator registered."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from .. import codec
 from .._frames import capability_frame, encode_line, new_id
 from ..errors import RejectedError
@@ -14,7 +18,7 @@ from .errors import (
 __all__ = ["call_capability"]
 
 
-def call_capability(name, *args):
+def call_capability(name: str, *args: Any) -> Any:
     """Call the evaluator's capability ``name(*args)`` and return its value.
 
     Blocks the calling thread until the answer; safe from any thread of the

@@ -1,5 +1,9 @@
 """Errors of the solution side: ``register`` and ``call_capability``."""
 
+from __future__ import annotations
+
+from typing import Optional
+
 __all__ = [
     "FunctionAlreadyRegisteredError",
     "NotRegisteredError",
@@ -15,7 +19,7 @@ class CapabilityError(Exception):
     (``"CallTimeout"`` when the judge's deadline passed, ``"Exception"`` when
     the evaluator's handler raised, ...), ``message`` and ``trace`` its text."""
 
-    def __init__(self, message="", code=None, trace=None):
+    def __init__(self, message: str = "", code: Optional[str] = None, trace: Optional[str] = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -25,7 +29,7 @@ class CapabilityError(Exception):
 class CapabilityNotFoundError(CapabilityError):
     """The evaluator registered no capability of that name (code ``NotFound``)."""
 
-    def __init__(self, message="", code="NotFound", trace=None):
+    def __init__(self, message: str = "", code: Optional[str] = "NotFound", trace: Optional[str] = None) -> None:
         super().__init__(message, code, trace)
 
 
@@ -34,7 +38,7 @@ class CapabilityRejectedError(CapabilityError, ValueError):
     frame over 1 MiB (code ``Rejected``). Raised before sending when the
     arguments are at fault; ``path`` then names the value."""
 
-    def __init__(self, message="", code="Rejected", trace=None, path=None):
+    def __init__(self, message: str = "", code: Optional[str] = "Rejected", trace: Optional[str] = None, path: Optional[str] = None) -> None:
         super().__init__(message, code, trace)
         self.path = path
 
@@ -43,7 +47,7 @@ class CapabilityConnectionError(CapabilityError, ConnectionError):
     """The channel to the judge is closed (stdin EOF) or this process is not
     running under a host; ``code`` is None."""
 
-    def __init__(self, message="", code=None, trace=None):
+    def __init__(self, message: str = "", code: Optional[str] = None, trace: Optional[str] = None) -> None:
         super().__init__(message, code, trace)
 
 
