@@ -5,14 +5,14 @@ The solution's function is add, or the one named by the first argument
 
 import sys
 
-from tether_sdk.evaluator import RejectedError, SolutionRunner, SolutionTimeoutError, SystemError, result
+from tether_sdk.evaluator import RejectedError, SolutionRunner, SolutionTimeoutError, JudgeSystemError, result
 
 fn = sys.argv[1] if len(sys.argv) > 1 else "add"
 runner = SolutionRunner()
 for a, b in [(1, 2), (-5, 5), (123456789, 987654321)]:
     try:
         got = runner.call(fn, a, b)
-    except (SystemError, RejectedError) as e:
+    except (JudgeSystemError, RejectedError) as e:
         result.runtime_error("add(%d, %d) failed: %s" % (a, b, e))
         raise SystemExit(0)
     except SolutionTimeoutError:

@@ -5,7 +5,7 @@ import os
 import socket
 
 import tether_sdk.lm
-from tether_sdk.evaluator import SolutionRunner, SystemError, result
+from tether_sdk.evaluator import SolutionRunner, JudgeSystemError, result
 
 
 def tcp_reachable():
@@ -29,7 +29,7 @@ def main():
     try:
         details["via_solution"] = runner.call("ask", "four five")
         details["solution_sees"] = runner.call("sees", addr[len("unix:"):])
-    except SystemError as e:
+    except JudgeSystemError as e:
         result.runtime_error(str(e))
         return
     try:
