@@ -299,16 +299,27 @@ def test_bad_result_raises_before_writing(evaluator):
     p = evaluator("""
         from tether_sdk.evaluator import result
         for bad in [lambda: result.accept(float("nan")), lambda: result.accept(x=float("inf")),
-                    lambda: result.write("Great")]:
+                    lambda: result.write("Great job!"), lambda: result.write(""), lambda: result.write("A" * 65)]:
             try:
                 bad()
             except ValueError as e:
                 print("refused")
         result.accept(50)
     """)
-    assert [p.text() for _ in range(3)] == ["refused"] * 3
+    assert [p.text() for _ in range(5)] == ["refused"] * 5
     assert p.text() == "---RESULT---"
     assert json.loads(p.text())["score"] == 5000
+
+
+def test_an_evaluators_own_status_is_written(evaluator):
+    # The judge passes a plain identifier through (docs/result.md), as
+    # Neuro OJ's judge does; it is never Accepted.
+    p = evaluator("""
+        from tether_sdk.evaluator import result
+        result.write("PartiallyAccepted", 40, subtasks=[1, 0])
+    """)
+    assert p.text() == "---RESULT---"
+    assert json.loads(p.text()) == {"status": "PartiallyAccepted", "score": 4000, "details": {"subtasks": [1, 0]}}
 
 
 def test_configure_logging_moves_print_to_stderr(evaluator):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import threading
 from typing import Any, Optional, Union
 
@@ -74,16 +75,23 @@ def written() -> bool:
     return _written
 
 
+# A status of the evaluator's own, passed through by the judge (never
+# Accepted): the judge's StatusPattern.
+_OWN_STATUS = re.compile(r"[A-Za-z][A-Za-z0-9]{0,63}")
+
+
 def write(status: str, score: float = 0.0, **details: Any) -> None:
-    """Write the result with any status of the enum (the functions below are
-    shorthands)."""
+    """Write the result with a status of the enum (the functions below are
+    shorthands) or one of the evaluator's own (a plain identifier such as
+    ``PartiallyAccepted``, passed through and never Accepted)."""
     _write(status, score, details)
 
 
 def _write(status, score, details):
     global _written
-    if status not in STATUSES:
-        raise ValueError("status %r is not one of %s" % (status, ", ".join(STATUSES)))
+    if status not in STATUSES and not (isinstance(status, str) and _OWN_STATUS.fullmatch(status)):
+        raise ValueError("status %r is neither one of %s nor a status of your own (a letter, then up to 63 "
+                         "letters and digits)" % (status, ", ".join(STATUSES)))
     if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
         raise ValueError("score must be a finite number (percent), not %r" % (score,))
     line = json.dumps(
