@@ -127,6 +127,43 @@ func TestDeclaredFunctionsCpp(t *testing.T) {
 	}
 }
 
+func TestDeclaredFunctionsJavaScript(t *testing.T) {
+	testenv.Toolchain(t, "node")
+	const want = "function add(a, b)"
+	const sum = "BigInt(a) + BigInt(b)" // aplusb's cases pass 2^53 and reach 2^70
+	for _, c := range []struct {
+		name, file, source string
+		status             Status
+		saying             string // in the message or the compile step's output
+	}{
+		{"only the function", "solution.js", "function add(a, b) {\n  return " + sum + ";\n}\n", Accepted, ""},
+		{"an arrow in a const", "solution.js", "const add = (a, b) => " + sum + ";\n", Accepted, ""},
+		{"async and a default", "solution.js", "async function add(a, b = 0) {\n  return " + sum + ";\n}\n", Accepted, ""},
+		{"explicit export still works", "solution.js", "module.exports = { add: (a, b) => " + sum + " };\n", Accepted, ""},
+		{"an ES module", "solution.mjs", "function add(a, b) {\n  return " + sum + ";\n}\n", Accepted, ""},
+		{"missing", "solution.js", "function plus(a, b) {\n  return a + b;\n}\n", CompileError,
+			"main.js: add is missing; the problem declares:\n    " + want},
+		{"one parameter", "solution.js", "function add(a) {\n  return a;\n}\n", CompileError,
+			"main.js: add takes 1 parameter, not 2; the problem declares:\n    " + want},
+		{"not a function", "solution.js", "const add = 3;\n", CompileError, "main.js: add is missing"},
+		{"syntax error", "solution.js", "function add(a, b {\n  return a + b;\n}\n", CompileError, "main.js:1"},
+		{"result of another type", "solution.js", "function add(a, b) {\n  return String(" + sum + ");\n}\n", WrongAnswer,
+			"add returned a string, expected an integer"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := judgeAplusb(t, c.file, c.source, "")
+			wantStatus(t, r, c.status)
+			msg, _ := details(t, r)["message"].(string)
+			if !strings.Contains(msg+"\n"+r.Output, c.saying) {
+				t.Errorf("message %q, output %q: want %q", msg, r.Output, c.saying)
+			}
+			if c.status == CompileError && !strings.Contains(r.Output, "the problem declares (problem.json functions):\n    "+want) {
+				t.Errorf("output %q does not name the expected signature", r.Output)
+			}
+		})
+	}
+}
+
 // An evaluator that calls a declared function with an argument of the wrong
 // type fails before anything is sent: the problem is at fault (SystemError),
 // and the evaluator's stderr names the function, parameter and type.
@@ -167,8 +204,11 @@ func TestDeclaredTemplatesAreWrongAnswer(t *testing.T) {
 	}
 	for _, tm := range ts {
 		t.Run(tm.Language, func(t *testing.T) {
-			if tm.Language == "cpp" {
+			switch tm.Language {
+			case "cpp":
 				testenv.Toolchain(t, "g++")
+			case "javascript":
+				testenv.Toolchain(t, "node")
 			}
 			r := judgeAplusb(t, tm.File, string(tm.Text), "")
 			wantStatus(t, r, WrongAnswer)

@@ -44,6 +44,8 @@ func GlueFor(langID string, d *Declaration, sourceName string, source []byte) *G
 		return cppGlue(d, sourceName, source)
 	case "python":
 		return pythonGlue(d, source)
+	case "javascript":
+		return javascriptGlue(d, source)
 	}
 	return nil
 }
@@ -127,5 +129,47 @@ func pythonGlue(d *Declaration, source []byte) *Glue {
 		panic(err) // strings only
 	}
 	g.Check = []string{"python3", "-I", "-B", "tether_sigcheck.py", "{source}", string(js)}
+	return g
+}
+
+// JavaScriptDeclared is the global symbol's key under which the glue
+// appended to a JavaScript solution leaves a function returning its
+// top-level bindings of the declared names (host.js reads it).
+const JavaScriptDeclared = "tether.declared"
+
+// javascriptGlue appends to the source (after its last line, so line
+// numbers stay) a statement that hands the host the top-level bindings of
+// the declared names: a function declared in a CommonJS or ES module is
+// not visible outside it otherwise. Exported functions still come first.
+// The check loads the source in the compile sandbox (its top-level code
+// runs there too) and refuses a declared function that is missing or whose
+// length is not its number of parameters.
+func javascriptGlue(d *Declaration, source []byte) *Glue {
+	type want struct {
+		Name   string `json:"name"`
+		Params int    `json:"params"`
+		Def    string `json:"def"`
+	}
+	var spec []want
+	var b bytes.Buffer
+	b.Write(source)
+	fmt.Fprintf(&b, "\n;globalThis[Symbol.for(%q)] = () => ({", JavaScriptDeclared)
+	g := &Glue{}
+	for i, f := range d.Functions {
+		w := want{Name: f.Name, Params: len(f.Params), Def: JavaScriptSignature(f)}
+		spec = append(spec, w)
+		g.Expected = append(g.Expected, w.Def)
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s: typeof %s === 'undefined' ? undefined : %s", f.Name, f.Name, f.Name)
+	}
+	b.WriteString("});\n")
+	js, err := json.Marshal(spec)
+	if err != nil {
+		panic(err) // strings and numbers only
+	}
+	g.Source = b.Bytes()
+	g.Check = []string{"node", "host.js", "--check", string(js), "{source}"}
 	return g
 }

@@ -96,3 +96,39 @@ func PythonSignature(f *Function) string {
 	}
 	return fmt.Sprintf("def %s(%s) -> %s", f.Name, strings.Join(ps, ", "), result)
 }
+
+// JavaScriptType is the JSDoc type of t as the JavaScript host passes it:
+// integers are numbers, BigInt beyond 2^53.
+func JavaScriptType(t *Type) string {
+	switch t.Kind {
+	case Int, BigInt:
+		return "number|bigint"
+	case Float:
+		return "number"
+	case Bool:
+		return "boolean"
+	case String:
+		return "string"
+	case Bytes:
+		return "Uint8Array"
+	case List:
+		return "Array<" + JavaScriptType(t.Elem) + ">"
+	case Map:
+		return "Object<string, " + JavaScriptType(t.Elem) + ">"
+	case Optional:
+		return "(" + JavaScriptType(t.Elem) + ")|null"
+	case Record:
+		return "Object"
+	}
+	return "*"
+}
+
+// JavaScriptSignature is the function a JavaScript solution gives:
+// "function add(a, b)".
+func JavaScriptSignature(f *Function) string {
+	var ps []string
+	for _, p := range f.Params {
+		ps = append(ps, p.Name)
+	}
+	return "function " + f.Name + "(" + strings.Join(ps, ", ") + ")"
+}

@@ -16,7 +16,7 @@ type Template struct {
 }
 
 // TemplateLanguages are the languages Templates writes, in order.
-var TemplateLanguages = []string{"cpp", "python"}
+var TemplateLanguages = []string{"cpp", "python", "javascript"}
 
 // Templates are the starting files of d for languages (ids; empty: all
 // of TemplateLanguages). An id without a template is an error naming the
@@ -35,6 +35,8 @@ func Templates(d *Declaration, languages []string) ([]Template, error) {
 			out = append(out, Template{Language: id, File: "template.cpp", Text: cppTemplate(d)})
 		case "python":
 			out = append(out, Template{Language: id, File: "template.py", Text: pythonTemplate(d)})
+		case "javascript":
+			out = append(out, Template{Language: id, File: "template.js", Text: javascriptTemplate(d)})
 		default:
 			return nil, fmt.Errorf("no template for the language %q yet (there are: %s)", id, strings.Join(TemplateLanguages, ", "))
 		}
@@ -157,4 +159,57 @@ func pythonDefault(t *Type) string {
 		return "{}"
 	}
 	return "None"
+}
+
+func javascriptTemplate(d *Declaration) []byte {
+	var b strings.Builder
+	b.WriteString("// Write only the functions, at top level (docs/languages.md, \"Declared functions\").\n")
+	b.WriteString("// Integers beyond 2^53 arrive as BigInt; return a BigInt for a result that may be one.\n")
+	for _, r := range d.Records {
+		fmt.Fprintf(&b, "\n/**\n * @typedef {Object} %s", r.Name)
+		if r.Description != "" {
+			fmt.Fprintf(&b, " %s", r.Description)
+		}
+		b.WriteString("\n")
+		for _, f := range r.Fields {
+			fmt.Fprintf(&b, " * @property {%s} %s\n", JavaScriptType(f.Type), f.Name)
+		}
+		b.WriteString(" */\n")
+	}
+	for _, f := range d.Functions {
+		b.WriteString("\n/**\n")
+		if f.Description != "" {
+			fmt.Fprintf(&b, " * %s\n", f.Description)
+		}
+		for _, p := range f.Params {
+			fmt.Fprintf(&b, " * @param {%s} %s\n", JavaScriptType(p.Type), p.Name)
+		}
+		if f.Result != nil {
+			fmt.Fprintf(&b, " * @returns {%s}\n", JavaScriptType(f.Result))
+		}
+		fmt.Fprintf(&b, " */\n%s {\n", JavaScriptSignature(f))
+		if f.Result != nil {
+			fmt.Fprintf(&b, "  return %s;\n", javascriptDefault(f.Result))
+		}
+		b.WriteString("}\n")
+	}
+	return []byte(b.String())
+}
+
+func javascriptDefault(t *Type) string {
+	switch t.Kind {
+	case Int, BigInt, Float:
+		return "0"
+	case Bool:
+		return "false"
+	case String:
+		return `""`
+	case Bytes:
+		return "new Uint8Array(0)"
+	case List:
+		return "[]"
+	case Map, Record:
+		return "{}"
+	}
+	return "null"
 }
