@@ -164,6 +164,42 @@ func TestDeclaredFunctionsJavaScript(t *testing.T) {
 	}
 }
 
+func TestDeclaredFunctionsJava(t *testing.T) {
+	testenv.Toolchain(t, "javac")
+	const want = "static BigInteger add(BigInteger a, BigInteger b)"
+	const imports = "import java.math.BigInteger;\n"
+	for _, c := range []struct {
+		name, source string
+		status       Status
+		saying       string // in the compiler's output
+	}{
+		{"only the function", imports + "class Solution {\n    static BigInteger add(BigInteger a, BigInteger b) { return a.add(b); }\n}\n", Accepted, ""},
+		{"private and public classes", imports + "public class Solution {\n    private static BigInteger twice(BigInteger a) { return a.add(a); }\n" +
+			"    static BigInteger add(BigInteger a, BigInteger b) { return twice(a).subtract(a).add(b); }\n}\n", Accepted, ""},
+		{"explicit public methods still work", imports + "public class Solution {\n    public static BigInteger add(BigInteger a, BigInteger b) { return a.add(b); }\n}\n", Accepted, ""},
+		{"other parameter types", "class Solution {\n    static long add(long a, long b) { return a + b; }\n}\n", CompileError,
+			"incompatible types: BigInteger cannot be converted to long"},
+		{"other result type", imports + "class Solution {\n    static String add(BigInteger a, BigInteger b) { return a.add(b).toString(); }\n}\n", CompileError,
+			"incompatible types: String cannot be converted to BigInteger"},
+		{"missing", imports + "class Solution {\n    static BigInteger plus(BigInteger a, BigInteger b) { return a.add(b); }\n}\n", CompileError,
+			"cannot find symbol"},
+		{"not static", imports + "class Solution {\n    BigInteger add(BigInteger a, BigInteger b) { return a.add(b); }\n}\n", CompileError,
+			"non-static method add(BigInteger,BigInteger) cannot be referenced from a static context"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := judgeAplusb(t, "Solution.java", c.source, "")
+			wantStatus(t, r, c.status)
+			if !strings.Contains(r.Output, c.saying) {
+				t.Errorf("output %q: want %q", r.Output, c.saying)
+			}
+			if c.status == CompileError && (!strings.Contains(r.Output, "the problem declares (problem.json functions):\n    "+want) ||
+				!strings.Contains(r.Output, "// the problem declares: "+want)) {
+				t.Errorf("output %q does not name the expected signature", r.Output)
+			}
+		})
+	}
+}
+
 // An evaluator that calls a declared function with an argument of the wrong
 // type fails before anything is sent: the problem is at fault (SystemError),
 // and the evaluator's stderr names the function, parameter and type.
@@ -209,6 +245,8 @@ func TestDeclaredTemplatesAreWrongAnswer(t *testing.T) {
 				testenv.Toolchain(t, "g++")
 			case "javascript":
 				testenv.Toolchain(t, "node")
+			case "java":
+				testenv.Toolchain(t, "javac")
 			}
 			r := judgeAplusb(t, tm.File, string(tm.Text), "")
 			wantStatus(t, r, WrongAnswer)

@@ -132,3 +132,65 @@ func JavaScriptSignature(f *Function) string {
 	}
 	return "function " + f.Name + "(" + strings.Join(ps, ", ") + ")"
 }
+
+// JavaType is how a Java solution's static method spells t (with
+// java.math.BigInteger and java.util.List and Map imported): "long",
+// "List<Long>"; an optional is the boxed, nullable type.
+func JavaType(t *Type) string { return javaType(t, false, false) }
+
+// javaType is t in Java: boxed for a type argument or an optional,
+// qualified (java.util.List) for the generated glue, which imports nothing.
+func javaType(t *Type, boxed, qualified bool) string {
+	pkg := func(p, name string) string {
+		if qualified {
+			return p + "." + name
+		}
+		return name
+	}
+	switch t.Kind {
+	case Int:
+		if boxed {
+			return "Long"
+		}
+		return "long"
+	case BigInt:
+		return pkg("java.math", "BigInteger")
+	case Float:
+		if boxed {
+			return "Double"
+		}
+		return "double"
+	case Bool:
+		if boxed {
+			return "Boolean"
+		}
+		return "boolean"
+	case String:
+		return "String"
+	case Bytes:
+		return "byte[]"
+	case List:
+		return pkg("java.util", "List") + "<" + javaType(t.Elem, true, qualified) + ">"
+	case Map:
+		return pkg("java.util", "Map") + "<String, " + javaType(t.Elem, true, qualified) + ">"
+	case Optional:
+		return javaType(t.Elem, true, qualified)
+	}
+	return "Object" // records and any: the host's generic value
+}
+
+// JavaSignature is the static method a Java solution's class Solution
+// gives: "static long add(long a, long b)".
+func JavaSignature(f *Function) string { return javaSignature(f, false) }
+
+func javaSignature(f *Function, qualified bool) string {
+	result := "void"
+	if f.Result != nil {
+		result = javaType(f.Result, false, qualified)
+	}
+	var ps []string
+	for _, p := range f.Params {
+		ps = append(ps, javaType(p.Type, false, qualified)+" "+p.Name)
+	}
+	return "static " + result + " " + f.Name + "(" + strings.Join(ps, ", ") + ")"
+}

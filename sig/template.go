@@ -16,7 +16,7 @@ type Template struct {
 }
 
 // TemplateLanguages are the languages Templates writes, in order.
-var TemplateLanguages = []string{"cpp", "python", "javascript"}
+var TemplateLanguages = []string{"cpp", "python", "javascript", "java"}
 
 // Templates are the starting files of d for languages (ids; empty: all
 // of TemplateLanguages). An id without a template is an error naming the
@@ -37,6 +37,8 @@ func Templates(d *Declaration, languages []string) ([]Template, error) {
 			out = append(out, Template{Language: id, File: "template.py", Text: pythonTemplate(d)})
 		case "javascript":
 			out = append(out, Template{Language: id, File: "template.js", Text: javascriptTemplate(d)})
+		case "java":
+			out = append(out, Template{Language: id, File: "template.java", Text: javaTemplate(d)})
 		default:
 			return nil, fmt.Errorf("no template for the language %q yet (there are: %s)", id, strings.Join(TemplateLanguages, ", "))
 		}
@@ -210,6 +212,58 @@ func javascriptDefault(t *Type) string {
 		return "[]"
 	case Map, Record:
 		return "{}"
+	}
+	return "null"
+}
+
+func javaTemplate(d *Declaration) []byte {
+	var b strings.Builder
+	b.WriteString("// Write only the functions, as static methods of Solution (docs/languages.md, \"Declared functions\").\n")
+	b.WriteString("import java.math.BigInteger;\nimport java.util.*;\n\nclass Solution {\n")
+	for _, r := range d.Records {
+		fmt.Fprintf(&b, "    // %s is an Object: a Map<String, Object> with the fields", r.Name)
+		if r.Description != "" {
+			fmt.Fprintf(&b, " (%s)", r.Description)
+		}
+		b.WriteString(":\n")
+		for _, f := range r.Fields {
+			fmt.Fprintf(&b, "    //   %s: %s\n", f.Name, JavaType(f.Type))
+		}
+		b.WriteString("\n")
+	}
+	for i, f := range d.Functions {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		if f.Description != "" {
+			fmt.Fprintf(&b, "    /** %s */\n", f.Description)
+		}
+		fmt.Fprintf(&b, "    %s {\n", JavaSignature(f))
+		if f.Result != nil {
+			fmt.Fprintf(&b, "        return %s;\n", javaDefault(f.Result))
+		}
+		b.WriteString("    }\n")
+	}
+	b.WriteString("}\n")
+	return []byte(b.String())
+}
+
+func javaDefault(t *Type) string {
+	switch t.Kind {
+	case Int, Float:
+		return "0"
+	case BigInt:
+		return "BigInteger.ZERO"
+	case Bool:
+		return "false"
+	case String:
+		return `""`
+	case Bytes:
+		return "new byte[0]"
+	case List:
+		return "new ArrayList<>()"
+	case Map:
+		return "new HashMap<>()"
 	}
 	return "null"
 }
