@@ -200,6 +200,48 @@ func TestDeclaredFunctionsJava(t *testing.T) {
 	}
 }
 
+func TestDeclaredFunctionsRust(t *testing.T) {
+	testenv.Toolchain(t, "rustc")
+	const want = "fn add(a: Value, b: Value) -> Value"
+	// aplusb's integers reach 2^70: Value::BigInt beyond 64 bits; i128 holds them.
+	const only = `fn wide(v: Value) -> i128 {
+    match v {
+        Value::Int(i) => i as i128,
+        Value::BigInt(s) => s.parse().unwrap(),
+        _ => panic!("not an integer"),
+    }
+}
+
+fn add(a: Value, b: Value) -> Value {
+    let s = wide(a) + wide(b);
+    if s >= i64::MIN as i128 && s <= i64::MAX as i128 { Value::Int(s as i64) } else { Value::BigInt(s.to_string()) }
+}
+`
+	for _, c := range []struct {
+		name, source string
+		status       Status
+		saying       string // in the compiler's output
+	}{
+		{"only the function", only, Accepted, ""},
+		{"its own imports", "use crate::tether::{self, Value};\nuse std::collections::BTreeMap;\n" + only, Accepted, ""},
+		{"explicit export still works", "use crate::tether::Value;\n" + only + "tether_export!(add);\n", Accepted, ""},
+		{"other parameter types", "fn add(a: i64, b: i64) -> i64 {\n    a + b\n}\n", CompileError, "expected fn pointer"},
+		{"missing", "fn plus(a: Value, b: Value) -> Value {\n    a\n}\n", CompileError, "cannot find value `add` in this scope"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := judgeAplusb(t, "solution.rs", c.source, "")
+			wantStatus(t, r, c.status)
+			if !strings.Contains(r.Output, c.saying) {
+				t.Errorf("output %q: want %q", r.Output, c.saying)
+			}
+			if c.status == CompileError && (!strings.Contains(r.Output, "the problem declares (problem.json functions):\n    "+want) ||
+				!strings.Contains(r.Output, "// the problem declares: "+want)) {
+				t.Errorf("output %q does not name the expected signature", r.Output)
+			}
+		})
+	}
+}
+
 // An evaluator that calls a declared function with an argument of the wrong
 // type fails before anything is sent: the problem is at fault (SystemError),
 // and the evaluator's stderr names the function, parameter and type.
@@ -247,6 +289,8 @@ func TestDeclaredTemplatesAreWrongAnswer(t *testing.T) {
 				testenv.Toolchain(t, "node")
 			case "java":
 				testenv.Toolchain(t, "javac")
+			case "rust":
+				testenv.Toolchain(t, "rustc")
 			}
 			r := judgeAplusb(t, tm.File, string(tm.Text), "")
 			wantStatus(t, r, WrongAnswer)

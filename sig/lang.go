@@ -194,3 +194,66 @@ func javaSignature(f *Function, qualified bool) string {
 	}
 	return "static " + result + " " + f.Name + "(" + strings.Join(ps, ", ") + ")"
 }
+
+// RustType is how a Rust solution spells t (with the glue's prelude:
+// Value, Bytes, BTreeMap): "i64", "Vec<Option<String>>".
+func RustType(t *Type) string { return rustType(t, false) }
+
+// rustType is t in Rust; qualified spells every path out, for the
+// generated glue, which must not depend on the solution's imports.
+func rustType(t *Type, qualified bool) string {
+	path := func(full, short string) string {
+		if qualified {
+			return full
+		}
+		return short
+	}
+	switch t.Kind {
+	case Int:
+		return "i64"
+	case Float:
+		return "f64"
+	case Bool:
+		return "bool"
+	case String:
+		return path("::std::string::String", "String")
+	case Bytes:
+		return path("crate::tether::Bytes", "Bytes")
+	case List:
+		return path("::std::vec::Vec", "Vec") + "<" + rustType(t.Elem, qualified) + ">"
+	case Map:
+		return path("::std::collections::BTreeMap", "BTreeMap") + "<" + path("::std::string::String", "String") + ", " + rustType(t.Elem, qualified) + ">"
+	case Optional:
+		return path("::std::option::Option", "Option") + "<" + rustType(t.Elem, qualified) + ">"
+	}
+	// bigint (digits beyond 64 bits), records and any: the host's Value.
+	return path("crate::tether::Value", "Value")
+}
+
+// RustSignature is the function a Rust solution gives:
+// "fn add(a: i64, b: i64) -> i64".
+func RustSignature(f *Function) string {
+	var ps []string
+	for _, p := range f.Params {
+		ps = append(ps, p.Name+": "+RustType(p.Type))
+	}
+	s := "fn " + f.Name + "(" + strings.Join(ps, ", ") + ")"
+	if f.Result != nil {
+		s += " -> " + RustType(f.Result)
+	}
+	return s
+}
+
+// rustFnPointer is the type of f as a Rust fn pointer, spelt out:
+// "fn(i64, i64) -> i64".
+func rustFnPointer(f *Function) string {
+	var ps []string
+	for _, p := range f.Params {
+		ps = append(ps, rustType(p.Type, true))
+	}
+	s := "fn(" + strings.Join(ps, ", ") + ")"
+	if f.Result != nil {
+		s += " -> " + rustType(f.Result, true)
+	}
+	return s
+}

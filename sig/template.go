@@ -16,7 +16,7 @@ type Template struct {
 }
 
 // TemplateLanguages are the languages Templates writes, in order.
-var TemplateLanguages = []string{"cpp", "python", "javascript", "java"}
+var TemplateLanguages = []string{"cpp", "python", "javascript", "java", "rust"}
 
 // Templates are the starting files of d for languages (ids; empty: all
 // of TemplateLanguages). An id without a template is an error naming the
@@ -39,6 +39,8 @@ func Templates(d *Declaration, languages []string) ([]Template, error) {
 			out = append(out, Template{Language: id, File: "template.js", Text: javascriptTemplate(d)})
 		case "java":
 			out = append(out, Template{Language: id, File: "template.java", Text: javaTemplate(d)})
+		case "rust":
+			out = append(out, Template{Language: id, File: "template.rs", Text: rustTemplate(d)})
 		default:
 			return nil, fmt.Errorf("no template for the language %q yet (there are: %s)", id, strings.Join(TemplateLanguages, ", "))
 		}
@@ -266,4 +268,55 @@ func javaDefault(t *Type) string {
 		return "new HashMap<>()"
 	}
 	return "null"
+}
+
+func rustTemplate(d *Declaration) []byte {
+	var b strings.Builder
+	b.WriteString("// Write only the functions, with exactly these types (docs/languages.md, \"Declared functions\").\n")
+	b.WriteString("// Value, Bytes and BTreeMap come with the judge's glue; Value::Int or Value::BigInt (digits) is an integer.\n")
+	for _, r := range d.Records {
+		fmt.Fprintf(&b, "\n// %s is a Value::Map with the fields", r.Name)
+		if r.Description != "" {
+			fmt.Fprintf(&b, " (%s)", r.Description)
+		}
+		b.WriteString(":\n")
+		for _, f := range r.Fields {
+			fmt.Fprintf(&b, "//   %s: %s\n", f.Name, RustType(f.Type))
+		}
+	}
+	for _, f := range d.Functions {
+		b.WriteString("\n")
+		if f.Description != "" {
+			fmt.Fprintf(&b, "/// %s\n", f.Description)
+		}
+		b.WriteString("#[allow(unused_variables)]\n")
+		fmt.Fprintf(&b, "%s {\n", RustSignature(f))
+		if f.Result != nil {
+			fmt.Fprintf(&b, "    %s\n", rustDefault(f.Result))
+		}
+		b.WriteString("}\n")
+	}
+	return []byte(b.String())
+}
+
+func rustDefault(t *Type) string {
+	switch t.Kind {
+	case Int:
+		return "0"
+	case Float:
+		return "0.0"
+	case Bool:
+		return "false"
+	case String:
+		return "String::new()"
+	case Bytes:
+		return "Bytes::default()"
+	case List:
+		return "Vec::new()"
+	case Map:
+		return "BTreeMap::new()"
+	case Optional:
+		return "None"
+	}
+	return "Value::Null"
 }
