@@ -242,6 +242,59 @@ fn add(a: Value, b: Value) -> Value {
 	}
 }
 
+func TestDeclaredFunctionsC(t *testing.T) {
+	testenv.Toolchain(t, "gcc")
+	const want = "tether_value *add(const tether_value *a, const tether_value *b)"
+	// aplusb's integers reach 2^70: bigints arrive as digits; __int128 holds them.
+	const only = `#include <stdlib.h>
+
+static __int128 wide(const tether_value *v) {
+  if (tether_kind_of(v) == TETHER_INT) return tether_as_int(v);
+  const char *s = tether_as_string(v);
+  int neg = *s == '-';
+  __int128 x = 0;
+  for (s += neg; *s; s++) x = x * 10 + (*s - '0');
+  return neg ? -x : x;
+}
+
+tether_value *add(const tether_value *a, const tether_value *b) {
+  __int128 s = wide(a) + wide(b);
+  char digits[48], *p = digits + sizeof digits - 1;
+  int neg = s < 0;
+  unsigned __int128 u = neg ? -(unsigned __int128)s : (unsigned __int128)s;
+  *p = 0;
+  do *--p = '0' + (int)(u % 10); while ((u /= 10) != 0);
+  if (neg) *--p = '-';
+  return tether_bigint(p);
+}
+`
+	for _, c := range []struct {
+		name, source string
+		status       Status
+		saying       string // in the compiler's output
+	}{
+		{"only the function", only, Accepted, ""},
+		{"explicit export still works", "#include \"tether.h\"\n" + strings.Replace(only, "tether_value *add(const tether_value *a, const tether_value *b) {",
+			"static tether_value *sum(const tether_value *a, const tether_value *b) {", 1) +
+			"tether_value *add(const tether_value *args) { return sum(tether_at(args, 0), tether_at(args, 1)); }\nTETHER_EXPORT(add)\n", Accepted, ""},
+		{"other parameter types", "long long add(long long a, long long b) { return a + b; }\n", CompileError,
+			"add does not have the declared signature: " + want},
+		{"missing", "tether_value *plus(const tether_value *a, const tether_value *b) { return NULL; }\n", CompileError, "'add' undeclared"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := judgeAplusb(t, "solution.c", c.source, "")
+			wantStatus(t, r, c.status)
+			out := strings.NewReplacer("‘", "'", "’", "'").Replace(r.Output)
+			if !strings.Contains(out, c.saying) {
+				t.Errorf("output %q: want %q", r.Output, c.saying)
+			}
+			if c.status == CompileError && !strings.Contains(out, "the problem declares (problem.json functions):\n    "+want) {
+				t.Errorf("output %q does not name the expected signature", r.Output)
+			}
+		})
+	}
+}
+
 // An evaluator that calls a declared function with an argument of the wrong
 // type fails before anything is sent: the problem is at fault (SystemError),
 // and the evaluator's stderr names the function, parameter and type.
@@ -285,6 +338,8 @@ func TestDeclaredTemplatesAreWrongAnswer(t *testing.T) {
 			switch tm.Language {
 			case "cpp":
 				testenv.Toolchain(t, "g++")
+			case "c":
+				testenv.Toolchain(t, "gcc")
 			case "javascript":
 				testenv.Toolchain(t, "node")
 			case "java":

@@ -50,6 +50,8 @@ func GlueFor(langID string, d *Declaration, sourceName string, source []byte) *G
 		return javaGlue(d, source)
 	case "rust":
 		return rustGlue(d, source)
+	case "c":
+		return cGlue(d, sourceName, source)
 	}
 	return nil
 }
@@ -241,6 +243,75 @@ func rustGlue(d *Declaration, source []byte) *Glue {
 			f.Name, rustFnPointer(f), f.Name, f.Name, want)
 	}
 	fmt.Fprintf(&b, "tether_export!(%s);\n", strings.Join(names, ", "))
+	g.Source = b.Bytes()
+	return g
+}
+
+// cGlue includes tether.h (and stdbool.h) before the submission and, after
+// it, checks each function's type with a _Static_assert (GCC's and
+// Clang's __builtin_types_compatible_p: the types must be the declared
+// ones, CSignature) and exports a wrapper that converts the arguments and
+// the result. A source that uses TETHER_EXPORT itself is left as it is.
+func cGlue(d *Declaration, sourceName string, source []byte) *Glue {
+	if bytes.Contains(source, []byte("TETHER_EXPORT")) {
+		return nil
+	}
+	var b bytes.Buffer
+	b.WriteString("#include \"tether.h\"\n#include <stdbool.h>\n")
+	fmt.Fprintf(&b, "#line 1 %q\n", sourceName)
+	b.Write(source)
+	if len(source) > 0 && source[len(source)-1] != '\n' {
+		b.WriteByte('\n')
+	}
+	b.WriteString("#line 1 \"tether_glue.c\"\n")
+	g := &Glue{}
+	for _, f := range d.Functions {
+		want := CSignature(f)
+		g.Expected = append(g.Expected, want)
+		var ps, args []string
+		for i, p := range f.Params {
+			ps = append(ps, CType(p.Type, false))
+			arg := fmt.Sprintf("tether_at(args, %d)", i)
+			switch p.Type.Kind {
+			case Int:
+				arg = "tether_as_int(" + arg + ")"
+			case Float:
+				arg = "tether_as_float(" + arg + ")"
+			case Bool:
+				arg = "tether_as_bool(" + arg + ")"
+			case String:
+				arg = "tether_as_string(" + arg + ")"
+			}
+			args = append(args, arg)
+		}
+		if len(ps) == 0 {
+			ps = []string{"void"}
+		}
+		result := "void"
+		if f.Result != nil {
+			result = CType(f.Result, true)
+		}
+		fmt.Fprintf(&b, "_Static_assert(__builtin_types_compatible_p(__typeof__(&%s), %s (*)(%s)),\n"+
+			"               \"%s does not have the declared signature: %s\");\n", f.Name, result, strings.Join(ps, ", "), f.Name, want)
+		fmt.Fprintf(&b, "static tether_value *tether_glue_%s(const tether_value *args) {\n  (void)args;\n", f.Name)
+		call := f.Name + "(" + strings.Join(args, ", ") + ")"
+		switch {
+		case f.Result == nil:
+			fmt.Fprintf(&b, "  %s;\n  return NULL;\n", call)
+		case f.Result.Kind == Int:
+			fmt.Fprintf(&b, "  return tether_int(%s);\n", call)
+		case f.Result.Kind == Float:
+			fmt.Fprintf(&b, "  return tether_float(%s);\n", call)
+		case f.Result.Kind == Bool:
+			fmt.Fprintf(&b, "  return tether_bool(%s);\n", call)
+		case f.Result.Kind == String:
+			fmt.Fprintf(&b, "  const char *r = %s;\n  return r ? tether_string(r) : NULL;\n", call)
+		default:
+			fmt.Fprintf(&b, "  return %s;\n", call)
+		}
+		fmt.Fprintf(&b, "}\n__attribute__((constructor)) static void tether_export_%s(void) { tether_register(%q, tether_glue_%s); }\n",
+			f.Name, f.Name, f.Name)
+	}
 	g.Source = b.Bytes()
 	return g
 }

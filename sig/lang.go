@@ -257,3 +257,58 @@ func rustFnPointer(f *Function) string {
 	}
 	return s
 }
+
+// cScalar reports whether a C solution gets t as a plain C value; every
+// other type is the host's tether_value.
+func cScalar(t *Type) bool {
+	switch t.Kind {
+	case Int, Float, Bool, String:
+		return true
+	}
+	return false
+}
+
+// CType is how a C solution spells t as a parameter (result false) or a
+// result: long long, double, bool, const char * (NUL-terminated), and the
+// host's value for the rest (const for a parameter: the host owns it; a
+// result is a new value the host frees, NULL for null).
+func CType(t *Type, result bool) string {
+	switch t.Kind {
+	case Int:
+		return "long long"
+	case Float:
+		return "double"
+	case Bool:
+		return "bool"
+	case String:
+		return "const char *"
+	}
+	if result {
+		return "tether_value *"
+	}
+	return "const tether_value *"
+}
+
+// CSignature is the C declaration the glue expects:
+// "long long add(long long a, long long b)".
+func CSignature(f *Function) string {
+	result := "void "
+	if f.Result != nil {
+		result = CType(f.Result, true)
+		if !strings.HasSuffix(result, "*") {
+			result += " "
+		}
+	}
+	var ps []string
+	for _, p := range f.Params {
+		t := CType(p.Type, false)
+		if !strings.HasSuffix(t, "*") {
+			t += " "
+		}
+		ps = append(ps, t+p.Name)
+	}
+	if len(ps) == 0 {
+		ps = []string{"void"}
+	}
+	return result + f.Name + "(" + strings.Join(ps, ", ") + ")"
+}

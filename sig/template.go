@@ -16,7 +16,7 @@ type Template struct {
 }
 
 // TemplateLanguages are the languages Templates writes, in order.
-var TemplateLanguages = []string{"cpp", "python", "javascript", "java", "rust"}
+var TemplateLanguages = []string{"cpp", "c", "python", "javascript", "java", "rust"}
 
 // Templates are the starting files of d for languages (ids; empty: all
 // of TemplateLanguages). An id without a template is an error naming the
@@ -41,6 +41,8 @@ func Templates(d *Declaration, languages []string) ([]Template, error) {
 			out = append(out, Template{Language: id, File: "template.java", Text: javaTemplate(d)})
 		case "rust":
 			out = append(out, Template{Language: id, File: "template.rs", Text: rustTemplate(d)})
+		case "c":
+			out = append(out, Template{Language: id, File: "template.c", Text: cTemplate(d)})
 		default:
 			return nil, fmt.Errorf("no template for the language %q yet (there are: %s)", id, strings.Join(TemplateLanguages, ", "))
 		}
@@ -319,4 +321,47 @@ func rustDefault(t *Type) string {
 		return "None"
 	}
 	return "Value::Null"
+}
+
+func cTemplate(d *Declaration) []byte {
+	var b strings.Builder
+	b.WriteString("/* Write only the functions, with exactly these types (docs/languages.md, \"Declared functions\").\n")
+	b.WriteString(" * tether.h and stdbool.h come with it: a tether_value is read with tether_kind_of,\n")
+	b.WriteString(" * tether_as_int, tether_at, tether_get, ... and made with tether_int, tether_list, ...\n")
+	b.WriteString(" * (the host frees a returned value; NULL is null). Include any other header you use. */\n")
+	for _, r := range d.Records {
+		fmt.Fprintf(&b, "\n/* %s is a tether_value map with the fields", r.Name)
+		if r.Description != "" {
+			fmt.Fprintf(&b, " (%s)", r.Description)
+		}
+		b.WriteString(":\n")
+		for _, f := range r.Fields {
+			fmt.Fprintf(&b, " *   %s: %s\n", f.Name, f.Type)
+		}
+		b.WriteString(" */\n")
+	}
+	for _, f := range d.Functions {
+		b.WriteString("\n")
+		if f.Description != "" {
+			fmt.Fprintf(&b, "/* %s */\n", f.Description)
+		}
+		fmt.Fprintf(&b, "%s {\n", CSignature(f))
+		for _, p := range f.Params {
+			fmt.Fprintf(&b, "  (void)%s;\n", p.Name)
+		}
+		if f.Result != nil {
+			def := "NULL"
+			switch f.Result.Kind {
+			case Int, Float:
+				def = "0"
+			case Bool:
+				def = "false"
+			case String:
+				def = `""`
+			}
+			fmt.Fprintf(&b, "  return %s;\n", def)
+		}
+		b.WriteString("}\n")
+	}
+	return []byte(b.String())
 }
