@@ -65,14 +65,8 @@ func cppGlue(d *Declaration, sourceName string, source []byte) *Glue {
 		return nil
 	}
 	var b bytes.Buffer
-	b.WriteString("#include \"tether.hpp\"\n#include <type_traits>\n")
-	fmt.Fprintf(&b, "#line 1 %q\n", sourceName)
-	b.Write(source)
-	if len(source) > 0 && source[len(source)-1] != '\n' {
-		b.WriteByte('\n')
-	}
-	b.WriteString(`#line 1 "tether_glue.cpp"
-namespace tether_glue {
+	withLineMarks(&b, "#include \"tether.hpp\"\n#include <type_traits>\n", sourceName, source, "tether_glue.cpp")
+	b.WriteString(`namespace tether_glue {
 template <class F> struct decayed;
 template <class R, class... A> struct decayed<R (*)(A...)> { using type = std::decay_t<R> (*)(std::decay_t<A>...); };
 template <class R, class... A> struct decayed<R (*)(A...) noexcept> { using type = std::decay_t<R> (*)(std::decay_t<A>...); };
@@ -257,13 +251,7 @@ func cGlue(d *Declaration, sourceName string, source []byte) *Glue {
 		return nil
 	}
 	var b bytes.Buffer
-	b.WriteString("#include \"tether.h\"\n#include <stdbool.h>\n")
-	fmt.Fprintf(&b, "#line 1 %q\n", sourceName)
-	b.Write(source)
-	if len(source) > 0 && source[len(source)-1] != '\n' {
-		b.WriteByte('\n')
-	}
-	b.WriteString("#line 1 \"tether_glue.c\"\n")
+	withLineMarks(&b, "#include \"tether.h\"\n#include <stdbool.h>\n", sourceName, source, "tether_glue.c")
 	g := &Glue{}
 	for _, f := range d.Functions {
 		want := CSignature(f)
@@ -314,4 +302,17 @@ func cGlue(d *Declaration, sourceName string, source []byte) *Glue {
 	}
 	g.Source = b.Bytes()
 	return g
+}
+
+// withLineMarks writes header, then the source under #line marks that keep
+// its own file name and line numbers in the compiler's messages, then a
+// #line mark that names what follows glueName.
+func withLineMarks(b *bytes.Buffer, header, sourceName string, source []byte, glueName string) {
+	b.WriteString(header)
+	fmt.Fprintf(b, "#line 1 %q\n", sourceName)
+	b.Write(source)
+	if len(source) > 0 && source[len(source)-1] != '\n' {
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(b, "#line 1 %q\n", glueName)
 }

@@ -54,16 +54,7 @@ func cppTemplate(d *Declaration) []byte {
 	var b strings.Builder
 	b.WriteString("// Write only the functions: the judge adds the rest (docs/languages.md, \"Declared functions\").\n")
 	b.WriteString("// Containers and tether::json come with it; include any other header you use.\n")
-	for _, r := range d.Records {
-		fmt.Fprintf(&b, "\n// %s is a tether::json object with the fields:", r.Name)
-		if r.Description != "" {
-			fmt.Fprintf(&b, " (%s)", r.Description)
-		}
-		b.WriteString("\n")
-		for _, f := range r.Fields {
-			fmt.Fprintf(&b, "//   %s: %s\n", f.Name, CppType(f.Type))
-		}
-	}
+	recordComments(&b, d, "\n//", "//  ", "", "a tether::json object", CppType)
 	for _, f := range d.Functions {
 		b.WriteString("\n")
 		if f.Description != "" {
@@ -114,16 +105,7 @@ func pythonTemplate(d *Declaration) []byte {
 		sort.Strings(names)
 		fmt.Fprintf(&b, "from typing import %s\n", strings.Join(names, ", "))
 	}
-	for _, r := range d.Records {
-		fmt.Fprintf(&b, "\n# %s is a dict with the keys:", r.Name)
-		if r.Description != "" {
-			fmt.Fprintf(&b, " (%s)", r.Description)
-		}
-		b.WriteString("\n")
-		for _, f := range r.Fields {
-			fmt.Fprintf(&b, "#   %s: %s\n", f.Name, PythonType(f.Type))
-		}
-	}
+	recordComments(&b, d, "\n#", "#  ", "", "a dict", PythonType)
 	for _, f := range d.Functions {
 		fmt.Fprintf(&b, "\n\n%s:\n", PythonSignature(f))
 		if f.Description != "" {
@@ -224,17 +206,7 @@ func javaTemplate(d *Declaration) []byte {
 	var b strings.Builder
 	b.WriteString("// Write only the functions, as static methods of Solution (docs/languages.md, \"Declared functions\").\n")
 	b.WriteString("import java.math.BigInteger;\nimport java.util.*;\n\nclass Solution {\n")
-	for _, r := range d.Records {
-		fmt.Fprintf(&b, "    // %s is an Object: a Map<String, Object> with the fields", r.Name)
-		if r.Description != "" {
-			fmt.Fprintf(&b, " (%s)", r.Description)
-		}
-		b.WriteString(":\n")
-		for _, f := range r.Fields {
-			fmt.Fprintf(&b, "    //   %s: %s\n", f.Name, JavaType(f.Type))
-		}
-		b.WriteString("\n")
-	}
+	recordComments(&b, d, "    //", "    //  ", "\n", "an Object (a Map<String, Object>)", JavaType)
 	for i, f := range d.Functions {
 		if i > 0 {
 			b.WriteString("\n")
@@ -276,16 +248,7 @@ func rustTemplate(d *Declaration) []byte {
 	var b strings.Builder
 	b.WriteString("// Write only the functions, with exactly these types (docs/languages.md, \"Declared functions\").\n")
 	b.WriteString("// Value, Bytes and BTreeMap come with the judge's glue; Value::Int or Value::BigInt (digits) is an integer.\n")
-	for _, r := range d.Records {
-		fmt.Fprintf(&b, "\n// %s is a Value::Map with the fields", r.Name)
-		if r.Description != "" {
-			fmt.Fprintf(&b, " (%s)", r.Description)
-		}
-		b.WriteString(":\n")
-		for _, f := range r.Fields {
-			fmt.Fprintf(&b, "//   %s: %s\n", f.Name, RustType(f.Type))
-		}
-	}
+	recordComments(&b, d, "\n//", "//  ", "", "a Value::Map", RustType)
 	for _, f := range d.Functions {
 		b.WriteString("\n")
 		if f.Description != "" {
@@ -329,17 +292,7 @@ func cTemplate(d *Declaration) []byte {
 	b.WriteString(" * tether.h and stdbool.h come with it: a tether_value is read with tether_kind_of,\n")
 	b.WriteString(" * tether_as_int, tether_at, tether_get, ... and made with tether_int, tether_list, ...\n")
 	b.WriteString(" * (the host frees a returned value; NULL is null). Include any other header you use. */\n")
-	for _, r := range d.Records {
-		fmt.Fprintf(&b, "\n/* %s is a tether_value map with the fields", r.Name)
-		if r.Description != "" {
-			fmt.Fprintf(&b, " (%s)", r.Description)
-		}
-		b.WriteString(":\n")
-		for _, f := range r.Fields {
-			fmt.Fprintf(&b, " *   %s: %s\n", f.Name, f.Type)
-		}
-		b.WriteString(" */\n")
-	}
+	recordComments(&b, d, "\n/*", " *  ", " */\n", "a tether_value map", (*Type).String)
 	for _, f := range d.Functions {
 		b.WriteString("\n")
 		if f.Description != "" {
@@ -364,4 +317,21 @@ func cTemplate(d *Declaration) []byte {
 		b.WriteString("}\n")
 	}
 	return []byte(b.String())
+}
+
+// recordComments writes each record of d as a comment: open, "Point is
+// what with the fields (description):", a line per field (prefix, its
+// name and type as spell writes it), then end.
+func recordComments(b *strings.Builder, d *Declaration, open, prefix, end, what string, spell func(*Type) string) {
+	for _, r := range d.Records {
+		fmt.Fprintf(b, "%s %s is %s with the fields", open, r.Name, what)
+		if r.Description != "" {
+			fmt.Fprintf(b, " (%s)", r.Description)
+		}
+		b.WriteString(":\n")
+		for _, f := range r.Fields {
+			fmt.Fprintf(b, "%s %s: %s\n", prefix, f.Name, spell(f.Type))
+		}
+		b.WriteString(end)
+	}
 }
