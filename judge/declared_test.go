@@ -62,33 +62,17 @@ func judgeAplusb(t *testing.T, name, source, evaluate string) *Result {
 
 func TestDeclaredFunctionsPython(t *testing.T) {
 	const want = "def add(a: int, b: int) -> int"
-	for _, c := range []struct {
-		name, source string
-		status       Status
-		saying       string // in the message or the compiler's output
-	}{
-		{"only the function", "def add(a, b):\n    return a + b\n", Accepted, ""},
-		{"defaults and *args are fine", "def add(a, b=0, *rest):\n    return a + b\n", Accepted, ""},
-		{"registered under another name", "from tether_sdk.solution import register\ndef plus(a, b):\n    return a + b\nregister(\"add\", plus)\n", Accepted, ""},
-		{"async", "async def add(a, b):\n    return a + b\n", CompileError, "main.py:1: add is async"},
-		{"missing", "def plus(a, b):\n    return a + b\n", CompileError, "main.py: add is missing; the problem declares:\n    " + want},
-		{"one parameter", "def add(a):\n    return a\n", CompileError, "main.py:1: add does not take 2 arguments; the problem declares:\n    " + want},
-		{"syntax error", "def add(a, b)\n    return a + b\n", CompileError, "main.py:1:"},
-		{"result of another type", "def add(a, b):\n    return str(a + b)\n", WrongAnswer, "add returned a string, expected an integer"},
-		{"result beyond the declared nesting", "def add(a, b):\n    return [a + b]\n", WrongAnswer, "add returned a list, expected an integer"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			r := judgeAplusb(t, "solution.py", c.source, "")
-			wantStatus(t, r, c.status)
-			msg, _ := details(t, r)["message"].(string)
-			if !strings.Contains(msg+"\n"+r.Output, c.saying) {
-				t.Errorf("message %q, output %q: want %q", msg, r.Output, c.saying)
-			}
-			if c.status == CompileError && !strings.Contains(r.Output, "the problem declares (problem.json functions):\n    "+want) {
-				t.Errorf("output %q does not name the expected signature", r.Output)
-			}
-		})
-	}
+	judgeDeclared(t, "solution.py", want, []declaredCase{
+		{"only the function", "", "def add(a, b):\n    return a + b\n", Accepted, ""},
+		{"defaults and *args are fine", "", "def add(a, b=0, *rest):\n    return a + b\n", Accepted, ""},
+		{"registered under another name", "", "from tether_sdk.solution import register\ndef plus(a, b):\n    return a + b\nregister(\"add\", plus)\n", Accepted, ""},
+		{"async", "", "async def add(a, b):\n    return a + b\n", CompileError, "main.py:1: add is async"},
+		{"missing", "", "def plus(a, b):\n    return a + b\n", CompileError, "main.py: add is missing; the problem declares:\n    " + want},
+		{"one parameter", "", "def add(a):\n    return a\n", CompileError, "main.py:1: add does not take 2 arguments; the problem declares:\n    " + want},
+		{"syntax error", "", "def add(a, b)\n    return a + b\n", CompileError, "main.py:1:"},
+		{"result of another type", "", "def add(a, b):\n    return str(a + b)\n", WrongAnswer, "add returned a string, expected an integer"},
+		{"result beyond the declared nesting", "", "def add(a, b):\n    return [a + b]\n", WrongAnswer, "add returned a list, expected an integer"},
+	})
 }
 
 func TestDeclaredFunctionsCpp(t *testing.T) {
@@ -102,26 +86,153 @@ func TestDeclaredFunctionsCpp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		name, source string
-		status       Status
-		saying       string
-	}{
-		{"only the function", string(only), Accepted, ""},
-		{"explicit export still works", string(explicit), Accepted, ""},
-		{"other parameter types", "long long add(long long a, long long b) { return a + b; }\n", CompileError,
+	judgeDeclared(t, "solution.cpp", want, []declaredCase{
+		{"only the function", "", string(only), Accepted, ""},
+		{"explicit export still works", "", string(explicit), Accepted, ""},
+		{"other parameter types", "", "long long add(long long a, long long b) { return a + b; }\n", CompileError,
 			"static assertion failed: add does not have the declared signature: " + want},
-		{"missing", "tether::json sub(tether::json a, tether::json b) { return a; }\n", CompileError, "'add' was not declared"},
-	} {
+		{"missing", "", "tether::json sub(tether::json a, tether::json b) { return a; }\n", CompileError, "'add' was not declared"},
+	})
+}
+
+func TestDeclaredFunctionsJavaScript(t *testing.T) {
+	testenv.Toolchain(t, "node")
+	const want = "function add(a, b)"
+	const sum = "BigInt(a) + BigInt(b)" // aplusb's cases pass 2^53 and reach 2^70
+	judgeDeclared(t, "solution.js", want, []declaredCase{
+		{"only the function", "", "function add(a, b) {\n  return " + sum + ";\n}\n", Accepted, ""},
+		{"an arrow in a const", "", "const add = (a, b) => " + sum + ";\n", Accepted, ""},
+		{"async and a default", "", "async function add(a, b = 0) {\n  return " + sum + ";\n}\n", Accepted, ""},
+		{"explicit export still works", "", "module.exports = { add: (a, b) => " + sum + " };\n", Accepted, ""},
+		{"an ES module", "solution.mjs", "function add(a, b) {\n  return " + sum + ";\n}\n", Accepted, ""},
+		{"missing", "", "function plus(a, b) {\n  return a + b;\n}\n", CompileError,
+			"main.js: add is missing; the problem declares:\n    " + want},
+		{"one parameter", "", "function add(a) {\n  return a;\n}\n", CompileError,
+			"main.js: add takes 1 parameter, not 2; the problem declares:\n    " + want},
+		{"not a function", "", "const add = 3;\n", CompileError, "main.js: add is missing"},
+		{"syntax error", "", "function add(a, b {\n  return a + b;\n}\n", CompileError, "main.js:1"},
+		{"result of another type", "", "function add(a, b) {\n  return String(" + sum + ");\n}\n", WrongAnswer,
+			"add returned a string, expected an integer"},
+	})
+}
+
+func TestDeclaredFunctionsJava(t *testing.T) {
+	testenv.Toolchain(t, "javac")
+	const want = "static BigInteger add(BigInteger a, BigInteger b)"
+	const imports = "import java.math.BigInteger;\n"
+	judgeDeclared(t, "Solution.java", want, []declaredCase{
+		{"only the function", "", imports + "class Solution {\n    static BigInteger add(BigInteger a, BigInteger b) { return a.add(b); }\n}\n", Accepted, ""},
+		{"private and public classes", "", imports + "public class Solution {\n    private static BigInteger twice(BigInteger a) { return a.add(a); }\n" +
+			"    static BigInteger add(BigInteger a, BigInteger b) { return twice(a).subtract(a).add(b); }\n}\n", Accepted, ""},
+		{"explicit public methods still work", "", imports + "public class Solution {\n    public static BigInteger add(BigInteger a, BigInteger b) { return a.add(b); }\n}\n", Accepted, ""},
+		{"other parameter types", "", "class Solution {\n    static long add(long a, long b) { return a + b; }\n}\n", CompileError,
+			"incompatible types: BigInteger cannot be converted to long"},
+		{"other result type", "", imports + "class Solution {\n    static String add(BigInteger a, BigInteger b) { return a.add(b).toString(); }\n}\n", CompileError,
+			"incompatible types: String cannot be converted to BigInteger"},
+		{"missing", "", imports + "class Solution {\n    static BigInteger plus(BigInteger a, BigInteger b) { return a.add(b); }\n}\n", CompileError,
+			"cannot find symbol"},
+		{"not static", "", imports + "class Solution {\n    BigInteger add(BigInteger a, BigInteger b) { return a.add(b); }\n}\n", CompileError,
+			"non-static method add(BigInteger,BigInteger) cannot be referenced from a static context"},
+	}, "// the problem declares: "+want)
+}
+
+func TestDeclaredFunctionsRust(t *testing.T) {
+	testenv.Toolchain(t, "rustc")
+	const want = "fn add(a: Value, b: Value) -> Value"
+	// aplusb's integers reach 2^70: Value::BigInt beyond 64 bits; i128 holds them.
+	const only = `fn wide(v: Value) -> i128 {
+    match v {
+        Value::Int(i) => i as i128,
+        Value::BigInt(s) => s.parse().unwrap(),
+        _ => panic!("not an integer"),
+    }
+}
+
+fn add(a: Value, b: Value) -> Value {
+    let s = wide(a) + wide(b);
+    if s >= i64::MIN as i128 && s <= i64::MAX as i128 { Value::Int(s as i64) } else { Value::BigInt(s.to_string()) }
+}
+`
+	judgeDeclared(t, "solution.rs", want, []declaredCase{
+		{"only the function", "", only, Accepted, ""},
+		{"its own imports", "", "use crate::tether::{self, Value};\nuse std::collections::BTreeMap;\n" + only, Accepted, ""},
+		{"explicit export still works", "", "use crate::tether::Value;\n" + only + "tether_export!(add);\n", Accepted, ""},
+		{"other parameter types", "", "fn add(a: i64, b: i64) -> i64 {\n    a + b\n}\n", CompileError, "expected fn pointer"},
+		{"missing", "", "fn plus(a: Value, b: Value) -> Value {\n    a\n}\n", CompileError, "cannot find value `add` in this scope"},
+	}, "// the problem declares: "+want)
+}
+
+func TestDeclaredFunctionsC(t *testing.T) {
+	testenv.Toolchain(t, "gcc")
+	const want = "tether_value *add(const tether_value *a, const tether_value *b)"
+	// aplusb's integers reach 2^70: bigints arrive as digits; __int128 holds them.
+	const only = `#include <stdlib.h>
+
+static __int128 wide(const tether_value *v) {
+  if (tether_kind_of(v) == TETHER_INT) return tether_as_int(v);
+  const char *s = tether_as_string(v);
+  int neg = *s == '-';
+  __int128 x = 0;
+  for (s += neg; *s; s++) x = x * 10 + (*s - '0');
+  return neg ? -x : x;
+}
+
+tether_value *add(const tether_value *a, const tether_value *b) {
+  __int128 s = wide(a) + wide(b);
+  char digits[48], *p = digits + sizeof digits - 1;
+  int neg = s < 0;
+  unsigned __int128 u = neg ? -(unsigned __int128)s : (unsigned __int128)s;
+  *p = 0;
+  do *--p = '0' + (int)(u % 10); while ((u /= 10) != 0);
+  if (neg) *--p = '-';
+  return tether_bigint(p);
+}
+`
+	judgeDeclared(t, "solution.c", want, []declaredCase{
+		{"only the function", "", only, Accepted, ""},
+		{"explicit export still works", "", "#include \"tether.h\"\n" + strings.Replace(only, "tether_value *add(const tether_value *a, const tether_value *b) {",
+			"static tether_value *sum(const tether_value *a, const tether_value *b) {", 1) +
+			"tether_value *add(const tether_value *args) { return sum(tether_at(args, 0), tether_at(args, 1)); }\nTETHER_EXPORT(add)\n", Accepted, ""},
+		{"other parameter types", "", "long long add(long long a, long long b) { return a + b; }\n", CompileError,
+			"add does not have the declared signature: " + want},
+		{"missing", "", "tether_value *plus(const tether_value *a, const tether_value *b) { return NULL; }\n", CompileError, "'add' undeclared"},
+	})
+}
+
+// declaredCase is a solution of examples/aplusb's add and how it is judged.
+type declaredCase struct {
+	name   string
+	file   string // the submission's file name; "" is judgeDeclared's
+	source string
+	status Status
+	saying string // in the message or the compile step's output (curly quotes straightened)
+}
+
+// judgeDeclared judges each case, saved as file, against examples/aplusb.
+// A CompileError's output must start by naming want, the expected
+// signature, and hold each of alsoSaying.
+func judgeDeclared(t *testing.T, file, want string, cases []declaredCase, alsoSaying ...string) {
+	t.Helper()
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := judgeAplusb(t, "solution.cpp", c.source, "")
-			wantStatus(t, r, c.status)
-			out := strings.NewReplacer("‘", "'", "’", "'").Replace(r.Output)
-			if !strings.Contains(out, c.saying) {
-				t.Errorf("output %q: want %q", r.Output, c.saying)
+			name := file
+			if c.file != "" {
+				name = c.file
 			}
-			if c.status == CompileError && !strings.Contains(out, "the problem declares (problem.json functions):\n    "+want) {
-				t.Errorf("output %q does not name the expected signature", r.Output)
+			r := judgeAplusb(t, name, c.source, "")
+			wantStatus(t, r, c.status)
+			msg, _ := details(t, r)["message"].(string)
+			out := strings.NewReplacer("‘", "'", "’", "'").Replace(msg + "\n" + r.Output)
+			if !strings.Contains(out, c.saying) {
+				t.Errorf("message %q, output %q: want %q", msg, r.Output, c.saying)
+			}
+			if c.status != CompileError {
+				return
+			}
+			for _, s := range append([]string{"the problem declares (problem.json functions):\n    " + want}, alsoSaying...) {
+				if !strings.Contains(r.Output, s) {
+					t.Errorf("output %q does not name the expected signature (%q)", r.Output, s)
+				}
 			}
 		})
 	}
@@ -167,8 +278,17 @@ func TestDeclaredTemplatesAreWrongAnswer(t *testing.T) {
 	}
 	for _, tm := range ts {
 		t.Run(tm.Language, func(t *testing.T) {
-			if tm.Language == "cpp" {
+			switch tm.Language {
+			case "cpp":
 				testenv.Toolchain(t, "g++")
+			case "c":
+				testenv.Toolchain(t, "gcc")
+			case "javascript":
+				testenv.Toolchain(t, "node")
+			case "java":
+				testenv.Toolchain(t, "javac")
+			case "rust":
+				testenv.Toolchain(t, "rustc")
 			}
 			r := judgeAplusb(t, tm.File, string(tm.Text), "")
 			wantStatus(t, r, WrongAnswer)

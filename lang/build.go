@@ -162,15 +162,18 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 
 // withCheck is l with the glue's check as its compile step, for a language
 // without one (Python: the declared functions are checked before any
-// call). A language with host files of its own keeps its build.
+// call; JavaScript: its host checks them). A check that brings files of
+// its own is not run for a language with host files of its own.
 func withCheck(l *Language, g *sig.Glue) *Language {
-	if g.Check == nil || l.Compiled() || l.Support != nil {
+	if g.Check == nil || l.Compiled() || g.Support != nil && l.Support != nil {
 		return l
 	}
 	lc := *l
 	lc.Compile = g.Check
-	lc.Support = g.Support
-	lc.SupportVersion = l.SupportVersion + "+" + g.SupportVersion
+	if g.Support != nil {
+		lc.Support = g.Support
+		lc.SupportVersion = l.SupportVersion + "+" + g.SupportVersion
+	}
 	return &lc
 }
 

@@ -96,3 +96,219 @@ func PythonSignature(f *Function) string {
 	}
 	return fmt.Sprintf("def %s(%s) -> %s", f.Name, strings.Join(ps, ", "), result)
 }
+
+// JavaScriptType is the JSDoc type of t as the JavaScript host passes it:
+// integers are numbers, BigInt beyond 2^53.
+func JavaScriptType(t *Type) string {
+	switch t.Kind {
+	case Int, BigInt:
+		return "number|bigint"
+	case Float:
+		return "number"
+	case Bool:
+		return "boolean"
+	case String:
+		return "string"
+	case Bytes:
+		return "Uint8Array"
+	case List:
+		return "Array<" + JavaScriptType(t.Elem) + ">"
+	case Map:
+		return "Object<string, " + JavaScriptType(t.Elem) + ">"
+	case Optional:
+		return "(" + JavaScriptType(t.Elem) + ")|null"
+	case Record:
+		return "Object"
+	}
+	return "*"
+}
+
+// JavaScriptSignature is the function a JavaScript solution gives:
+// "function add(a, b)".
+func JavaScriptSignature(f *Function) string {
+	var ps []string
+	for _, p := range f.Params {
+		ps = append(ps, p.Name)
+	}
+	return "function " + f.Name + "(" + strings.Join(ps, ", ") + ")"
+}
+
+// JavaType is how a Java solution's static method spells t (with
+// java.math.BigInteger and java.util.List and Map imported): "long",
+// "List<Long>"; an optional is the boxed, nullable type.
+func JavaType(t *Type) string { return javaType(t, false, false) }
+
+// javaType is t in Java: boxed for a type argument or an optional,
+// qualified (java.util.List) for the generated glue, which imports nothing.
+func javaType(t *Type, boxed, qualified bool) string {
+	pkg := func(p, name string) string {
+		if qualified {
+			return p + "." + name
+		}
+		return name
+	}
+	switch t.Kind {
+	case Int:
+		if boxed {
+			return "Long"
+		}
+		return "long"
+	case BigInt:
+		return pkg("java.math", "BigInteger")
+	case Float:
+		if boxed {
+			return "Double"
+		}
+		return "double"
+	case Bool:
+		if boxed {
+			return "Boolean"
+		}
+		return "boolean"
+	case String:
+		return "String"
+	case Bytes:
+		return "byte[]"
+	case List:
+		return pkg("java.util", "List") + "<" + javaType(t.Elem, true, qualified) + ">"
+	case Map:
+		return pkg("java.util", "Map") + "<String, " + javaType(t.Elem, true, qualified) + ">"
+	case Optional:
+		return javaType(t.Elem, true, qualified)
+	}
+	return "Object" // records and any: the host's generic value
+}
+
+// JavaSignature is the static method a Java solution's class Solution
+// gives: "static long add(long a, long b)".
+func JavaSignature(f *Function) string { return javaSignature(f, false) }
+
+func javaSignature(f *Function, qualified bool) string {
+	result := "void"
+	if f.Result != nil {
+		result = javaType(f.Result, false, qualified)
+	}
+	var ps []string
+	for _, p := range f.Params {
+		ps = append(ps, javaType(p.Type, false, qualified)+" "+p.Name)
+	}
+	return "static " + result + " " + f.Name + "(" + strings.Join(ps, ", ") + ")"
+}
+
+// RustType is how a Rust solution spells t (with the glue's prelude:
+// Value, Bytes, BTreeMap): "i64", "Vec<Option<String>>".
+func RustType(t *Type) string { return rustType(t, false) }
+
+// rustType is t in Rust; qualified spells every path out, for the
+// generated glue, which must not depend on the solution's imports.
+func rustType(t *Type, qualified bool) string {
+	path := func(full, short string) string {
+		if qualified {
+			return full
+		}
+		return short
+	}
+	switch t.Kind {
+	case Int:
+		return "i64"
+	case Float:
+		return "f64"
+	case Bool:
+		return "bool"
+	case String:
+		return path("::std::string::String", "String")
+	case Bytes:
+		return path("crate::tether::Bytes", "Bytes")
+	case List:
+		return path("::std::vec::Vec", "Vec") + "<" + rustType(t.Elem, qualified) + ">"
+	case Map:
+		return path("::std::collections::BTreeMap", "BTreeMap") + "<" + path("::std::string::String", "String") + ", " + rustType(t.Elem, qualified) + ">"
+	case Optional:
+		return path("::std::option::Option", "Option") + "<" + rustType(t.Elem, qualified) + ">"
+	}
+	// bigint (digits beyond 64 bits), records and any: the host's Value.
+	return path("crate::tether::Value", "Value")
+}
+
+// RustSignature is the function a Rust solution gives:
+// "fn add(a: i64, b: i64) -> i64".
+func RustSignature(f *Function) string {
+	var ps []string
+	for _, p := range f.Params {
+		ps = append(ps, p.Name+": "+RustType(p.Type))
+	}
+	s := "fn " + f.Name + "(" + strings.Join(ps, ", ") + ")"
+	if f.Result != nil {
+		s += " -> " + RustType(f.Result)
+	}
+	return s
+}
+
+// rustFnPointer is the type of f as a Rust fn pointer, spelt out:
+// "fn(i64, i64) -> i64".
+func rustFnPointer(f *Function) string {
+	var ps []string
+	for _, p := range f.Params {
+		ps = append(ps, rustType(p.Type, true))
+	}
+	s := "fn(" + strings.Join(ps, ", ") + ")"
+	if f.Result != nil {
+		s += " -> " + rustType(f.Result, true)
+	}
+	return s
+}
+
+// cScalar reports whether a C solution gets t as a plain C value; every
+// other type is the host's tether_value.
+func cScalar(t *Type) bool {
+	switch t.Kind {
+	case Int, Float, Bool, String:
+		return true
+	}
+	return false
+}
+
+// CType is how a C solution spells t as a parameter (result false) or a
+// result: long long, double, bool, const char * (NUL-terminated), and the
+// host's value for the rest (const for a parameter: the host owns it; a
+// result is a new value the host frees, NULL for null).
+func CType(t *Type, result bool) string {
+	switch t.Kind {
+	case Int:
+		return "long long"
+	case Float:
+		return "double"
+	case Bool:
+		return "bool"
+	case String:
+		return "const char *"
+	}
+	if result {
+		return "tether_value *"
+	}
+	return "const tether_value *"
+}
+
+// CSignature is the C declaration the glue expects:
+// "long long add(long long a, long long b)".
+func CSignature(f *Function) string {
+	result := "void "
+	if f.Result != nil {
+		result = CType(f.Result, true)
+		if !strings.HasSuffix(result, "*") {
+			result += " "
+		}
+	}
+	var ps []string
+	for _, p := range f.Params {
+		t := CType(p.Type, false)
+		if !strings.HasSuffix(t, "*") {
+			t += " "
+		}
+		ps = append(ps, t+p.Name)
+	}
+	if len(ps) == 0 {
+		ps = []string{"void"}
+	}
+	return result + f.Name + "(" + strings.Join(ps, ", ") + ")"
+}

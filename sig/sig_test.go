@@ -216,11 +216,13 @@ func TestSignatures(t *testing.T) {
 	d := mustParse(t, `[{"name":"add","params":[{"name":"a","type":"int"},{"name":"b","type":"int"}],"result":"int"},
 		{"name":"f","params":[{"name":"m","type":"map<string,list<optional<bytes>>>"},{"name":"n","type":"bigint"}]}]`, ``)
 	for got, want := range map[string]string{
-		CppSignature(d.Functions[0]):    "long long add(long long a, long long b)",
-		CppSignature(d.Functions[1]):    "void f(std::map<std::string, std::vector<std::optional<tether::bytes>>> m, tether::json n)",
-		PythonSignature(d.Functions[0]): "def add(a: int, b: int) -> int",
-		PythonSignature(d.Functions[1]): "def f(m: Dict[str, List[Optional[bytes]]], n: int) -> None",
-		d.Functions[1].Signature():      "f(m: map<string,list<optional<bytes>>>, n: bigint)",
+		CppSignature(d.Functions[0]):                  "long long add(long long a, long long b)",
+		CppSignature(d.Functions[1]):                  "void f(std::map<std::string, std::vector<std::optional<tether::bytes>>> m, tether::json n)",
+		PythonSignature(d.Functions[0]):               "def add(a: int, b: int) -> int",
+		PythonSignature(d.Functions[1]):               "def f(m: Dict[str, List[Optional[bytes]]], n: int) -> None",
+		JavaScriptSignature(d.Functions[0]):           "function add(a, b)",
+		JavaScriptType(d.Functions[1].Params[0].Type): "Object<string, Array<(Uint8Array)|null>>",
+		d.Functions[1].Signature():                    "f(m: map<string,list<optional<bytes>>>, n: bigint)",
 	} {
 		if got != want {
 			t.Errorf("got  %s\nwant %s", got, want)

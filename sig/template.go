@@ -16,7 +16,7 @@ type Template struct {
 }
 
 // TemplateLanguages are the languages Templates writes, in order.
-var TemplateLanguages = []string{"cpp", "python"}
+var TemplateLanguages = []string{"cpp", "c", "python", "javascript", "java", "rust"}
 
 // Templates are the starting files of d for languages (ids; empty: all
 // of TemplateLanguages). An id without a template is an error naming the
@@ -35,6 +35,14 @@ func Templates(d *Declaration, languages []string) ([]Template, error) {
 			out = append(out, Template{Language: id, File: "template.cpp", Text: cppTemplate(d)})
 		case "python":
 			out = append(out, Template{Language: id, File: "template.py", Text: pythonTemplate(d)})
+		case "javascript":
+			out = append(out, Template{Language: id, File: "template.js", Text: javascriptTemplate(d)})
+		case "java":
+			out = append(out, Template{Language: id, File: "template.java", Text: javaTemplate(d)})
+		case "rust":
+			out = append(out, Template{Language: id, File: "template.rs", Text: rustTemplate(d)})
+		case "c":
+			out = append(out, Template{Language: id, File: "template.c", Text: cTemplate(d)})
 		default:
 			return nil, fmt.Errorf("no template for the language %q yet (there are: %s)", id, strings.Join(TemplateLanguages, ", "))
 		}
@@ -46,16 +54,7 @@ func cppTemplate(d *Declaration) []byte {
 	var b strings.Builder
 	b.WriteString("// Write only the functions: the judge adds the rest (docs/languages.md, \"Declared functions\").\n")
 	b.WriteString("// Containers and tether::json come with it; include any other header you use.\n")
-	for _, r := range d.Records {
-		fmt.Fprintf(&b, "\n// %s is a tether::json object with the fields:", r.Name)
-		if r.Description != "" {
-			fmt.Fprintf(&b, " (%s)", r.Description)
-		}
-		b.WriteString("\n")
-		for _, f := range r.Fields {
-			fmt.Fprintf(&b, "//   %s: %s\n", f.Name, CppType(f.Type))
-		}
-	}
+	recordComments(&b, d, "\n//", "//  ", "", "a tether::json object", CppType)
 	for _, f := range d.Functions {
 		b.WriteString("\n")
 		if f.Description != "" {
@@ -106,16 +105,7 @@ func pythonTemplate(d *Declaration) []byte {
 		sort.Strings(names)
 		fmt.Fprintf(&b, "from typing import %s\n", strings.Join(names, ", "))
 	}
-	for _, r := range d.Records {
-		fmt.Fprintf(&b, "\n# %s is a dict with the keys:", r.Name)
-		if r.Description != "" {
-			fmt.Fprintf(&b, " (%s)", r.Description)
-		}
-		b.WriteString("\n")
-		for _, f := range r.Fields {
-			fmt.Fprintf(&b, "#   %s: %s\n", f.Name, PythonType(f.Type))
-		}
-	}
+	recordComments(&b, d, "\n#", "#  ", "", "a dict", PythonType)
 	for _, f := range d.Functions {
 		fmt.Fprintf(&b, "\n\n%s:\n", PythonSignature(f))
 		if f.Description != "" {
@@ -157,4 +147,191 @@ func pythonDefault(t *Type) string {
 		return "{}"
 	}
 	return "None"
+}
+
+func javascriptTemplate(d *Declaration) []byte {
+	var b strings.Builder
+	b.WriteString("// Write only the functions, at top level (docs/languages.md, \"Declared functions\").\n")
+	b.WriteString("// Integers beyond 2^53 arrive as BigInt; return a BigInt for a result that may be one.\n")
+	for _, r := range d.Records {
+		fmt.Fprintf(&b, "\n/**\n * @typedef {Object} %s", r.Name)
+		if r.Description != "" {
+			fmt.Fprintf(&b, " %s", r.Description)
+		}
+		b.WriteString("\n")
+		for _, f := range r.Fields {
+			fmt.Fprintf(&b, " * @property {%s} %s\n", JavaScriptType(f.Type), f.Name)
+		}
+		b.WriteString(" */\n")
+	}
+	for _, f := range d.Functions {
+		b.WriteString("\n/**\n")
+		if f.Description != "" {
+			fmt.Fprintf(&b, " * %s\n", f.Description)
+		}
+		for _, p := range f.Params {
+			fmt.Fprintf(&b, " * @param {%s} %s\n", JavaScriptType(p.Type), p.Name)
+		}
+		if f.Result != nil {
+			fmt.Fprintf(&b, " * @returns {%s}\n", JavaScriptType(f.Result))
+		}
+		fmt.Fprintf(&b, " */\n%s {\n", JavaScriptSignature(f))
+		if f.Result != nil {
+			fmt.Fprintf(&b, "  return %s;\n", javascriptDefault(f.Result))
+		}
+		b.WriteString("}\n")
+	}
+	return []byte(b.String())
+}
+
+func javascriptDefault(t *Type) string {
+	switch t.Kind {
+	case Int, BigInt, Float:
+		return "0"
+	case Bool:
+		return "false"
+	case String:
+		return `""`
+	case Bytes:
+		return "new Uint8Array(0)"
+	case List:
+		return "[]"
+	case Map, Record:
+		return "{}"
+	}
+	return "null"
+}
+
+func javaTemplate(d *Declaration) []byte {
+	var b strings.Builder
+	b.WriteString("// Write only the functions, as static methods of Solution (docs/languages.md, \"Declared functions\").\n")
+	b.WriteString("import java.math.BigInteger;\nimport java.util.*;\n\nclass Solution {\n")
+	recordComments(&b, d, "    //", "    //  ", "\n", "an Object (a Map<String, Object>)", JavaType)
+	for i, f := range d.Functions {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		if f.Description != "" {
+			fmt.Fprintf(&b, "    /** %s */\n", f.Description)
+		}
+		fmt.Fprintf(&b, "    %s {\n", JavaSignature(f))
+		if f.Result != nil {
+			fmt.Fprintf(&b, "        return %s;\n", javaDefault(f.Result))
+		}
+		b.WriteString("    }\n")
+	}
+	b.WriteString("}\n")
+	return []byte(b.String())
+}
+
+func javaDefault(t *Type) string {
+	switch t.Kind {
+	case Int, Float:
+		return "0"
+	case BigInt:
+		return "BigInteger.ZERO"
+	case Bool:
+		return "false"
+	case String:
+		return `""`
+	case Bytes:
+		return "new byte[0]"
+	case List:
+		return "new ArrayList<>()"
+	case Map:
+		return "new HashMap<>()"
+	}
+	return "null"
+}
+
+func rustTemplate(d *Declaration) []byte {
+	var b strings.Builder
+	b.WriteString("// Write only the functions, with exactly these types (docs/languages.md, \"Declared functions\").\n")
+	b.WriteString("// Value, Bytes and BTreeMap come with the judge's glue; Value::Int or Value::BigInt (digits) is an integer.\n")
+	recordComments(&b, d, "\n//", "//  ", "", "a Value::Map", RustType)
+	for _, f := range d.Functions {
+		b.WriteString("\n")
+		if f.Description != "" {
+			fmt.Fprintf(&b, "/// %s\n", f.Description)
+		}
+		b.WriteString("#[allow(unused_variables)]\n")
+		fmt.Fprintf(&b, "%s {\n", RustSignature(f))
+		if f.Result != nil {
+			fmt.Fprintf(&b, "    %s\n", rustDefault(f.Result))
+		}
+		b.WriteString("}\n")
+	}
+	return []byte(b.String())
+}
+
+func rustDefault(t *Type) string {
+	switch t.Kind {
+	case Int:
+		return "0"
+	case Float:
+		return "0.0"
+	case Bool:
+		return "false"
+	case String:
+		return "String::new()"
+	case Bytes:
+		return "Bytes::default()"
+	case List:
+		return "Vec::new()"
+	case Map:
+		return "BTreeMap::new()"
+	case Optional:
+		return "None"
+	}
+	return "Value::Null"
+}
+
+func cTemplate(d *Declaration) []byte {
+	var b strings.Builder
+	b.WriteString("/* Write only the functions, with exactly these types (docs/languages.md, \"Declared functions\").\n")
+	b.WriteString(" * tether.h and stdbool.h come with it: a tether_value is read with tether_kind_of,\n")
+	b.WriteString(" * tether_as_int, tether_at, tether_get, ... and made with tether_int, tether_list, ...\n")
+	b.WriteString(" * (the host frees a returned value; NULL is null). Include any other header you use. */\n")
+	recordComments(&b, d, "\n/*", " *  ", " */\n", "a tether_value map", (*Type).String)
+	for _, f := range d.Functions {
+		b.WriteString("\n")
+		if f.Description != "" {
+			fmt.Fprintf(&b, "/* %s */\n", f.Description)
+		}
+		fmt.Fprintf(&b, "%s {\n", CSignature(f))
+		for _, p := range f.Params {
+			fmt.Fprintf(&b, "  (void)%s;\n", p.Name)
+		}
+		if f.Result != nil {
+			def := "NULL"
+			switch f.Result.Kind {
+			case Int, Float:
+				def = "0"
+			case Bool:
+				def = "false"
+			case String:
+				def = `""`
+			}
+			fmt.Fprintf(&b, "  return %s;\n", def)
+		}
+		b.WriteString("}\n")
+	}
+	return []byte(b.String())
+}
+
+// recordComments writes each record of d as a comment: open, "Point is
+// what with the fields (description):", a line per field (prefix, its
+// name and type as spell writes it), then end.
+func recordComments(b *strings.Builder, d *Declaration, open, prefix, end, what string, spell func(*Type) string) {
+	for _, r := range d.Records {
+		fmt.Fprintf(b, "%s %s is %s with the fields", open, r.Name, what)
+		if r.Description != "" {
+			fmt.Fprintf(b, " (%s)", r.Description)
+		}
+		b.WriteString(":\n")
+		for _, f := range r.Fields {
+			fmt.Fprintf(b, "%s %s: %s\n", prefix, f.Name, spell(f.Type))
+		}
+		b.WriteString(end)
+	}
 }

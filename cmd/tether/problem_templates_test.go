@@ -18,7 +18,7 @@ func TestProblemTemplatesWrittenAndPacked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"templates/template.cpp", "templates/template.py"} {
+	for _, f := range []string{"templates/template.cpp", "templates/template.c", "templates/template.py", "templates/template.js", "templates/template.java", "templates/template.rs"} {
 		if !strings.Contains(out, f) {
 			t.Errorf("init does not list %s:\n%s", f, out)
 		}
@@ -43,8 +43,8 @@ func TestProblemTemplatesWrittenAndPacked(t *testing.T) {
 	if err != nil || out != "wrote templates/template.py\n" {
 		t.Errorf("templates --language py: %v\n%s", err, out)
 	}
-	if _, _, err := problemCLI(t, "templates", dir, "--language", "rust", "--force"); err == nil || !strings.Contains(err.Error(), `no template for the language "rust" yet (there are: cpp, python)`) {
-		t.Errorf("templates --language rust: %v", err)
+	if _, _, err := problemCLI(t, "templates", dir, "--language", "go", "--force"); err == nil || !strings.Contains(err.Error(), `no template for the language "go" yet (there are: cpp, c, python, javascript, java, rust`) {
+		t.Errorf("templates --language go: %v", err)
 	}
 
 	zipPath := filepath.Join(t.TempDir(), "p.zip")

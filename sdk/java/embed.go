@@ -1,6 +1,7 @@
 // Package javasdk carries the Java (17+) solution host, Tether.java, inside
 // the tether binary. Every public static method of the solution class is
-// callable by its name (docs/languages.md, "Java").
+// callable by its name, and so is a declared function's static method of
+// any access (docs/languages.md, "Java" and "Declared functions").
 package javasdk
 
 import (

@@ -1,7 +1,10 @@
 // Package jssdk carries the JavaScript (Node.js 18+) solution host,
 // host.js, inside the tether binary. A solution exports its functions
-// (module.exports = { add } or export function add); the host loads it and
-// serves the evaluator's calls (docs/languages.md, "JavaScript").
+// (module.exports = { add } or export function add), or, for functions
+// declared in problem.json, only defines them at top level (package sig
+// appends what hands them to the host, and `node host.js --check` is the
+// compile step); the host loads it and serves the evaluator's calls
+// (docs/languages.md, "JavaScript").
 package jssdk
 
 import (

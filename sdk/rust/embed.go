@@ -1,6 +1,7 @@
 // Package rustsdk carries the Rust solution host, tether.rs and its crate
 // root tether_main.rs, inside the tether binary. The solution (main.rs)
-// ends with tether_export!(add, ...); rustc builds the crate rooted at
+// ends with tether_export!(add, ...) (for functions declared in
+// problem.json, package sig appends it); rustc builds the crate rooted at
 // tether_main.rs, with no cargo and no crates (docs/languages.md, "Rust").
 package rustsdk
 

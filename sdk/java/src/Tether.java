@@ -3,8 +3,9 @@
 //     javac -encoding UTF-8 -d . Solution.java Tether.java
 //     java -cp . Tether Solution
 //
-// Every public static method of the solution class is callable by its name
-// over the judge protocol (docs/protocol/judge.md), as with the Python host:
+// Every public static method of the solution class (and, for functions
+// declared in problem.json, a static method of any access) is callable by
+// its name over the judge protocol (docs/protocol/judge.md), as with the Python host:
 // `ready` first, calls one at a time in arrival order, answers `result` or
 // `error` (NotFound, Rejected, Exception with the exception's class:
 // `java.lang.ArithmeticException: / by zero`). Arguments convert to the
@@ -892,6 +893,25 @@ public final class Tether {
       int mod = m.getModifiers();
       if (Modifier.isStatic(mod) && Modifier.isPublic(mod) && m.getDeclaringClass() == c && !m.getName().equals("main"))
         functions.computeIfAbsent(m.getName(), k -> new ArrayList<>()).add(m);
+    }
+    // With functions declared in problem.json the judge appends to the
+    // solution the class TetherDeclared (package sig, javaGlue), which
+    // names them and calls each with the declared types, so javac checks
+    // them: those names are served from the static methods of any access.
+    String[] declared = {};
+    try {
+      declared = (String[]) Class.forName("TetherDeclared", false, Tether.class.getClassLoader()).getDeclaredField("NAMES").get(null);
+    } catch (ReflectiveOperationException | ClassCastException | LinkageError e) {
+      // no declared functions
+    }
+    for (String name : declared) {
+      if (functions.containsKey(name)) continue;
+      for (Method m : c.getDeclaredMethods()) {
+        if (Modifier.isStatic(m.getModifiers()) && m.getName().equals(name) && !m.isSynthetic()) {
+          m.setAccessible(true);
+          functions.computeIfAbsent(name, k -> new ArrayList<>()).add(m);
+        }
+      }
     }
     for (List<Method> ms : functions.values()) ms.sort((x, y) -> x.toString().compareTo(y.toString()));
   }

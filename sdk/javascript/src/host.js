@@ -3,6 +3,7 @@
 //
 //     node host.js main.js     (CommonJS: module.exports = { add })
 //     node host.js main.mjs    (ES module: export function add)
+//     node host.js --check SPEC main.js   (declared functions: see check)
 //
 // Serves the evaluator's calls by function name over the judge protocol
 // (docs/protocol/judge.md), like the Python host: `ready` first, calls run
@@ -751,7 +752,66 @@ async function load(entry) {
   add(mod);
   if (mod && typeof mod === 'object' && mod.default) add(mod.default);
   if (typeof mod === 'function' && mod.name) found.set(mod.name, mod);
+  // With functions declared in problem.json the judge appends to the
+  // solution a function giving its top-level bindings of those names
+  // (package sig, javascriptGlue): plain `function add(a, b)`, no export.
+  const declared = globalThis[Symbol.for('tether.declared')];
+  if (typeof declared === 'function') {
+    let bindings = null;
+    try {
+      bindings = declared();
+    } catch (_) {}
+    add(bindings);
+  }
   functions = found;
+}
+
+// Whether fn takes n arguments: its length, or fewer when it has default
+// or rest parameters (which length does not count).
+function takes(fn, n) {
+  if (fn.length === n) return true;
+  if (fn.length > n) return false;
+  let text;
+  try {
+    text = Function.prototype.toString.call(fn);
+  } catch (_) {
+    return false;
+  }
+  const cut = text.search(/=>|\{/);
+  const head = cut < 0 ? text : text.slice(0, cut);
+  return head.includes('=') || head.includes('...');
+}
+
+// node host.js --check SPEC main.js: loads the solution (its top-level
+// code runs) and exits 1, saying why on stdout, when a function SPEC
+// declares ([{name, params, def}]) is missing or takes another number of
+// parameters. The judge's compile step for declared functions.
+async function check(specText, entry) {
+  closed = true; // no judge: a capability call fails at once
+  const out = (text) => fs.writeSync(1, text + '\n');
+  process.on('unhandledRejection', () => {});
+  process.on('uncaughtException', () => {});
+  const spec = JSON.parse(specText);
+  await load(entry);
+  if (importError !== null) {
+    out(entry + ': ' + importError.line);
+    // The trace without the host's and Node's own frames.
+    if (importError.trace) out(importError.trace.split('\n').filter((l) => !/^\s+at .*(node:|host\.js)/.test(l)).join('\n'));
+    process.exit(1);
+  }
+  let failed = false;
+  for (const want of spec) {
+    const fn = functions.get(want.name);
+    let why = null;
+    if (fn === undefined) why = want.name + ' is missing';
+    else if (!takes(fn, want.params))
+      why = want.name + ' takes ' + fn.length + ' parameter' + (fn.length === 1 ? '' : 's') + ', not ' + want.params;
+    if (why !== null) {
+      out(entry + ': ' + why + '; the problem declares:\n    ' + want.def);
+      failed = true;
+    }
+  }
+  process.exit(failed ? 1 : 0);
 }
 
 async function main() {
@@ -761,6 +821,7 @@ async function main() {
     process.exit(2);
   }
   process.on('SIGTERM', () => process.exit(0));
+  const checking = entry === '--check';
   globalThis.tether = Object.freeze({
     callCapability,
     CapabilityError,
@@ -768,6 +829,7 @@ async function main() {
     CapabilityRejectedError,
     CapabilityConnectionError,
   });
+  if (checking) return check(process.argv[3], process.argv[4]);
   writeAll(Buffer.from('{"type":"ready"}\n'));
   redirectStdio();
   // Unhandled rejections and errors in the solution's own callbacks are
