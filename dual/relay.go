@@ -4,10 +4,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/tether-dev/tether/wire"
@@ -15,31 +13,28 @@ import (
 
 // Relay runs an Engine between two processes' pipes. A line takes one path:
 //
-//  1. read: a side's stdout is read line by line (read below; on Linux the
-//     pump reads every pipe on one goroutine instead, see pump.go);
-//  2. route: under the relay's lock the Engine turns the line into
+//  1. read: a goroutine per side reads its stdout (read), as much as the
+//     pipe holds, through a wire.LineReader;
+//  2. route: under the relay's lock the Engine turns each whole line into
 //     actions, and dispatchLocked carries them out, collecting the frames
-//     to forward, one buffer per destination;
-//  3. put: before the reader reads again, each buffer goes into its
-//     destination's bounded queue (putSends);
-//  4. write: that side's writer goroutine drains the queue into its stdin
-//     (a put into an empty queue writes what the pipe takes at once itself,
-//     when the pump can write without blocking).
+//     to forward, one buffer per destination (outgoing);
+//  3. write: before the reader reads again, each buffer goes to its
+//     destination's conn, which writes it into the stdin with one write
+//     (conn.flush, on the reader's goroutine unless a write is under way).
 //
 // The Run goroutine owns the one timer for the earliest deadline and the
-// restarts. A peer that stops reading stalls only its own queue (and, by
-// back-pressure, the reading of what is sent to it), never a deadline;
+// restarts. A peer that stops reading stalls only the writes to it (and,
+// by back-pressure, the reading of what is sent to it), never a deadline;
 // after WriteStall it counts as gone unless the stall is the solution's
 // doing (stallCausedBySolution).
 type Relay struct {
 	cfg  RelayConfig
-	pump pump      // how stdouts are read and stdins written without blocking
-	base time.Time // origin of the writers' busy clocks
+	base time.Time // origin of the conns' busy clocks
 	wake chan struct{}
 	done chan struct{} // closed when Run starts shutting down
 	wg   sync.WaitGroup
 
-	mu            sync.Mutex // protects the fields below
+	mu            sync.Mutex // protects the fields below; taken before any conn's
 	eng           *Engine
 	acts          []Action
 	conns         [2]*conn
@@ -60,20 +55,13 @@ type Relay struct {
 	telling owedHooks
 }
 
-// conn is one process's pipes and its write queue.
-type conn struct {
-	side      Side
-	ep        Endpoint
-	q         *writeQueue
-	gone      bool         // guarded by Relay.mu
-	busySince atomic.Int64 // writer: 1 + ns since Relay.base when the current write began, 0 when idle
-}
-
-// pendingSend is a forwarded buffer a reader puts after dropping the lock.
-type pendingSend struct {
-	c       *conn
-	buf     []byte
-	unasked bool // holds an unasked frame (Action.Unasked)
+// outgoing is the frames routed for each side and not yet sent: whole
+// lines with their newlines, for the conn that was the side's when they
+// were routed.
+type outgoing struct {
+	to      [2]*conn
+	buf     [2][]byte
+	unasked [2]bool // the buffer holds a frame the solution sent unasked
 }
 
 // NewRelay prepares a run between the evaluator's and the first solution's
@@ -91,9 +79,8 @@ func NewRelay(evaluator, solution Endpoint, cfg RelayConfig) *Relay {
 	}
 	r := &Relay{cfg: cfg, base: time.Now(), wake: make(chan struct{}, 1), done: make(chan struct{}),
 		eng: NewEngine(cfg.Engine)}
-	r.pump = newPump(r)
-	r.conns[Evaluator] = &conn{side: Evaluator, ep: evaluator}
-	r.conns[Solution] = &conn{side: Solution, ep: solution}
+	r.conns[Evaluator] = newConn(r, Evaluator, evaluator)
+	r.conns[Solution] = newConn(r, Solution, solution)
 	return r
 }
 
@@ -152,8 +139,9 @@ func (r *Relay) Run(ctx context.Context) (Summary, error) {
 			r.mu.Lock()
 			now := time.Now()
 			r.acts = r.eng.Expire(now, r.acts[:0])
-			sends := r.dispatchLocked(nil, now)
-			r.putSends(&sends, false)
+			var out outgoing
+			r.dispatchLocked(&out, now)
+			r.send(&out, false)
 			r.mu.Unlock()
 			r.tell()
 		case rs := <-restartDone:
@@ -163,7 +151,7 @@ func (r *Relay) Run(ctx context.Context) (Summary, error) {
 			}
 			restarts++
 			r.mu.Lock()
-			r.conns[Solution] = &conn{side: Solution, ep: rs.ep}
+			r.conns[Solution] = newConn(r, Solution, rs.ep)
 			r.start(r.conns[Solution])
 			r.acts = r.eng.SolutionStarted(time.Now(), r.acts[:0])
 			r.mu.Unlock()
@@ -182,7 +170,6 @@ func (r *Relay) Run(ctx context.Context) (Summary, error) {
 	r.mu.Unlock()
 	cancel()
 	r.wg.Wait()
-	r.pump.close()
 	r.tell() // what the last lines and the closing owed
 	if restarting {
 		if rs := <-restartDone; rs.err == nil {
@@ -201,41 +188,38 @@ func (r *Relay) signal() {
 	}
 }
 
-// start gives c its queue and writer goroutine and has the pump read its
-// stdout. Called with r.mu held.
+// start has a goroutine read c's stdout. Called with r.mu held.
 func (r *Relay) start(c *conn) {
-	c.q = newWriteQueue(r.cfg.QueueBytes, r.pump.writer(c.ep.Stdin), pipeSize(c.ep.Stdin))
 	r.wg.Add(1)
-	go r.write(c)
-	r.pump.read(c)
+	go r.read(c)
 }
 
-// closeConn stops c: its queue, stdin and stdout. Called with r.mu held.
+// closeConn stops c: its stdin and stdout. Called with r.mu held.
 func (r *Relay) closeConn(c *conn) {
 	if c == nil {
 		return
 	}
 	c.gone = true
-	c.q.close()
-	c.ep.Stdin.Close()
-	r.pump.stop(c)
+	c.close()
+	c.ep.Stdout.Close()
 }
 
-// read is the reader goroutine of c's stdout. It routes each line and puts
-// the collected sends, waiting for queue room (back-pressure), only when
+// read is the reader goroutine of c's stdout. It routes each line and
+// sends the frames collected, waiting for room (back-pressure), only when
 // it is about to read from the pipe again or stops: the lines one read
-// brought in reach each destination's queue as one buffer, in order.
+// brought in reach each destination as one buffer, in order, written with
+// one write.
 func (r *Relay) read(c *conn) {
 	defer r.wg.Done()
-	sends := make([]pendingSend, 0, 4)
+	var out outgoing
 	flush := func() {
-		r.putSends(&sends, true)
+		r.send(&out, true)
 		r.tell()
 	}
 	lr := wire.NewLineReader(flushingReader{c.ep.Stdout, flush}, r.cfg.MaxLine)
 	for {
 		line, err := lr.ReadLine()
-		if !r.route(c, line, err, &sends) {
+		if !r.route(c, line, err, &out) {
 			flush()
 			r.sourceEnded(c, err)
 			return
@@ -256,10 +240,9 @@ func (f flushingReader) Read(p []byte) (int, error) {
 }
 
 // route hands one line read from c (or the error ReadLine gave instead) to
-// the engine and collects the frames to send in *sends. It reports false
-// when err ends c's stdout; the caller puts the sends, then calls
-// sourceEnded.
-func (r *Relay) route(c *conn, line []byte, err error, sends *[]pendingSend) bool {
+// the engine and collects the frames to send in out. It reports false
+// when err ends c's stdout; the caller sends out, then calls sourceEnded.
+func (r *Relay) route(c *conn, line []byte, err error, out *outgoing) bool {
 	var tooLong *wire.LineTooLongError
 	if err != nil && !errors.As(err, &tooLong) {
 		return false
@@ -280,7 +263,7 @@ func (r *Relay) route(c *conn, line []byte, err error, sends *[]pendingSend) boo
 		r.acts = r.eng.Line(c.side, line, now, r.acts[:0])
 		r.observe(c.side, now, line, nil)
 	}
-	*sends = r.dispatchLocked(*sends, now)
+	r.dispatchLocked(out, now)
 	r.owed.line = 0
 	if d, ok := r.eng.NextDeadline(); ok && (!r.armed || d.Before(r.armedAt)) {
 		r.armedAt, r.armed = d, true
@@ -289,18 +272,20 @@ func (r *Relay) route(c *conn, line []byte, err error, sends *[]pendingSend) boo
 	return true
 }
 
-// putSends puts the collected sends into their destinations' queues. With
-// wait, a put waits while the queue is full: a reader goroutine's
-// back-pressure. The pump never waits; it stops reading the sides that
-// send to a full queue instead.
-func (r *Relay) putSends(sends *[]pendingSend, wait bool) {
-	for i, s := range *sends {
-		if !s.c.q.put(s.buf, wait, s.unasked) {
-			putLine(s.buf)
+// send hands the frames collected in out to their conns and empties it.
+// With wait, a send waits while its conn has QueueBytes pending: a
+// reader's back-pressure.
+func (r *Relay) send(out *outgoing, wait bool) {
+	for side, buf := range out.buf {
+		if len(buf) == 0 {
+			continue
 		}
-		(*sends)[i] = pendingSend{}
+		out.to[side].send(buf, wait, out.unasked[side])
+		if cap(buf) > maxKept {
+			buf = nil
+		}
+		out.buf[side], out.unasked[side], out.to[side] = buf[:0], false, nil
 	}
-	*sends = (*sends)[:0]
 }
 
 // sourceEnded reports c's stdout ended with err. Naming the reason may
@@ -360,48 +345,6 @@ func (r *Relay) observe(from Side, now time.Time, line []byte, tooLong *wire.Lin
 	}
 }
 
-// write is c's writer goroutine; a failed write, or one blocked for
-// WriteStall, makes c gone. It takes the queued lines in batches and
-// writes each batch with one Write, so a burst of frames costs one system
-// call and one wake-up rather than one per frame.
-func (r *Relay) write(c *conn) {
-	defer r.wg.Done()
-	var stall *time.Timer
-	stall = time.AfterFunc(time.Hour, func() {
-		since := c.busySince.Load()
-		if since == 0 || time.Since(r.base)-time.Duration(since-1) < r.cfg.WriteStall {
-			return
-		}
-		if r.stallCausedBySolution(c) {
-			stall.Reset(r.cfg.WriteStall) // held up, not gone: look again later
-			return
-		}
-		r.sideGone(c, fmt.Sprintf("stdin write blocked for %v", r.cfg.WriteStall))
-	})
-	stall.Stop()
-	defer stall.Stop()
-	var batch []byte
-	for {
-		var ok bool
-		if batch, ok = c.q.pop(batch[:0]); !ok {
-			return
-		}
-		c.busySince.Store(int64(time.Since(r.base)) + 1)
-		stall.Reset(r.cfg.WriteStall)
-		n, err := c.ep.Stdin.Write(batch)
-		stall.Stop()
-		c.busySince.Store(0)
-		c.q.wrote(n)
-		if cap(batch) > maxPooled {
-			batch = nil // one huge frame does not stay pinned
-		}
-		if err != nil {
-			r.sideGone(c, "stdin write failed: "+err.Error())
-			return
-		}
-	}
-}
-
 // stallCausedBySolution reports whether c's stalled stdin is the
 // solution's doing: c is the evaluator and it owes the solution a
 // capability, or a frame the solution sent unasked (a capability, a log,
@@ -416,7 +359,7 @@ func (r *Relay) stallCausedBySolution(c *conn) bool {
 	r.mu.Lock()
 	_, owed := r.eng.InFlight()
 	r.mu.Unlock()
-	return owed > 0 || c.q.unaskedUnread()
+	return owed > 0 || c.unaskedUnread()
 }
 
 // sideGone marks c gone (once, and only while it is the side's current
@@ -429,12 +372,12 @@ func (r *Relay) sideGone(c *conn, reason string) {
 		return
 	}
 	c.gone = true
-	c.q.close()
-	c.ep.Stdin.Close()
+	c.close()
 	now := time.Now()
 	r.acts = r.eng.Gone(c.side, reason, now, r.acts[:0])
-	sends := r.dispatchLocked(nil, now)
-	r.putSends(&sends, false)
+	var out outgoing
+	r.dispatchLocked(&out, now)
+	r.send(&out, false)
 	if c.side == Evaluator {
 		r.evalGone = reason
 		r.ended = true
@@ -443,17 +386,17 @@ func (r *Relay) sideGone(c *conn, reason string) {
 }
 
 // dispatchLocked carries out r.acts, produced at now. The frames to send
-// are copied onto sends, those to one destination joined in one buffer; a
-// reader puts them after dropping the lock, the timer and sideGone at once
-// without waiting. r.mu held.
-func (r *Relay) dispatchLocked(sends []pendingSend, now time.Time) []pendingSend {
+// are copied into out, one buffer per destination; a reader sends them
+// after dropping the lock, the timer and sideGone at once without waiting.
+// r.mu held.
+func (r *Relay) dispatchLocked(out *outgoing, now time.Time) {
 	h := &r.cfg.Hooks
 	for i := range r.acts {
 		a := &r.acts[i]
 		switch a.Kind {
 		case Send:
 			if c := r.conns[a.To]; c != nil && !c.gone {
-				sends = appendSend(sends, c, a.Frame, a.Unasked)
+				out.add(c, a.Frame, a.Unasked)
 			}
 		case Output:
 			if h.Output != nil {
@@ -496,22 +439,15 @@ func (r *Relay) dispatchLocked(sends []pendingSend, now time.Time) []pendingSend
 			r.owed.add(owedCall{kind: hookProgress, n: int64(len(r.owed.stats) - 1)}, nil)
 		}
 	}
-	return sends
 }
 
-// appendSend adds frame and its newline to the last pending buffer for c
-// (keeping c's order), or starts a new one when there is none or it has
-// reached maxBatch.
-func appendSend(sends []pendingSend, c *conn, frame []byte, unasked bool) []pendingSend {
-	for i := len(sends) - 1; i >= 0; i-- {
-		if s := &sends[i]; s.c == c {
-			if len(s.buf)+len(frame) < maxBatch {
-				s.buf = append(append(s.buf, frame...), '\n')
-				s.unasked = s.unasked || unasked
-				return sends
-			}
-			break
-		}
+// add appends frame and its newline to the buffer for c. Frames routed
+// for a conn that has since been replaced are dropped with it: that
+// process is gone.
+func (o *outgoing) add(c *conn, frame []byte, unasked bool) {
+	if o.to[c.side] != c {
+		o.to[c.side], o.buf[c.side], o.unasked[c.side] = c, o.buf[c.side][:0], false
 	}
-	return append(sends, pendingSend{c, getLine(frame), unasked})
+	o.buf[c.side] = append(append(o.buf[c.side], frame...), '\n')
+	o.unasked[c.side] = o.unasked[c.side] || unasked
 }
