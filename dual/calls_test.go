@@ -27,7 +27,7 @@ func TestCallEventsReportEveryOutcome(t *testing.T) {
 	// an answer over MaxFrame closes the call as rejected
 	big := `{"type":"result","id":"c","value":"` + strings.Repeat("x", 300) + `"}`
 	acts := h.sol(big)
-	if len(acts) != 2 || acts[0].Kind != CallClosed || acts[0].Outcome != OutcomeRejected || string(acts[0].ID) != "c" {
+	if len(acts) != 2 || acts[0].Kind != CallClosed || acts[0].End != EndRejected || string(acts[0].ID) != "c" {
 		t.Fatalf("oversize answer: %s", describe(acts))
 	}
 
@@ -97,7 +97,7 @@ func TestRelayCallHook(t *testing.T) {
 func describeCall(e *CallEvent) string {
 	s := e.From.String() + " " + string(e.ID) + " " + string(e.Name)
 	if e.Closed {
-		s += " " + e.Outcome.String()
+		s += " " + e.End.String()
 	}
 	return s
 }

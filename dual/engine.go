@@ -412,13 +412,13 @@ func (e *Engine) response(out []Action, from Side, f *Frame, line []byte, size i
 	}
 	if line == nil || size > e.cfg.MaxFrame {
 		e.stats.Rejected++
-		out = e.closed(out, en, OutcomeRejected, now)
+		out = e.closed(out, en, EndRejected, now)
 		msg := string(frameSizeMessage(nil, size, e.cfg.MaxFrame))
 		return e.reply(out, from.Other(), en.rawID, codec.CodeRejected, msg, nil)
 	}
-	o := OutcomeResult
+	o := EndResult
 	if f.Type == TypeError {
-		o = OutcomeError
+		o = EndError
 	}
 	out = e.closed(out, en, o, now)
 	return append(out, Action{Kind: Send, To: from.Other(), Frame: line})
@@ -443,17 +443,17 @@ func (e *Engine) opened(out []Action, i int32, name []byte, now time.Time) []Act
 	if name != nil {
 		en.fn = append(en.fn, Unquote(name)...)
 	}
-	return append(out, Action{Kind: CallOpened, From: en.dir.waiter(), ID: en.id, Text: en.fn})
+	return append(out, Action{Kind: CallOpened, From: en.dir.waiter(), ID: en.id, Name: en.fn})
 }
 
 // closed reports entry en as closed with outcome o; call it after
 // removing en (its buffers stay valid until the next insert).
-func (e *Engine) closed(out []Action, en *entry, o Outcome, now time.Time) []Action {
+func (e *Engine) closed(out []Action, en *entry, o CallEnd, now time.Time) []Action {
 	if !e.cfg.ReportCalls {
 		return out
 	}
-	return append(out, Action{Kind: CallClosed, From: en.dir.waiter(), ID: en.id, Text: en.fn,
-		Outcome: o, Took: now.Sub(en.opened)})
+	return append(out, Action{Kind: CallClosed, From: en.dir.waiter(), ID: en.id, Name: en.fn,
+		End: o, Took: now.Sub(en.opened)})
 }
 
 // refused reports request f from side from as answered without being opened.
@@ -468,7 +468,7 @@ func (e *Engine) refused(out []Action, from Side, f *Frame) []Action {
 	if name != nil {
 		name = Unquote(name)
 	}
-	return append(out, Action{Kind: CallClosed, From: from, ID: Unquote(f.ID), Text: name, Outcome: OutcomeRefused})
+	return append(out, Action{Kind: CallClosed, From: from, ID: Unquote(f.ID), Name: name, End: EndRefused})
 }
 
 // reply appends an engine-written error frame to side to.

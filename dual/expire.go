@@ -29,7 +29,7 @@ func (e *Engine) Expire(now time.Time, out []Action) []Action {
 		} else {
 			e.stats.CapabilityTimeouts++
 		}
-		out = e.closed(out, en, OutcomeTimeout, now)
+		out = e.closed(out, en, EndTimeout, now)
 		out = e.reply(out, dir.waiter(), en.rawID, codec.CodeCallTimeout, MsgCallTimeout, nil)
 		if dir == toSolution && sent && e.cfg.OnCallTimeout == Restart && e.sol == live {
 			out = e.restartAfterTimeout(out, now)
@@ -58,10 +58,10 @@ func (e *Engine) failSent(out []Action, msg string, now time.Time) []Action {
 		switch {
 		case en.dir == toEvaluator:
 			e.t.remove(int32(i))
-			out = e.closed(out, en, OutcomeAbandoned, now)
+			out = e.closed(out, en, EndAbandoned, now)
 		case en.sent:
 			e.t.remove(int32(i))
-			out = e.closed(out, en, OutcomeFailed, now)
+			out = e.closed(out, en, EndFailed, now)
 			out = e.reply(out, Evaluator, en.rawID, codec.CodeSystemError, msg, nil)
 		}
 	}
@@ -76,7 +76,7 @@ func (e *Engine) fatal(out []Action, err error, now time.Time) []Action {
 	for _, i := range e.queue {
 		if en := &e.t.slots[i]; en.used && !en.sent && en.dir == toSolution {
 			e.t.remove(i)
-			out = e.closed(out, en, OutcomeFailed, now)
+			out = e.closed(out, en, EndFailed, now)
 			out = e.reply(out, Evaluator, en.rawID, codec.CodeSystemError, msgGonePrefix+e.goneReason, nil)
 		}
 	}
@@ -110,7 +110,7 @@ func (e *Engine) Gone(side Side, reason string, now time.Time, out []Action) []A
 			e.t.each(toEvaluator, func(i int32) {
 				en := &e.t.slots[i]
 				e.t.remove(i)
-				out = e.closed(out, en, OutcomeFailed, now)
+				out = e.closed(out, en, EndFailed, now)
 				out = e.reply(out, Solution, en.rawID, codec.CodeSystemError, msgEvaluatorGone+reason, nil)
 			})
 		}

@@ -92,9 +92,9 @@ func describe(acts []Action) string {
 		case Fatal:
 			b.WriteString(" " + a.Err.Error())
 		case CallOpened:
-			b.WriteString(" " + a.From.String() + " " + string(a.ID) + " " + string(a.Text))
+			b.WriteString(" " + a.From.String() + " " + string(a.ID) + " " + string(a.Name))
 		case CallClosed:
-			b.WriteString(" " + a.From.String() + " " + string(a.ID) + " " + string(a.Text) + " " + a.Outcome.String() + " " + a.Took.String())
+			b.WriteString(" " + a.From.String() + " " + string(a.ID) + " " + string(a.Name) + " " + a.End.String() + " " + a.Took.String())
 		}
 	}
 	return b.String()

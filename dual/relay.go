@@ -49,10 +49,10 @@ type Relay struct {
 	lastProgress  int64
 	armedAt       time.Time // the deadline Run's timer is set for
 	armed         bool
-	owed          owedHooks // hook calls queued for tell
+	queued          hookQueue // hook calls queued for tell
 
 	tellMu  sync.Mutex // one tell at a time; guards telling
-	telling owedHooks
+	telling hookQueue
 }
 
 // outgoing is the frames routed for each side and not yet sent: whole
@@ -264,7 +264,7 @@ func (r *Relay) route(c *conn, line []byte, err error, out *outgoing) bool {
 		r.observe(c.side, now, line, nil)
 	}
 	r.dispatchLocked(out, now)
-	r.owed.line = 0
+	r.queued.line = 0
 	if d, ok := r.eng.NextDeadline(); ok && (!r.armed || d.Before(r.armedAt)) {
 		r.armedAt, r.armed = d, true
 		r.signal() // Run re-arms its timer for the new earliest deadline
@@ -334,14 +334,14 @@ func (r *Relay) observe(from Side, now time.Time, line []byte, tooLong *wire.Lin
 		}
 	}
 	if r.cfg.Hooks.Trace != nil {
-		hc := owedCall{kind: hookTrace, from: from, at: now, n: int64(len(line))}
+		hc := queuedHook{kind: hookTrace, from: from, at: now, n: int64(len(line))}
 		if tooLong != nil {
 			line, hc.n = tooLong.Head, tooLong.Length
 		} else {
 			hc.lineKind, line = r.eng.LastLine()
 		}
-		r.owed.add(hc, line)
-		r.owed.line = len(r.owed.calls) // its call event joins it
+		r.queued.add(hc, line)
+		r.queued.line = len(r.queued.calls) // its call event joins it
 	}
 }
 
@@ -400,7 +400,7 @@ func (r *Relay) dispatchLocked(out *outgoing, now time.Time) {
 			}
 		case Output:
 			if h.Output != nil {
-				r.owed.add(owedCall{kind: hookOutput, at: now}, a.Text)
+				r.queued.add(queuedHook{kind: hookOutput, at: now}, a.Text)
 			}
 		case Result:
 			r.result = append([]byte(nil), a.Text...)
@@ -408,15 +408,15 @@ func (r *Relay) dispatchLocked(out *outgoing, now time.Time) {
 			r.ended = true
 			r.signal()
 			if h.Result != nil {
-				r.owed.add(owedCall{kind: hookResult}, a.Text)
+				r.queued.add(queuedHook{kind: hookResult}, a.Text)
 			}
 		case Log:
 			if h.Log != nil {
-				r.owed.add(owedCall{kind: hookLog, stream: a.Stream, at: now}, a.Text)
+				r.queued.add(queuedHook{kind: hookLog, stream: a.Stream, at: now}, a.Text)
 			}
 		case Warn:
 			if h.Warn != nil {
-				r.owed.add(owedCall{kind: hookWarn, from: a.From, reason: a.Reason, at: now}, nil)
+				r.queued.add(queuedHook{kind: hookWarn, from: a.From, reason: a.Reason, at: now}, nil)
 			}
 		case RestartSolution:
 			r.restartWanted = true
@@ -426,7 +426,7 @@ func (r *Relay) dispatchLocked(out *outgoing, now time.Time) {
 			r.signal()
 		case CallOpened, CallClosed:
 			if h.Call != nil {
-				r.owed.addCall(a, now)
+				r.queued.addCall(a, now)
 			}
 		}
 		*a = Action{}
@@ -435,8 +435,8 @@ func (r *Relay) dispatchLocked(out *outgoing, now time.Time) {
 		st := r.eng.Stats()
 		if n := st.Completed + st.CallTimeouts; n != r.lastProgress {
 			r.lastProgress = n
-			r.owed.stats = append(r.owed.stats, st)
-			r.owed.add(owedCall{kind: hookProgress, n: int64(len(r.owed.stats) - 1)}, nil)
+			r.queued.stats = append(r.queued.stats, st)
+			r.queued.add(queuedHook{kind: hookProgress, n: int64(len(r.queued.stats) - 1)}, nil)
 		}
 	}
 }

@@ -71,7 +71,7 @@ type CallEvent struct {
 	ID      []byte        // the decoded id
 	Name    []byte        // the call's fn or the capability's name, decoded; nil if absent
 	At      time.Time     // when the relay routed the line, or fired the deadline, that opened or closed it
-	Outcome Outcome       // Closed only
+	End CallEnd       // Closed only
 	Took    time.Duration // Closed only: from its arrival; zero for OutcomeRefused
 }
 

@@ -134,11 +134,11 @@ const (
 	Fatal
 	// CallOpened (Config.ReportCalls): a call (From Evaluator) or a
 	// capability (From Solution) entered the in-flight table. ID is its
-	// decoded id, Text its fn or capability name (nil if absent).
+	// decoded id, Name its fn or capability name (nil if absent).
 	CallOpened
 	// CallClosed (Config.ReportCalls): a call or capability left the table,
-	// or was refused at the door (Outcome Refused, with no CallOpened
-	// before it). From, ID and Text as for CallOpened; Took is the time
+	// or was refused at the door (End EndRefused, with no CallOpened
+	// before it). From, ID and Name as for CallOpened; Took is the time
 	// from its arrival.
 	CallClosed
 )
@@ -150,7 +150,7 @@ func (k ActionKind) String() string { return nameOf(actionNames[:], k, "?") }
 
 // Action is one thing the engine asks its caller to do.
 //
-// Frame and Text may alias the line passed to the engine or the engine's own
+// Frame, Text, Name and ID may alias the line passed to the engine or the engine's own
 // scratch buffers: they are valid until the next call of any Engine method
 // or the next read into the line's buffer, whichever comes first. Copy them
 // to keep them.
@@ -159,11 +159,12 @@ type Action struct {
 	To      Side // Send
 	From    Side // Warn, Log
 	Frame   []byte
-	Text    []byte
+	Text    []byte // Output, Result: the line; Log: the decoded data
+	Name    []byte // CallOpened, CallClosed: the decoded fn or capability name
 	Stream  string
 	Reason  DropReason // Warn
 	First   bool       // SolutionReady
-	Outcome Outcome    // CallClosed
+	End CallEnd    // CallClosed
 	Err     error      // Fatal
 	ID      []byte     // CallOpened, CallClosed
 	Took    time.Duration
@@ -178,22 +179,22 @@ type Action struct {
 }
 
 // Outcome is how a call or capability ended (CallClosed).
-type Outcome uint8
+type CallEnd uint8
 
 const (
-	OutcomeResult    Outcome = iota // the side that owed it answered with a result
-	OutcomeError                    // the side that owed it answered with an error frame
-	OutcomeTimeout                  // its deadline passed: CallTimeout
-	OutcomeRejected                 // its answer was over MaxFrame: Rejected
-	OutcomeFailed                   // the solution restarted, was gone or never started, or the evaluator was gone: SystemError
-	OutcomeAbandoned                // a capability of a solution that was restarted: nobody waits for it any more
-	OutcomeRefused                  // answered at the door (duplicate id, too many in flight, too big, solution gone); never opened
-	numOutcomes
+	EndResult    CallEnd = iota // the side that owed it answered with a result
+	EndError                    // the side that owed it answered with an error frame
+	EndTimeout                  // its deadline passed: CallTimeout
+	EndRejected                 // its answer was over MaxFrame: Rejected
+	EndFailed                   // the solution restarted, was gone or never started, or the evaluator was gone: SystemError
+	EndAbandoned                // a capability of a solution that was restarted: nobody waits for it any more
+	EndRefused                  // answered at the door (duplicate id, too many in flight, too big, solution gone); never opened
+	numCallEnds
 )
 
-var outcomeNames = [...]string{"result", "error", "timeout", "rejected", "failed", "abandoned", "refused"}
+var callEndNames = [...]string{"result", "error", "timeout", "rejected", "failed", "abandoned", "refused"}
 
-func (o Outcome) String() string { return nameOf(outcomeNames[:], o, "?") }
+func (o CallEnd) String() string { return nameOf(callEndNames[:], o, "?") }
 
 // DropReason says why the engine dropped a line or frame.
 type DropReason uint8
