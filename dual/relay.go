@@ -49,7 +49,7 @@ type Relay struct {
 	lastProgress  int64
 	armedAt       time.Time // the deadline Run's timer is set for
 	armed         bool
-	queued          hookQueue // hook calls queued for tell
+	queued        hookQueue // hook calls queued for tell
 
 	tellMu  sync.Mutex // one tell at a time; guards telling
 	telling hookQueue

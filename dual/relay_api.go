@@ -66,13 +66,13 @@ type Hooks struct {
 // CallEvent is a call (From Evaluator) or a capability (From Solution)
 // opening or closing, as the engine saw it (CallOpened, CallClosed).
 type CallEvent struct {
-	Closed  bool
-	From    Side          // the side that made the request and waits for the answer
-	ID      []byte        // the decoded id
-	Name    []byte        // the call's fn or the capability's name, decoded; nil if absent
-	At      time.Time     // when the relay routed the line, or fired the deadline, that opened or closed it
-	End CallEnd       // Closed only
-	Took    time.Duration // Closed only: from its arrival; zero for OutcomeRefused
+	Closed bool
+	From   Side          // the side that made the request and waits for the answer
+	ID     []byte        // the decoded id
+	Name   []byte        // the call's fn or the capability's name, decoded; nil if absent
+	At     time.Time     // when the relay routed the line, or fired the deadline, that opened or closed it
+	End    CallEnd       // Closed only
+	Took   time.Duration // Closed only: from its arrival; zero for OutcomeRefused
 }
 
 // TraceEvent is one line seen by the relay.

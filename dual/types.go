@@ -155,19 +155,19 @@ func (k ActionKind) String() string { return nameOf(actionNames[:], k, "?") }
 // or the next read into the line's buffer, whichever comes first. Copy them
 // to keep them.
 type Action struct {
-	Kind    ActionKind
-	To      Side // Send
-	From    Side // Warn, Log
-	Frame   []byte
-	Text    []byte // Output, Result: the line; Log: the decoded data
-	Name    []byte // CallOpened, CallClosed: the decoded fn or capability name
-	Stream  string
-	Reason  DropReason // Warn
-	First   bool       // SolutionReady
-	End CallEnd    // CallClosed
-	Err     error      // Fatal
-	ID      []byte     // CallOpened, CallClosed
-	Took    time.Duration
+	Kind   ActionKind
+	To     Side // Send
+	From   Side // Warn, Log
+	Frame  []byte
+	Text   []byte // Output, Result: the line; Log: the decoded data
+	Name   []byte // CallOpened, CallClosed: the decoded fn or capability name
+	Stream string
+	Reason DropReason // Warn
+	First  bool       // SolutionReady
+	End    CallEnd    // CallClosed
+	Err    error      // Fatal
+	ID     []byte     // CallOpened, CallClosed
+	Took   time.Duration
 	// Unasked (Send to the evaluator): a frame the solution sent on its
 	// own (capability, log, shutdown), not an answer the evaluator waits
 	// for. An evaluator slow to read those is held up by the solution, so

@@ -231,12 +231,12 @@ func TestCallsAndAnswersCarryTheirFrames(t *testing.T) {
 	cut := closed(7, dual.Evaluator, "b", dual.EndRejected, `{"type":"result","id":"b","value":"xx`)
 	cut.Length, cut.LineKind = 1<<30, dual.Text
 	evs := []*judge.Event{
-		opened(1, dual.Evaluator, "a", `{"type":"call","id":"a","fn":"f","args":[]}`),                                   // folded
-		opened(2, dual.Solution, "k", `{"type":"call","id":"k","fn":"f","args":[NaN]}`),                                 // folded, kept as text
-		closed(3, dual.Solution, "k", dual.EndResult, `{"type":"result","id":"k","value":1}`),                       // folded
-		closed(4, dual.Evaluator, "a", dual.EndError, `{"type":"error","id":"a","error":{"code":1,"message":"m"}}`), // folded
-		closed(5, dual.Evaluator, "a", dual.EndRefused, `{"type":"call","id":"a","fn":"f","args":[]}`),              // not: refused
-		framed(6, dual.Evaluator, `{"type":"call","id":"b","fn":"f","args":[]}`), opened(6, dual.Evaluator, "b", ""),    // not: told apart
+		opened(1, dual.Evaluator, "a", `{"type":"call","id":"a","fn":"f","args":[]}`),                                // folded
+		opened(2, dual.Solution, "k", `{"type":"call","id":"k","fn":"f","args":[NaN]}`),                              // folded, kept as text
+		closed(3, dual.Solution, "k", dual.EndResult, `{"type":"result","id":"k","value":1}`),                        // folded
+		closed(4, dual.Evaluator, "a", dual.EndError, `{"type":"error","id":"a","error":{"code":1,"message":"m"}}`),  // folded
+		closed(5, dual.Evaluator, "a", dual.EndRefused, `{"type":"call","id":"a","fn":"f","args":[]}`),               // not: refused
+		framed(6, dual.Evaluator, `{"type":"call","id":"b","fn":"f","args":[]}`), opened(6, dual.Evaluator, "b", ""), // not: told apart
 		cut, // not: a cut line
 		closed(8, dual.Evaluator, "b", dual.EndTimeout, ""), // no line
 	}
