@@ -79,7 +79,7 @@ func Classify(line []byte, f *Frame) (LineKind, []byte) {
 // that was too long to hold: the members fully present in head are read,
 // and the scan stops where head is cut. ok reports that a string type and a
 // string id were found. Nothing is validated past the cut.
-func ScanHead(head []byte, f *Frame) (ok bool) {
+func scanHead(head []byte, f *Frame) (ok bool) {
 	t := bytes.TrimLeft(head, " \t\r\n\v\f")
 	*f = Frame{}
 	if len(t) == 0 || t[0] != '{' {

@@ -42,7 +42,7 @@ func FuzzEngine(f *testing.F) {
 	f.Add([]byte("s{\"type\":\"ready\"}\ns{\"type\":\"capability\",\"id\":\"c\",\"name\":\"n\"}\ne{\"type\":\"cap_reg\",\"name\":\"n\",\"timeout_ms\":1}\nt\nge\ne---RESULT---\neok\n"))
 	f.Add([]byte("s{\"type\":\"ready\"}\ns{\"type\":\"log\",\"stream\":\"stdout\",\"data\":\"x\"}\nl{\"type\":\"call\",\"id\":\"z\"\n"))
 	f.Fuzz(func(t *testing.T, script []byte) {
-		e := NewEngine(Config{CallTimeout: 3 * time.Millisecond, MaxInFlight: 8, MaxLogPerCall: 4, MaxLogPerRun: 16, ReadyTimeout: 20 * time.Millisecond})
+		e := newEngine(Config{CallTimeout: 3 * time.Millisecond, MaxInFlight: 8, MaxLogPerCall: 4, MaxLogPerRun: 16, ReadyTimeout: 20 * time.Millisecond})
 		now := t0
 		out := e.SolutionStarted(now, nil)
 		for _, op := range bytes.Split(script, []byte("\n")) {
@@ -73,7 +73,7 @@ func FuzzEngine(f *testing.F) {
 				out = e.Line(Evaluator, op, now, out)
 			}
 			for _, a := range out {
-				if a.Kind == Send {
+				if a.Kind == actSend {
 					var fr Frame
 					if k, _ := Classify(a.Frame, &fr); k != Framed {
 						t.Fatalf("engine sent a non-frame %q", a.Frame)

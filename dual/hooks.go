@@ -72,7 +72,7 @@ func (o *hookQueue) add(hc queuedHook, data []byte) {
 // addCall queues the call event a: with the trace call of the line being
 // routed, whose own it is (a line opens, answers or is refused at most one
 // call, and only a line does), or on its own.
-func (o *hookQueue) addCall(a *Action, at time.Time) {
+func (o *hookQueue) addCall(a *action, at time.Time) {
 	var hc *queuedHook
 	if o.line > 0 {
 		hc, o.line = &o.calls[o.line-1], 0
@@ -81,7 +81,7 @@ func (o *hookQueue) addCall(a *Action, at time.Time) {
 		o.calls = append(o.calls, queuedHook{kind: hookCall, at: at})
 		hc = &o.calls[len(o.calls)-1]
 	}
-	hc.callFrom, hc.closed, hc.outcome, hc.took, hc.named = a.From, a.Kind == CallClosed, a.End, a.Took, a.Name != nil
+	hc.callFrom, hc.closed, hc.outcome, hc.took, hc.named = a.From, a.Kind == actCallClosed, a.End, a.Took, a.Name != nil
 	hc.id, hc.name = o.keep(a.ID), o.keep(a.Name)
 }
 

@@ -7,12 +7,12 @@ import (
 
 // Messages the engine writes itself. MsgCallTimeout is fixed by Neuro OJ.
 const (
-	MsgCallTimeout     = "call timeout"
-	MsgDuplicateCall   = "duplicate call id"
-	MsgDuplicateCap    = "duplicate capability id"
-	MsgRestarted       = "solution restarted after timeout"
-	MsgTooManyInFlight = "too many calls in flight"
-	MsgQueueFull       = "too many calls queued while the solution starts"
+	msgCallTimeout     = "call timeout"
+	msgDuplicateCall   = "duplicate call id"
+	msgDuplicateCap    = "duplicate capability id"
+	msgRestarted       = "solution restarted after timeout"
+	msgTooManyInFlight = "too many calls in flight"
+	msgQueueFull       = "too many calls queued while the solution starts"
 	msgGonePrefix      = "solution is gone: "
 	msgEvaluatorGone   = "evaluator is gone: "
 	msgIDTooLongPrefix = "id longer than "
@@ -23,7 +23,7 @@ const (
 // {"type":"error","id":ID,"code":CODE,"message":MESSAGE} (no newline) to
 // dst. rawID is the id's JSON token as the request carried it; message is
 // JSON-escaped here.
-func AppendError(dst, rawID []byte, code, message string) []byte {
+func appendError(dst, rawID []byte, code, message string) []byte {
 	dst = append(dst, `{"type":"error","id":`...)
 	dst = append(dst, rawID...)
 	dst = append(dst, `,"code":`...)

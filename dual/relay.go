@@ -35,8 +35,8 @@ type Relay struct {
 	wg   sync.WaitGroup
 
 	mu            sync.Mutex // protects the fields below; taken before any conn's
-	eng           *Engine
-	acts          []Action
+	eng           *engine
+	acts          []action
 	conns         [2]*conn
 	closed        bool
 	ended         bool
@@ -67,10 +67,10 @@ type outgoing struct {
 // NewRelay prepares a run between the evaluator's and the first solution's
 // pipes. Nothing starts until Run.
 func NewRelay(evaluator, solution Endpoint, cfg RelayConfig) *Relay {
-	cfg.WriteStall = cmp.Or(cfg.WriteStall, DefaultWriteStall)
-	cfg.QueueBytes = cmp.Or(cfg.QueueBytes, DefaultQueueBytes)
-	cfg.MaxLine = cmp.Or(cfg.MaxLine, DefaultMaxLine)
-	cfg.ExitGrace = cmp.Or(cfg.ExitGrace, DefaultExitGrace)
+	cfg.WriteStall = cmp.Or(cfg.WriteStall, defaultWriteStall)
+	cfg.QueueBytes = cmp.Or(cfg.QueueBytes, defaultQueueBytes)
+	cfg.MaxLine = cmp.Or(cfg.MaxLine, defaultMaxLine)
+	cfg.ExitGrace = cmp.Or(cfg.ExitGrace, defaultExitGrace)
 	if cfg.Restart == nil {
 		cfg.Engine.OnCallTimeout = Continue
 	}
@@ -78,7 +78,7 @@ func NewRelay(evaluator, solution Endpoint, cfg RelayConfig) *Relay {
 		cfg.Engine.ReportCalls = true
 	}
 	r := &Relay{cfg: cfg, base: time.Now(), wake: make(chan struct{}, 1), done: make(chan struct{}),
-		eng: NewEngine(cfg.Engine)}
+		eng: newEngine(cfg.Engine)}
 	r.conns[Evaluator] = newConn(r, Evaluator, evaluator)
 	r.conns[Solution] = newConn(r, Solution, solution)
 	return r
@@ -394,15 +394,15 @@ func (r *Relay) dispatchLocked(out *outgoing, now time.Time) {
 	for i := range r.acts {
 		a := &r.acts[i]
 		switch a.Kind {
-		case Send:
+		case actSend:
 			if c := r.conns[a.To]; c != nil && !c.gone {
 				out.add(c, a.Frame, a.Unasked)
 			}
-		case Output:
+		case actOutput:
 			if h.Output != nil {
 				r.queued.add(queuedHook{kind: hookOutput, at: now}, a.Text)
 			}
-		case Result:
+		case actResult:
 			r.result = append([]byte(nil), a.Text...)
 			r.resultPlain = a.Plain
 			r.ended = true
@@ -410,26 +410,26 @@ func (r *Relay) dispatchLocked(out *outgoing, now time.Time) {
 			if h.Result != nil {
 				r.queued.add(queuedHook{kind: hookResult}, a.Text)
 			}
-		case Log:
+		case actLog:
 			if h.Log != nil {
 				r.queued.add(queuedHook{kind: hookLog, stream: a.Stream, at: now}, a.Text)
 			}
-		case Warn:
+		case actWarn:
 			if h.Warn != nil {
 				r.queued.add(queuedHook{kind: hookWarn, from: a.From, reason: a.Reason, at: now}, nil)
 			}
-		case RestartSolution:
+		case actRestartSolution:
 			r.restartWanted = true
 			r.signal()
-		case Fatal:
+		case actFatal:
 			r.fatal = a.Err
 			r.signal()
-		case CallOpened, CallClosed:
+		case actCallOpened, actCallClosed:
 			if h.Call != nil {
 				r.queued.addCall(a, now)
 			}
 		}
-		*a = Action{}
+		*a = action{}
 	}
 	if h.Progress != nil {
 		st := r.eng.Stats()

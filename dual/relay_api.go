@@ -91,10 +91,10 @@ type TraceEvent struct {
 
 // Relay defaults; a zero RelayConfig field means its default.
 const (
-	DefaultWriteStall = 3 * time.Second
-	DefaultQueueBytes = 4 << 20 // bytes of frames waiting for one side's stdin
-	DefaultMaxLine    = 4 << 20 // the wire line cap
-	DefaultExitGrace  = 500 * time.Millisecond
+	defaultWriteStall = 3 * time.Second
+	defaultQueueBytes = 4 << 20 // bytes of frames waiting for one side's stdin
+	defaultMaxLine    = 4 << 20 // the wire line cap
+	defaultExitGrace  = 500 * time.Millisecond
 )
 
 // RelayConfig configures a Relay. The zero value means the defaults, no

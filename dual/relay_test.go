@@ -165,7 +165,7 @@ func TestRelaySolutionNeverReadsStdin(t *testing.T) {
 		sol.send(`{"type":"log","stream":"stdout","data":"still talking"}`)
 		ev.expect(t, `{"type":"log","stream":"stdout","data":"still talking"}`)
 		ev.expect(t, errFrame("1", "SystemError", "solution is gone: stdin write blocked for 3s"))
-		if el := time.Since(start); el != DefaultWriteStall {
+		if el := time.Since(start); el != defaultWriteStall {
 			t.Fatalf("gone after %v", el)
 		}
 		ev.stdout.Close()
@@ -211,7 +211,7 @@ func TestRelayEvaluatorHeldUpBySolutionIsNotGone(t *testing.T) {
 		sol.send(`{"type":"log","stream":"stdout","data":"hi"}`) // blocks the relay's write to the evaluator
 		sol.send(`{"type":"capability","id":"c","name":"n","args":[]}`)
 		sol.expect(t, errFrame("c", "CallTimeout", "call timeout"))
-		time.Sleep(10 * DefaultWriteStall) // the evaluator is busy elsewhere for a while (a fake clock)
+		time.Sleep(10 * defaultWriteStall) // the evaluator is busy elsewhere for a while (a fake clock)
 		for _, want := range []string{`{"type":"log","stream":"stdout","data":"hi"}`, `{"type":"capability","id":"c","name":"n","args":[]}`} {
 			ev.expect(t, want)
 		}
@@ -316,7 +316,7 @@ func TestRelayReadyTimeout(t *testing.T) {
 		r := NewRelay(evEP, solEP, RelayConfig{})
 		start := time.Now()
 		_, err := runRelay(context.Background(), r)()
-		if !errors.Is(err, ErrSolutionNotReady) || time.Since(start) != DefaultReadyTimeout {
+		if !errors.Is(err, ErrSolutionNotReady) || time.Since(start) != defaultReadyTimeout {
 			t.Fatalf("err %v after %v", err, time.Since(start))
 		}
 		ev.stdout.Close()

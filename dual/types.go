@@ -46,16 +46,16 @@ func (p Policy) String() string {
 
 // Defaults of Config; a zero field means its default.
 const (
-	DefaultCallTimeout         = 5 * time.Second
-	DefaultReadyTimeout        = 10 * time.Second
-	DefaultMaxFrame            = 1 << 20  // 1,048,576 bytes
-	DefaultMaxLogPerCall       = 64 << 10 // bytes of log frames (whole lines) kept per call
-	DefaultMaxLogPerRun        = 1 << 20  // bytes of log frames (whole lines) kept per run
-	DefaultMaxLogFramesPerCall = 1024     // log frames kept per call
+	defaultCallTimeout         = 5 * time.Second
+	defaultReadyTimeout        = 10 * time.Second
+	defaultMaxFrame            = 1 << 20  // 1,048,576 bytes
+	defaultMaxLogPerCall       = 64 << 10 // bytes of log frames (whole lines) kept per call
+	defaultMaxLogPerRun        = 1 << 20  // bytes of log frames (whole lines) kept per run
+	defaultMaxLogFramesPerCall = 1024     // log frames kept per call
 	DefaultMaxLogFramesPerRun  = 16384    // log frames kept per run
-	DefaultMaxInFlight         = 4096     // entries per direction
-	DefaultMaxIDLen            = 1024     // bytes of a call or capability id
-	DefaultMaxQueuedBytes      = 8 << 20  // call frames held while the solution (re)starts
+	defaultMaxInFlight         = 4096     // entries per direction
+	defaultMaxIDLen            = 1024     // bytes of a call or capability id
+	defaultMaxQueuedBytes      = 8 << 20  // call frames held while the solution (re)starts
 	maxTimeout                 = 100 * 365 * 24 * time.Hour
 )
 
@@ -90,63 +90,63 @@ func (c Config) withDefaults() Config {
 		}
 	}
 	if c.CallTimeout <= 0 {
-		c.CallTimeout = DefaultCallTimeout
+		c.CallTimeout = defaultCallTimeout
 	}
 	if c.ReadyTimeout <= 0 {
-		c.ReadyTimeout = DefaultReadyTimeout
+		c.ReadyTimeout = defaultReadyTimeout
 	}
-	def(&c.MaxFrame, DefaultMaxFrame)
-	def(&c.MaxLogPerCall, DefaultMaxLogPerCall)
-	def(&c.MaxLogPerRun, DefaultMaxLogPerRun)
-	def(&c.MaxLogFramesPerCall, DefaultMaxLogFramesPerCall)
+	def(&c.MaxFrame, defaultMaxFrame)
+	def(&c.MaxLogPerCall, defaultMaxLogPerCall)
+	def(&c.MaxLogPerRun, defaultMaxLogPerRun)
+	def(&c.MaxLogFramesPerCall, defaultMaxLogFramesPerCall)
 	def(&c.MaxLogFramesPerRun, DefaultMaxLogFramesPerRun)
-	def(&c.MaxInFlight, DefaultMaxInFlight)
-	def(&c.MaxIDLen, DefaultMaxIDLen)
-	def(&c.MaxQueuedBytes, DefaultMaxQueuedBytes)
+	def(&c.MaxInFlight, defaultMaxInFlight)
+	def(&c.MaxIDLen, defaultMaxIDLen)
+	def(&c.MaxQueuedBytes, defaultMaxQueuedBytes)
 	return c
 }
 
 // ActionKind says what the caller of the engine must do with an Action.
-type ActionKind uint8
+type actionKind uint8
 
 const (
 	// Send: write Frame (one line, no newline) to side To's stdin.
-	Send ActionKind = iota + 1
+	actSend actionKind = iota + 1
 	// Output: Text is a line of the evaluator's plain-text output (trimmed).
-	Output
+	actOutput
 	// Result: Text is the payload line that followed the marker. At most
 	// once per run: at once after the signed marker (Config.ResultNonce);
 	// after a plain ---RESULT---, only when the evaluator is gone and that
 	// marker and payload were the last it printed (Plain).
-	Result
+	actResult
 	// Log: a solution log frame that was kept; Stream is StreamStdout,
 	// StreamStderr or StreamOther (any other name), Text its decoded data.
-	Log
+	actLog
 	// RestartSolution: kill the solution, start a fresh one, then call
 	// Engine.SolutionStarted.
-	RestartSolution
+	actRestartSolution
 	// SolutionReady: the solution sent ready (First says whether it is the
 	// first ready of the run).
-	SolutionReady
+	actSolutionReady
 	// Warn: something was dropped; Reason says why, From where it came from.
-	Warn
+	actWarn
 	// Fatal: the run cannot go on; Err says why (errors.Is ErrSolutionNotReady).
-	Fatal
+	actFatal
 	// CallOpened (Config.ReportCalls): a call (From Evaluator) or a
 	// capability (From Solution) entered the in-flight table. ID is its
 	// decoded id, Name its fn or capability name (nil if absent).
-	CallOpened
+	actCallOpened
 	// CallClosed (Config.ReportCalls): a call or capability left the table,
 	// or was refused at the door (End EndRefused, with no CallOpened
 	// before it). From, ID and Name as for CallOpened; Took is the time
 	// from its arrival.
-	CallClosed
+	actCallClosed
 )
 
 var actionNames = [...]string{"?", "send", "output", "result", "log", "restart-solution", "solution-ready", "warn", "fatal",
 	"call-opened", "call-closed"}
 
-func (k ActionKind) String() string { return nameOf(actionNames[:], k, "?") }
+func (k actionKind) String() string { return nameOf(actionNames[:], k, "?") }
 
 // Action is one thing the engine asks its caller to do.
 //
@@ -154,8 +154,8 @@ func (k ActionKind) String() string { return nameOf(actionNames[:], k, "?") }
 // scratch buffers: they are valid until the next call of any Engine method
 // or the next read into the line's buffer, whichever comes first. Copy them
 // to keep them.
-type Action struct {
-	Kind   ActionKind
+type action struct {
+	Kind   actionKind
 	To     Side // Send
 	From   Side // Warn, Log
 	Frame  []byte
