@@ -96,7 +96,7 @@ func (e *engine) Stats() Stats { return e.stats }
 // InFlight returns how many calls (evaluator waiting) and capabilities
 // (solution waiting) are in flight.
 func (e *engine) InFlight() (calls, capabilities int) {
-	return e.t.count[toSolution], e.t.count[toEvaluator]
+	return e.t.count(toSolution), e.t.count(toEvaluator)
 }
 
 // NextDeadline returns the earliest time at which Expire has work to do.
@@ -293,7 +293,7 @@ func (e *engine) ready(now time.Time, out []action) []action {
 // requestID checks a request's id; on failure it answers or drops and reports false.
 func (e *engine) requestID(out []action, from Side, size int) ([]action, bool) {
 	f := &e.f
-	if f.ID == nil || len(f.ID) == 2 {
+	if f.ID == nil || string(f.ID) == `""` { // absent, not a string, or empty
 		return e.drop(out, from, DropNoID), false
 	}
 	if size > e.cfg.MaxFrame {
@@ -318,7 +318,7 @@ func (e *engine) call(line []byte, now time.Time, out []action) []action {
 	switch {
 	case e.t.find(toSolution, id) >= 0:
 		code, msg, counter = codec.CodeRejected, msgDuplicateCall, &e.stats.Rejected
-	case e.t.count[toSolution] >= e.cfg.MaxInFlight:
+	case e.t.count(toSolution) >= e.cfg.MaxInFlight:
 		code, msg, counter = codec.CodeRejected, msgTooManyInFlight, &e.stats.Rejected
 	case e.sol == dead:
 		code, msg = codec.CodeSystemError, msgGonePrefix+e.goneReason
@@ -365,7 +365,7 @@ func (e *engine) capability(line []byte, now time.Time, out []action) []action {
 		out = e.refused(out, Solution, &e.f)
 		return e.reply(out, Solution, e.f.ID, codec.CodeRejected, msgDuplicateCap, &e.stats.Rejected)
 	}
-	if e.t.count[toEvaluator] >= e.cfg.MaxInFlight {
+	if e.t.count(toEvaluator) >= e.cfg.MaxInFlight {
 		out = e.refused(out, Solution, &e.f)
 		return e.reply(out, Solution, e.f.ID, codec.CodeRejected, msgTooManyInFlight, &e.stats.Rejected)
 	}
@@ -387,7 +387,7 @@ func (e *engine) capability(line []byte, now time.Time, out []action) []action {
 // when the frame was too long to hold; size is its length.
 func (e *engine) response(out []action, from Side, f *Frame, line []byte, size int, now time.Time) []action {
 	rawID := f.ID
-	if rawID == nil || len(rawID) == 2 {
+	if rawID == nil || string(rawID) == `""` {
 		return e.drop(out, from, DropNoID)
 	}
 	id := Unquote(rawID)
@@ -496,7 +496,7 @@ func (e *engine) log(line []byte, out []action) []action {
 	}
 	size := len(line)
 	overCall := false
-	if e.t.count[toSolution] > 0 {
+	if e.t.count(toSolution) > 0 {
 		for _, i := range e.t.heap {
 			en := &e.t.slots[i]
 			if en.dir == toSolution && (en.logBytes+size > e.cfg.MaxLogPerCall || en.logFrames >= e.cfg.MaxLogFramesPerCall) {
@@ -511,7 +511,7 @@ func (e *engine) log(line []byte, out []action) []action {
 		e.stats.LogDroppedBytes += int64(size)
 		return e.drop(out, Solution, DropLogBudget)
 	}
-	if e.t.count[toSolution] > 0 {
+	if e.t.count(toSolution) > 0 {
 		for _, i := range e.t.heap {
 			if en := &e.t.slots[i]; en.dir == toSolution {
 				en.logBytes += size

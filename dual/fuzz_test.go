@@ -23,8 +23,8 @@ func checkTable(t *testing.T, tb *table) {
 			t.Fatalf("entry %d heap index %d broken", i, e.heapIdx)
 		}
 	}
-	if used != tb.count || used[0]+used[1] != len(tb.heap) {
-		t.Fatalf("counts %v, table says %v, heap %d", used, tb.count, len(tb.heap))
+	if counted := [2]int{tb.count(0), tb.count(1)}; used != counted || used[0]+used[1] != len(tb.heap) {
+		t.Fatalf("counts %v, table says %v, heap %d", used, counted, len(tb.heap))
 	}
 	for j := 1; j < len(tb.heap); j++ {
 		if tb.less(j, (j-1)/2) {
