@@ -2,6 +2,7 @@ package dual
 
 import (
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -174,4 +175,39 @@ func (c *conn) close() {
 	c.mu.Unlock()
 	c.stall.Stop()
 	c.ep.Stdin.Close()
+}
+
+// sourceEnded reports c's stdout ended with err. Naming the reason may
+// wait up to ExitGrace for the process's exit, so it runs on a goroutine
+// of its own: the other side is read meanwhile.
+func (r *Relay) sourceEnded(c *conn, err error) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.sideGone(c, r.endReason(c, err))
+	}()
+}
+
+// endReason names why c's stdout ended: the process's exit when the
+// endpoint reports it within ExitGrace, else the read error.
+func (r *Relay) endReason(c *conn, err error) string {
+	if err != io.EOF {
+		return "stdout read failed: " + err.Error()
+	}
+	if c.ep.Exited == nil {
+		return "stdout closed"
+	}
+	t := time.NewTimer(r.cfg.ExitGrace)
+	defer t.Stop()
+	select {
+	case s, ok := <-c.ep.Exited:
+		if ok && s != "" {
+			return s
+		}
+		return "exited"
+	case <-t.C:
+		return "stdout closed"
+	case <-r.done:
+		return "stdout closed"
+	}
 }
