@@ -204,51 +204,69 @@ func (r *Relay) closeConn(c *conn) {
 	c.ep.Stdout.Close()
 }
 
-// read is the reader goroutine of c's stdout. It routes each line and
-// sends the frames collected, waiting for room (back-pressure), only when
-// it is about to read from the pipe again or stops: the lines one read
-// brought in reach each destination as one buffer, in order, written with
-// one write.
+// read is the reader goroutine of c's stdout. It routes every whole line
+// one read brought in under one taking of the relay's lock, and sends the
+// frames collected, waiting for room (back-pressure), only when it is
+// about to read from the pipe again or stops: the lines one read brought
+// in reach each destination as one buffer, in order, written with one
+// write.
 func (r *Relay) read(c *conn) {
 	defer r.wg.Done()
 	var out outgoing
-	flush := func() {
+	src := &batchReader{r: c.ep.Stdout, flush: func() {
 		r.send(&out, true)
 		r.tell()
-	}
-	lr := wire.NewLineReader(flushingReader{c.ep.Stdout, flush}, r.cfg.MaxLine)
+	}}
+	lr := wire.NewLineReader(src, r.cfg.MaxLine)
 	for {
-		line, err := lr.ReadLine()
-		if !r.route(c, line, err, &out) {
-			flush()
+		src.batching = false
+		line, err := lr.ReadLine() // the first line of a batch: may wait for input
+		r.mu.Lock()
+		src.batching = true
+		ok := r.routeLocked(c, line, err, &out)
+		for ok {
+			if line, err = lr.ReadLine(); err == wire.ErrWouldBlock {
+				break // no whole line left without reading the pipe again
+			}
+			ok = r.routeLocked(c, line, err, &out)
+		}
+		r.mu.Unlock()
+		if !ok {
+			src.flush()
 			r.sourceEnded(c, err)
 			return
 		}
 	}
 }
 
-// flushingReader calls flush before every Read of the pipe: the reader's
-// collected sends go out before it may block waiting for more input.
-type flushingReader struct {
-	r     io.Reader
-	flush func()
+// batchReader is a stdout as the reader's LineReader sees it. While the
+// reader routes a batch it holds nothing more (wire.ErrWouldBlock, so the
+// LineReader hands back only the whole lines it has); otherwise it calls
+// flush before every Read of the pipe: the frames collected go out before
+// the reader may block waiting for more input.
+type batchReader struct {
+	r        io.Reader
+	flush    func()
+	batching bool
 }
 
-func (f flushingReader) Read(p []byte) (int, error) {
-	f.flush()
-	return f.r.Read(p)
+func (b *batchReader) Read(p []byte) (int, error) {
+	if b.batching {
+		return 0, wire.ErrWouldBlock
+	}
+	b.flush()
+	return b.r.Read(p)
 }
 
-// route hands one line read from c (or the error ReadLine gave instead) to
-// the engine and collects the frames to send in out. It reports false
-// when err ends c's stdout; the caller sends out, then calls sourceEnded.
-func (r *Relay) route(c *conn, line []byte, err error, out *outgoing) bool {
+// routeLocked hands one line read from c (or the error ReadLine gave
+// instead) to the engine and collects the frames to send in out. It
+// reports false when err ends c's stdout; the caller sends out, then
+// calls sourceEnded. r.mu held.
+func (r *Relay) routeLocked(c *conn, line []byte, err error, out *outgoing) bool {
 	var tooLong *wire.LineTooLongError
 	if err != nil && !errors.As(err, &tooLong) {
 		return false
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed {
 		return true
 	}

@@ -222,11 +222,11 @@ func setCall(ev *Event, c *dual.CallEvent) {
 
 // sideExited returns the waiter's callback reporting a side's exit, nil
 // without an observer.
-func (r *run) sideExited(which dual.Side) func(*side) {
+func (r *run) sideExited(which dual.Side) func(*sandboxProcess) {
 	if !r.wants(EventSideExit) {
 		return nil
 	}
-	return func(s *side) {
+	return func(s *sandboxProcess) {
 		exit := s.exit()
 		r.emitNow(func(ev *Event) { ev.Kind, ev.Side, ev.Exit = EventSideExit, which, exit })
 	}

@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -42,7 +43,7 @@ type measurement struct {
 
 func main() {
 	role := flag.String("role", "", "evaluator or solution (internal)")
-	tether := flag.String("tether", "", "the tether binary to measure (required for the driver)")
+	tether := flag.String("tether", "", "the tether binary to measure (required for the driver); several, comma-separated, are measured one after another in each round")
 	calls := flag.Int("calls", 20000, "calls per measurement")
 	inflight := flag.Int("inflight", 64, "calls in flight for the throughput measurement")
 	rounds := flag.Int("rounds", 5, "interleaved rounds of direct, forwarder and tether")
@@ -152,8 +153,8 @@ func evaluator(in io.Reader, out io.Writer, calls, inflight int) error {
 	return w.Flush()
 }
 
-func drive(tether string, calls, inflight, rounds int) error {
-	if tether == "" {
+func drive(tethers string, calls, inflight, rounds int) error {
+	if tethers == "" {
 		return fmt.Errorf("-tether: name the tether binary to measure (go build -o /tmp/tether ./cmd/tether)")
 	}
 	self, err := os.Executable()
@@ -167,7 +168,8 @@ func drive(tether string, calls, inflight, rounds int) error {
 	defer os.RemoveAll(problem)
 	fmt.Printf("%d calls per measurement, %d in flight for throughput, %d rounds\n", calls, inflight, rounds)
 	fmt.Printf("%-6s %-10s %14s %14s\n", "round", "path", "round trip", "calls/s")
-	var all [3][]measurement // direct, forwarder, tether
+	binaries := strings.Split(tethers, ",")
+	all := make([][]measurement, 2+len(binaries)) // direct, forwarder, each tether
 	for round := 1; round <= rounds; round++ {
 		direct, err := runDirect(self, calls, inflight)
 		if err != nil {
@@ -177,14 +179,17 @@ func drive(tether string, calls, inflight, rounds int) error {
 		if err != nil {
 			return fmt.Errorf("forwarder: %w", err)
 		}
-		relayed, err := runTether(tether, problem)
-		if err != nil {
-			return fmt.Errorf("tether: %w", err)
+		all[0], all[1] = append(all[0], direct), append(all[1], fwd)
+		for i, tether := range binaries {
+			relayed, err := runTether(tether, problem)
+			if err != nil {
+				return fmt.Errorf("%s: %w", tether, err)
+			}
+			all[2+i] = append(all[2+i], relayed)
 		}
-		for i, m := range []measurement{direct, fwd, relayed} {
-			all[i] = append(all[i], m)
+		for i := range binaries {
+			printRow(fmt.Sprint(round), label(binaries, i), direct, fwd, all[2+i][round-1], i == 0)
 		}
-		printRow(fmt.Sprint(round), direct, fwd, relayed)
 	}
 	median := func(ms []measurement) measurement {
 		rt := func(m measurement) float64 { return m.RoundTripNs }
@@ -202,22 +207,35 @@ func drive(tether string, calls, inflight, rounds int) error {
 		}
 		return measurement{RoundTripNs: mid(rt), CallsPerSec: mid(cps)}
 	}
-	printRow("median", median(all[0]), median(all[1]), median(all[2]))
+	for i := range binaries {
+		printRow("median", label(binaries, i), median(all[0]), median(all[1]), median(all[2+i]), i == 0)
+	}
 	return nil
+}
+
+// label names the i-th tether binary in the table: "tether" when there is
+// one, else its file name.
+func label(binaries []string, i int) string {
+	if len(binaries) == 1 {
+		return "tether"
+	}
+	return filepath.Base(binaries[i])
 }
 
 // printRow prints one round's (or the medians') three measurements and
 // tether's ratios to the floors.
-func printRow(round string, direct, fwd, relayed measurement) {
+func printRow(round, name string, direct, fwd, relayed measurement, floors bool) {
 	row := func(path string, m measurement) {
 		fmt.Printf("%-6s %-10s %11.1f µs %14.0f", round, path, m.RoundTripNs/1e3, m.CallsPerSec)
 	}
-	row("direct", direct)
-	fmt.Println()
-	row("forwarder", fwd)
-	fmt.Printf("   (%.2fx direct's round trip, %.0f%% of its throughput)\n",
-		fwd.RoundTripNs/direct.RoundTripNs, 100*fwd.CallsPerSec/direct.CallsPerSec)
-	row("tether", relayed)
+	if floors {
+		row("direct", direct)
+		fmt.Println()
+		row("forwarder", fwd)
+		fmt.Printf("   (%.2fx direct's round trip, %.0f%% of its throughput)\n",
+			fwd.RoundTripNs/direct.RoundTripNs, 100*fwd.CallsPerSec/direct.CallsPerSec)
+	}
+	row(name, relayed)
 	fmt.Printf("   (%.2fx direct's round trip, %.2fx the forwarder's; %.0f%% of direct's throughput, %.2fx the forwarder's)\n",
 		relayed.RoundTripNs/direct.RoundTripNs, relayed.RoundTripNs/fwd.RoundTripNs,
 		100*relayed.CallsPerSec/direct.CallsPerSec, relayed.CallsPerSec/fwd.CallsPerSec)
