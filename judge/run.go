@@ -72,8 +72,8 @@ type run struct {
 	endedAt     time.Time
 	stdout      *tailBuffer
 	logs        logKeeper
-	solution    *sandboxProcess           // the live solution; replaced on restart
-	lastSol     *sandboxProcess           // the last solution started; kept when a restart fails
+	solution    *sandboxProcess // the live solution; replaced on restart
+	lastSol     *sandboxProcess // the last solution started; kept when a restart fails
 	solUsage    []sandbox.Usage // of the solutions already stopped
 	counts      callCounts
 	lmUsage     json.RawMessage // set by stopLM

@@ -46,7 +46,7 @@ func record(t *testing.T, max int64, evs []*judge.Event) (string, Header, []*Eve
 	t.Helper()
 	var buf bytes.Buffer
 	w := NewWriter(&buf, Header{Problem: "p", SubmissionID: "s", Started: t0,
-		Sides: map[string]Launch{"evaluator": {Command: []string{"python3", "evaluate.py"}}}}, max)
+		Sides: map[string]Exec{"evaluator": {Command: []string{"python3", "evaluate.py"}}}}, max)
 	for _, ev := range evs {
 		w.Observe(ev)
 	}
