@@ -213,9 +213,13 @@ func (r *Relay) closeConn(c *conn) {
 func (r *Relay) read(c *conn) {
 	defer r.wg.Done()
 	var out outgoing
+	told := true // no hook call this reader queued waits to be made
 	src := &batchReader{r: c.ep.Stdout, flush: func() {
 		r.send(&out, true)
-		r.tell()
+		if !told {
+			told = true
+			r.tell()
+		}
 	}}
 	lr := wire.NewLineReader(src, r.cfg.MaxLine)
 	for {
@@ -230,6 +234,7 @@ func (r *Relay) read(c *conn) {
 			}
 			ok = r.routeLocked(c, line, err, &out)
 		}
+		told = told && len(r.queued.calls) == 0
 		r.mu.Unlock()
 		if !ok {
 			src.flush()
