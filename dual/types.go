@@ -13,6 +13,7 @@ const (
 	Solution              // the untrusted solution host
 )
 
+// String is "evaluator" or "solution".
 func (s Side) String() string { return nameOf([]string{"evaluator", "solution"}, s, "side(?)") }
 
 // nameOf is names[v], or unknown when v is past the names.
@@ -37,6 +38,7 @@ const (
 	Continue
 )
 
+// String is "restart" or "continue".
 func (p Policy) String() string {
 	if p == Continue {
 		return "continue"
@@ -62,7 +64,7 @@ const (
 // Config sets the engine's limits. The zero value means every default.
 type Config struct {
 	CallTimeout         time.Duration // problem default deadline of a call or capability
-	OnCallTimeout       Policy
+	OnCallTimeout       Policy        // what a call's CallTimeout does to the solution (Restart unless set)
 	ReadyTimeout        time.Duration // how long a started solution has to send ready
 	MaxFrame            int           // bigger call/capability/response frames are Rejected
 	MaxLogPerCall       int           // bytes of whole log frames kept and forwarded per call in flight
@@ -194,27 +196,28 @@ const (
 
 var callEndNames = [...]string{"result", "error", "timeout", "rejected", "failed", "abandoned", "refused"}
 
+// String is the end as a trace records it (result, error, timeout, ...).
 func (o CallEnd) String() string { return nameOf(callEndNames[:], o, "?") }
 
 // DropReason says why the engine dropped a line or frame.
 type DropReason uint8
 
 const (
-	DropNone          DropReason = iota
-	DropBeforeReady              // a solution frame before its ready
-	DropType                     // a frame type this side may not send
-	DropNoID                     // a call, capability or response without a non-empty string id
-	DropUnknownID                // a response for an id not in flight (late, duplicate, forged)
-	DropWrongSide                // a response from the side that is owed it, not the one that owes it
-	DropOldSolution              // a frame from a solution that is gone or being replaced
-	DropSolutionText             // plain text on the solution's stdout
-	DropEvaluatorLog             // a log frame from the evaluator (never forwarded)
-	DropLogBudget                // a solution log frame over the per-call or per-run budget
-	DropMalformed                // a frame of a known type missing a field routing needs
-	DropOversize                 // a frame over MaxFrame that could not be answered with Rejected
-	DropLineTooLong              // a line over the wire cap with no recognisable type and id
-	DropEvaluatorGone            // a frame for or from an evaluator that is gone
-	DropRepeated                 // a solution's shutdown after its first: the evaluator heard it
+	DropNone          DropReason = iota // not dropped
+	DropBeforeReady                     // a solution frame before its ready
+	DropType                            // a frame type this side may not send
+	DropNoID                            // a call, capability or response without a non-empty string id
+	DropUnknownID                       // a response for an id not in flight (late, duplicate, forged)
+	DropWrongSide                       // a response from the side that is owed it, not the one that owes it
+	DropOldSolution                     // a frame from a solution that is gone or being replaced
+	DropSolutionText                    // plain text on the solution's stdout
+	DropEvaluatorLog                    // a log frame from the evaluator (never forwarded)
+	DropLogBudget                       // a solution log frame over the per-call or per-run budget
+	DropMalformed                       // a frame of a known type missing a field routing needs
+	DropOversize                        // a frame over MaxFrame that could not be answered with Rejected
+	DropLineTooLong                     // a line over the wire cap with no recognisable type and id
+	DropEvaluatorGone                   // a frame for or from an evaluator that is gone
+	DropRepeated                        // a solution's shutdown after its first: the evaluator heard it
 	numDropReasons
 )
 
@@ -222,20 +225,21 @@ var dropNames = [...]string{"none", "before-ready", "type", "no-id", "unknown-id
 	"old-solution", "solution-text", "evaluator-log", "log-budget", "malformed", "oversize",
 	"line-too-long", "evaluator-gone", "repeated"}
 
+// String is the reason as a trace records it (before-ready, type, ...).
 func (r DropReason) String() string { return nameOf(dropNames[:], r, "?") }
 
 // Stats counts what an engine saw. It is a value; copies do not change.
 type Stats struct {
-	Calls              int64 // call frames accepted from the evaluator
-	Capabilities       int64 // capability frames accepted from the solution
-	Completed          int64 // calls answered by the solution (result or error)
-	CallTimeouts       int64 // CallTimeout errors sent to the evaluator
-	CapabilityTimeouts int64 // CallTimeout errors sent to the solution
-	Rejected           int64 // Rejected errors written by the engine
-	Restarts           int64 // RestartSolution actions
-	LogKeptFrames      int64
-	LogKeptBytes       int64 // bytes of the log frames kept (whole lines)
-	LogDroppedFrames   int64
+	Calls              int64                 // call frames accepted from the evaluator
+	Capabilities       int64                 // capability frames accepted from the solution
+	Completed          int64                 // calls answered by the solution (result or error)
+	CallTimeouts       int64                 // CallTimeout errors sent to the evaluator
+	CapabilityTimeouts int64                 // CallTimeout errors sent to the solution
+	Rejected           int64                 // Rejected errors written by the engine
+	Restarts           int64                 // RestartSolution actions
+	LogKeptFrames      int64                 // solution log frames kept and forwarded
+	LogKeptBytes       int64                 // bytes of the log frames kept (whole lines)
+	LogDroppedFrames   int64                 // solution log frames dropped over budget
 	LogDroppedBytes    int64                 // bytes of the log frames dropped over budget (whole lines)
 	Dropped            [numDropReasons]int64 // by DropReason
 }
