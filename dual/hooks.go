@@ -22,10 +22,10 @@ const (
 	hookCall
 )
 
-// span is where a queued call's bytes are in owedHooks.buf.
+// span is where a queued call's bytes are in hookQueue.buf.
 type span struct{ from, to int }
 
-// owedCall is one queued hook call. Its bytes are copied into owedHooks.buf
+// queuedHook is one queued hook call. Its bytes are copied into hookQueue.buf
 // (the line's, and a call's id and name), since the lines they come from
 // are reused once the next read begins.
 type queuedHook struct {
@@ -46,7 +46,7 @@ type queuedHook struct {
 	id, name span          // call
 }
 
-// owedHooks is the hook calls queued and not yet made.
+// hookQueue is the hook calls queued and not yet made.
 type hookQueue struct {
 	calls []queuedHook
 	buf   []byte
