@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/tether-dev/tether/internal/version"
 	"github.com/tether-dev/tether/lang"
@@ -32,16 +33,20 @@ func (r *run) buildSolution(ctx context.Context) bool {
 		err = table.Allowed(l, r.problem.Runtime.Solution.Languages)
 	}
 	if err != nil {
-		r.compileFailed(&lang.CompileError{Reason: err.Error()})
+		ce := &lang.CompileError{Reason: err.Error()}
+		r.observeCompile(r.language, lang.Stats{}, ce, 0)
+		r.compileFailed(ce)
 		return false
 	}
 	sc := r.problem.Runtime.Solution
 	b := &lang.Builder{Runner: r.opts.Runner, Cache: r.opts.BuildCache, Env: baseEnv("", r.opts.Env), Host: version.Version}
+	began := time.Now()
 	bd, err := b.Build(ctx, lang.Request{Language: l, Source: r.sub.Code, Limits: l.Effective(sc.Compile),
 		MemoryMB: sc.MemoryLimitMB, CPUs: r.opts.SolutionCPUs})
 	var ce *lang.CompileError
 	switch {
 	case errors.As(err, &ce):
+		r.observeCompile(l.ID, ce.Stats, ce, time.Since(began))
 		r.compileFailed(ce)
 		return false
 	case err != nil:
@@ -56,6 +61,7 @@ func (r *run) buildSolution(ctx context.Context) bool {
 	if l.Compiled() {
 		stats := bd.Stats
 		r.compile = &stats
+		r.observeCompile(l.ID, stats, nil, time.Since(began))
 	}
 	return true
 }

@@ -1,9 +1,11 @@
 package judge
 
 import (
+	"strings"
 	"time"
 
 	"github.com/tether-dev/tether/dual"
+	"github.com/tether-dev/tether/lang"
 )
 
 // EventKind says what an Event reports and which of its fields are set.
@@ -33,7 +35,7 @@ const (
 	// last one timed out or was gone.
 	EventRestart
 	// EventSideExit: Side's process ended as Exit (the solution's once per
-	// process it started).
+	// process it started; Restarts is the number of its EventSideStart).
 	EventSideExit
 	// EventProgress: Stats after a call completed or timed out.
 	EventProgress
@@ -41,10 +43,19 @@ const (
 	EventLM
 	// EventVerdict: the run's Result; the last event of every run.
 	EventVerdict
+	// EventCompile: the submission's compile step ended (Compile), Took
+	// after it began; before any process of the run starts. Only a
+	// compiled language has one, and a submission refused before it
+	// compiled (its language unknown or not allowed: Compile.Outcome
+	// CompileError).
+	EventCompile
+	// EventSideStart: Side's process started; for the solution, Restarts
+	// is how many were started before it (0 for the first).
+	EventSideStart
 )
 
 var eventNames = [...]string{"?", "line", "output", "log", "call-opened", "call-closed", "drop", "restart",
-	"side-exit", "progress", "lm", "verdict"}
+	"side-exit", "progress", "lm", "verdict", "compile", "side-start"}
 
 func (k EventKind) String() string {
 	if int(k) < len(eventNames) {
@@ -69,11 +80,21 @@ type Event struct {
 	Outcome  dual.CallEnd  // EventCallClosed
 	Took     time.Duration // EventCallClosed
 	Reason   dual.DropReason
-	Restarts int          // EventRestart
+	Restarts int          // EventRestart; EventSideStart, EventSideExit: the solution's process number
 	Exit     *ProcessExit // EventSideExit
 	Stats    *dual.Stats  // EventProgress
 	LM       *LMRequest   // EventLM
 	Result   *Result      // EventVerdict
+	Compile  *CompileStep // EventCompile
+}
+
+// CompileStep is how the submission's compile step went (EventCompile).
+type CompileStep struct {
+	Language string `json:"language"` // the language id, "" when the submission named none known
+	lang.Stats
+	Outcome string `json:"outcome"`           // "ok" or "CompileError"
+	Reason  string `json:"reason,omitempty"`  // CompileError: what failed, one line
+	Message string `json:"message,omitempty"` // CompileError: the head of the compiler's messages
 }
 
 // LineSide is the side that wrote ev.Line. An observer that wants lines is
@@ -220,16 +241,51 @@ func setCall(ev *Event, c *dual.CallEvent) {
 	}
 }
 
-// sideExited returns the waiter's callback reporting a side's exit, nil
-// without an observer.
-func (r *run) sideExited(which dual.Side) func(*sandboxProcess) {
-	if !r.wants(EventSideExit) {
-		return nil
+// watchSide returns the callbacks that tell the observer that the side's
+// process started and ended; n is the solution's process number (restarts
+// before it). A nil callback is not wanted.
+func (r *run) watchSide(which dual.Side, n int) sideWatch {
+	var w sideWatch
+	if r.wants(EventSideStart) {
+		w.started = func() {
+			r.emitNow(func(ev *Event) { ev.Kind, ev.Side, ev.Restarts = EventSideStart, which, n })
+		}
 	}
-	return func(s *sandboxProcess) {
-		exit := s.exit()
-		r.emitNow(func(ev *Event) { ev.Kind, ev.Side, ev.Exit = EventSideExit, which, exit })
+	if r.wants(EventSideExit) {
+		w.exited = func(s *sandboxProcess) {
+			exit := s.exit()
+			r.emitNow(func(ev *Event) { ev.Kind, ev.Side, ev.Restarts, ev.Exit = EventSideExit, which, n, exit })
+		}
 	}
+	return w
+}
+
+// compileMessageHead bounds the compiler's messages an EventCompile
+// carries: the result keeps them all (tail-kept); an observer gets their
+// head, where the first error is.
+const compileMessageHead = 2 << 10
+
+// observeCompile tells the observer how the compile step went: ce nil is
+// success. took is the step's wall time as the judge measured it (a cache
+// hit included).
+func (r *run) observeCompile(language string, stats lang.Stats, ce *lang.CompileError, took time.Duration) {
+	if !r.wants(EventCompile) {
+		return
+	}
+	step := &CompileStep{Language: language, Stats: stats, Outcome: "ok"}
+	if ce != nil {
+		step.Outcome, step.Reason, step.Message = CompileError.String(), ce.Reason, headOf(ce.Message, compileMessageHead)
+	}
+	r.emitNow(func(ev *Event) { ev.Kind, ev.Took, ev.Compile = EventCompile, took, step })
+}
+
+// headOf is s cut to at most n bytes; a character cut in two is left out
+// (the compiler's messages are UTF-8: package lang makes them so).
+func headOf(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
 }
 
 // emitNow tells the observer of something that happened now outside the

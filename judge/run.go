@@ -175,13 +175,13 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 	evSpec.Env = setEnv(evSpec.Env, codec.ResultNonceEnv, r.nonce)
 	evSpec.CPUs = r.opts.EvaluatorCPUs
 	evSpec.NetworkAllow = r.opts.EvaluatorNetworkAllow
-	ev, startErr := startSide(ctx, r.opts.Runner, r.withLM(evSpec), newTailBuffer(MaxStreamOutput), r.fail, r.sideExited(dual.Evaluator))
+	ev, startErr := startSide(ctx, r.opts.Runner, r.withLM(evSpec), newTailBuffer(MaxStreamOutput), r.fail, r.watchSide(dual.Evaluator, 0))
 	if startErr != nil {
 		r.failSetup(fmt.Errorf("cannot start the evaluator %q: %w", r.problem.Runtime.Evaluator.Command[0], startErr))
 		return nil, nil
 	}
 	r.evaluator = ev
-	sol, startErr := startSide(ctx, r.opts.Runner, r.solSpec, newTailBuffer(MaxStderrTail), r.fail, r.sideExited(dual.Solution))
+	sol, startErr := startSide(ctx, r.opts.Runner, r.solSpec, newTailBuffer(MaxStderrTail), r.fail, r.watchSide(dual.Solution, 0))
 	if startErr != nil {
 		r.failSetup(fmt.Errorf("cannot start the solution %q: %w", r.solSpec.Args[0], startErr))
 		return nil, nil
@@ -373,14 +373,16 @@ func (r *run) restartSolution(ctx context.Context) (dual.Endpoint, error) {
 	if err != nil {
 		return dual.Endpoint{}, err
 	}
-	s, err := startSide(ctx, r.opts.Runner, spec, newTailBuffer(MaxStderrTail), r.fail, r.sideExited(dual.Solution))
+	r.mu.Lock()
+	n := r.restarts + 1 // the relay restarts one solution at a time
+	r.mu.Unlock()
+	s, err := startSide(ctx, r.opts.Runner, spec, newTailBuffer(MaxStderrTail), r.fail, r.watchSide(dual.Solution, n))
 	if err != nil {
 		return dual.Endpoint{}, fmt.Errorf("start solution %q: %w", r.solSpec.Args[0], err)
 	}
 	r.mu.Lock()
 	r.solution, r.lastSol = s, s
-	r.restarts++
-	n := r.restarts
+	r.restarts = n
 	r.mu.Unlock()
 	if r.wants(EventRestart) {
 		r.emitNow(func(ev *Event) { ev.Kind, ev.Side, ev.Restarts = EventRestart, dual.Solution, n })

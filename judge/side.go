@@ -32,14 +32,27 @@ type sandboxProcess struct {
 	killed   atomic.Bool // the judge sent Kill (end of run, restart, closed stdout)
 }
 
-// startSide starts spec. collect == nil discards stderr. exited, if not
-// nil, is called on the waiter goroutine once the process has ended, before
+// sideWatch is told that a side's process started and that it ended; nil
+// fields are skipped.
+type sideWatch struct {
+	started func()
+	exited  func(*sandboxProcess)
+}
+
+// startSide starts spec. collect == nil discards stderr. watch.started is
+// called once the process runs, before anything can report its exit;
+// watch.exited on the waiter goroutine once the process has ended, before
 // stop can return.
-func startSide(ctx context.Context, r sandbox.Runner, spec sandbox.Spec, collect *tailBuffer, fail func(any), exited func(*sandboxProcess)) (*sandboxProcess, error) {
+
+func startSide(ctx context.Context, r sandbox.Runner, spec sandbox.Spec, collect *tailBuffer, fail func(any), watch sideWatch) (*sandboxProcess, error) {
 	proc, err := r.Start(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
+	if watch.started != nil {
+		watch.started()
+	}
+	exited := watch.exited
 	s := &sandboxProcess{proc: proc, exited: make(chan string, 1), done: make(chan struct{}),
 		stderr: collect, stderrDone: make(chan struct{})}
 	go func() {

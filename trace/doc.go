@@ -1,7 +1,8 @@
 // Package trace writes and reads the trace of one judge run: a header line,
-// then one JSON line per thing that happened (every line either side wrote,
-// each call and capability opened and answered with the duration the judge
-// measured, drops, restarts, side exits, LM requests, the verdict) and an
+// then one JSON line per thing that happened (the compile step, every line
+// either side wrote, each call and capability opened and answered with the
+// duration the judge measured, drops, restarts, each process's start and
+// exit, LM requests, the verdict) and an
 // end line. The format is versioned (Version) and documented in
 // docs/trace.md; Reader reads version 1 and every later version keeps it
 // able to.

@@ -27,11 +27,11 @@ type encoder struct {
 // rec is one event to encode. Its byte slices are the event's.
 type rec struct {
 	t        int64 // µs since the header's Started
-	n        int64 // line (or the line a call or answer carries): its full length; restart: restarts so far
-	us       int64 // answer: µs taken
+	n        int64 // line (or the line a call or answer carries): its full length; restart: restarts so far; start, exit: the solution's process number
+	us       int64 // answer, compile: µs taken
 	line     []byte
 	id, name []byte // name nil: the call has none
-	member   []byte // exit, lm, verdict: `,"name":<JSON>`
+	member   []byte // exit, lm, verdict, compile: `,"name":<JSON>`
 	kind     judge.EventKind
 	side     dual.Side
 	lineKind dual.LineKind
@@ -64,9 +64,10 @@ func (e *encoder) observe(ev *judge.Event) {
 		}
 	case judge.EventDrop:
 		r.reason = ev.Reason
-	case judge.EventRestart:
+	case judge.EventRestart, judge.EventSideStart:
 		r.n = int64(ev.Restarts)
-	default: // exit, lm, verdict
+	default: // exit, lm, verdict, compile
+		r.n, r.us = int64(ev.Restarts), ev.Took.Microseconds()
 		e.member = appendMember(e.member[:0], ev)
 		r.member = e.member
 	}
@@ -141,7 +142,7 @@ func appendEvent(dst []byte, r *rec) []byte {
 	dst = append(dst, kindOf(r.kind)...)
 	dst = append(dst, '"')
 	switch r.kind {
-	case judge.EventRestart, judge.EventVerdict:
+	case judge.EventRestart, judge.EventVerdict, judge.EventCompile:
 	default:
 		dst = append(dst, `,"side":"`...)
 		dst = append(dst, r.side.String()...)
@@ -183,7 +184,15 @@ func appendEvent(dst []byte, r *rec) []byte {
 	case judge.EventRestart:
 		dst = append(dst, `,"n":`...)
 		dst = appendInt(dst, r.n)
-	default:
+	default: // start, exit, lm, verdict, compile
+		if r.n > 0 { // the solution's process number (start, exit)
+			dst = append(dst, `,"n":`...)
+			dst = appendInt(dst, r.n)
+		}
+		if r.kind == judge.EventCompile {
+			dst = append(dst, `,"us":`...)
+			dst = appendInt(dst, r.us)
+		}
 		dst = append(dst, r.member...)
 	}
 	return append(dst, "}\n"...)
@@ -231,6 +240,8 @@ func appendMember(dst []byte, ev *judge.Event) []byte {
 		name, v = "exit", ev.Exit
 	case judge.EventLM:
 		name, v = "lm", ev.LM
+	case judge.EventCompile:
+		name, v = "compile", ev.Compile
 	default:
 		name, v = "result", ev.Result
 	}

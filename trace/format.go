@@ -13,7 +13,9 @@ import (
 // frame that opened or answered it, where version 1 had a line event
 // before it; version 3 leaves out of such a call or answer what its frame,
 // when kept as written, already holds (len, id, a call's fn). The Reader
-// gives every version as version 1 has it.
+// gives every version as version 1 has it. The compile and start kinds and
+// an exit's n came later within version 3: new kinds, which readers skip,
+// need no new version (docs/trace.md, "Versioning").
 const Version = 3
 
 // DefaultMax is the default cap of a trace file (tether judge --trace-max).
@@ -65,6 +67,8 @@ const (
 	KindLM      = "lm"      // the run's LM handler answered a prompt
 	KindVerdict = "verdict" // the run's result
 	KindEnd     = "end"     // the last line: counts, and whether the cap was reached
+	KindCompile = "compile" // the submission's compile step ended (added within version 3)
+	KindStart   = "start"   // a side's process started (added within version 3)
 )
 
 // Event is one line after the header. Which members are set depends on Ev.
@@ -84,13 +88,14 @@ type Event struct {
 	ID      string `json:"id,omitempty"`
 	Fn      string `json:"fn,omitempty"`
 	Outcome string `json:"outcome,omitempty"` // result, error, timeout, rejected, failed, abandoned, refused
-	Us      int64  `json:"us,omitempty"`      // answer: microseconds since the call opened
+	Us      int64  `json:"us,omitempty"`      // answer: microseconds since the call opened; compile: the step's wall time
 
-	Reason string             `json:"reason,omitempty"` // drop
-	N      int                `json:"n,omitempty"`      // restart: restarts so far
-	Exit   *judge.ProcessExit `json:"exit,omitempty"`   // exit
-	LM     *judge.LMRequest   `json:"lm,omitempty"`     // lm
-	Result *judge.Result      `json:"result,omitempty"` // verdict
+	Reason  string             `json:"reason,omitempty"`  // drop
+	N       int                `json:"n,omitempty"`       // restart: restarts so far; start, exit: the solution's process number
+	Exit    *judge.ProcessExit `json:"exit,omitempty"`    // exit
+	LM      *judge.LMRequest   `json:"lm,omitempty"`      // lm
+	Result  *judge.Result      `json:"result,omitempty"`  // verdict
+	Compile *judge.CompileStep `json:"compile,omitempty"` // compile
 
 	// end
 	Events          int64            `json:"events,omitempty"`     // events recorded, header and end excluded

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,6 +73,7 @@ func wantComplete(t *testing.T, res *judge.Result, h Header, evs []*Event) {
 	if n := count(evs, func(e *Event) bool { return e.Ev == KindExit && e.Side == "evaluator" }); n != 1 {
 		t.Errorf("%d evaluator exits", n)
 	}
+	wantProcesses(t, evs)
 	if n := len(evs); n < 2 || evs[n-2].Ev != KindVerdict || evs[n-1].Ev != KindEnd ||
 		evs[n-2].Result.Status != res.Status || evs[n-2].Result.Score != res.Score {
 		t.Fatalf("last events %+v %+v, result %v %d", evs[n-2], evs[n-1], res.Status, res.Score)
@@ -80,6 +82,33 @@ func wantComplete(t *testing.T, res *judge.Result, h Header, evs []*Event) {
 		if evs[i].T < evs[i-1].T {
 			t.Fatalf("event %d (%s at %d) before event %d (%s at %d)", i, evs[i].Ev, evs[i].T, i-1, evs[i-1].Ev, evs[i-1].T)
 		}
+	}
+}
+
+// wantProcesses checks that each process the trace saw end was seen to
+// start before: the evaluator once, the solution's processes numbered 0,
+// 1, ... in the order they started, each one's exit after its start.
+func wantProcesses(t *testing.T, evs []*Event) {
+	t.Helper()
+	started := map[string]int{} // processes started per side
+	exited := map[[2]any]bool{}
+	for _, ev := range evs {
+		switch ev.Ev {
+		case KindStart:
+			if ev.N != started[ev.Side] {
+				t.Errorf("%s process %d started as number %d", ev.Side, started[ev.Side], ev.N)
+			}
+			started[ev.Side]++
+		case KindExit:
+			k := [2]any{ev.Side, ev.N}
+			if ev.N >= started[ev.Side] || exited[k] {
+				t.Errorf("%s process %d exited before it started, or twice (started: %d)", ev.Side, ev.N, started[ev.Side])
+			}
+			exited[k] = true
+		}
+	}
+	if started["evaluator"] != 1 || started["solution"] < 1 {
+		t.Errorf("processes started: %v, want one evaluator and at least one solution", started)
 	}
 }
 
@@ -202,9 +231,12 @@ result.accept(100, value=r.call("add", 1, 2))
 		t.Fatalf("hang's answer %+v", timeout)
 	}
 	exits := filterKind(evs, KindExit)
-	killed := count(exits, func(e *Event) bool { return e.Side == "solution" && e.Exit.KilledByJudge })
-	if killed < 1 || count(exits, func(e *Event) bool { return e.Side == "solution" }) != 2 {
+	killed := count(exits, func(e *Event) bool { return e.Side == "solution" && e.N == 0 && e.Exit.KilledByJudge })
+	if killed != 1 || count(exits, func(e *Event) bool { return e.Side == "solution" }) != 2 {
 		t.Errorf("exits %+v", exits)
+	}
+	if n := count(evs, func(e *Event) bool { return e.Ev == KindStart && e.Side == "solution" && e.N == 1 }); n != 1 {
+		t.Errorf("%d starts of the restarted solution (process 1), want 1", n)
 	}
 	st := Compute(h, evs)
 	if st.Restarts != 1 || len(st.Slowest) != 3 || st.Functions[1].Fn != "hang" || st.Functions[1].Outcomes["timeout"] != 1 {
@@ -257,3 +289,45 @@ func mustStats(h Header, evs []*Event) []byte {
 }
 
 var jsonMarshal = func(v any) ([]byte, error) { return json.Marshal(v) }
+
+// A C++ submission: the trace records its compile step before any process
+// starts (language, the compiler's time and memory, not cached, ok), and
+// trace stats reports it; a submission that does not compile has a
+// compile event saying CompileError with the compiler's first error.
+func TestTraceOfACompile(t *testing.T) {
+	testenv.Python3(t)
+	if _, err := exec.LookPath("g++"); err != nil {
+		testenv.Require(t, "TETHER_REQUIRE_LANGUAGES", errors.New("g++ is not installed (apt-get install g++)"))
+	}
+	res, h, evs, _ := traceRun(t, "../examples/aplusb", "../examples/aplusb/solution.cpp", 0)
+	if res.Status != judge.Accepted || res.Compile == nil {
+		t.Fatalf("%v %s, compile %+v", res.Status, res.Details, res.Compile)
+	}
+	wantComplete(t, res, h, evs)
+	compiles := filterKind(evs, KindCompile)
+	if len(compiles) != 1 || evs[0] != compiles[0] {
+		t.Fatalf("compile events %+v; the first event is %+v", compiles, evs[0])
+	}
+	c := compiles[0]
+	if c.Compile.Language != "cpp" || c.Compile.Outcome != "ok" || c.Compile.Cached || c.Compile.Stats != *res.Compile ||
+		c.Compile.TimeMs <= 0 || c.Us < c.Compile.TimeMs*1000 || c.Us > c.T {
+		t.Errorf("compile event %+v: %+v; the result's compile %+v", c, c.Compile, res.Compile)
+	}
+	if st := Compute(h, evs); st.Compile == nil || st.Compile.Language != "cpp" || st.Compile.Us != c.Us {
+		t.Errorf("stats' compile %+v", st.Compile)
+	}
+
+	dir := writeProblem(t, map[string]string{"broken.cpp": "int main() { return missing_name; }\n"})
+	res, _, evs, _ = traceRun(t, "../examples/aplusb", filepath.Join(dir, "broken.cpp"), 0)
+	if res.Status != judge.CompileError {
+		t.Fatalf("%v %s", res.Status, res.Details)
+	}
+	compiles = filterKind(evs, KindCompile)
+	if len(compiles) != 1 || compiles[0].Compile.Outcome != "CompileError" || compiles[0].Compile.Reason == "" ||
+		!strings.Contains(compiles[0].Compile.Message, "missing_name") {
+		t.Fatalf("compile events of a broken source %+v", compiles)
+	}
+	if n := len(filterKind(evs, KindStart)); n != 0 {
+		t.Errorf("%d processes started for a submission that did not compile", n)
+	}
+}

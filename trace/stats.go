@@ -3,6 +3,8 @@ package trace
 import (
 	"cmp"
 	"slices"
+
+	"github.com/tether-dev/tether/judge"
 )
 
 // Stats summarises a trace: per-function latency, the slowest calls, and
@@ -18,7 +20,17 @@ type Stats struct {
 	Drops        map[string]int64 `json:"drops,omitempty"` // by reason
 	Restarts     int              `json:"restarts"`
 	LM           *LMStats         `json:"lm,omitempty"`
-	Capped       bool             `json:"capped,omitempty"` // the trace hit its cap: the numbers cover its head only
+	Compile      *CompileStats    `json:"compile,omitempty"` // absent: no compile step (an interpreted language, or a trace of an older tether)
+	Capped       bool             `json:"capped,omitempty"`  // the trace hit its cap: the numbers cover its head only
+}
+
+// CompileStats is the submission's compile step, before the run's clock:
+// as the judge reported it (language, the compiler's time_ms and
+// memory_kb, cached, outcome), and Us, its wall time as the judge measured
+// it (a cache hit's lookup included).
+type CompileStats struct {
+	judge.CompileStep
+	Us int64 `json:"us"`
 }
 
 // FnStats is one function (a call's fn, answered by the solution) or
@@ -154,6 +166,10 @@ func Compute(h Header, evs []*Event) *Stats {
 			st.WallUs = ev.T
 			if ev.Result != nil {
 				st.Verdict = ev.Result.Status.String()
+			}
+		case KindCompile:
+			if ev.Compile != nil {
+				st.Compile = &CompileStats{CompileStep: *ev.Compile, Us: ev.Us}
 			}
 		case KindEnd:
 			st.Capped = ev.Capped

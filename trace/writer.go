@@ -212,6 +212,10 @@ func kindOf(k judge.EventKind) string {
 		return KindLM
 	case judge.EventVerdict:
 		return KindVerdict
+	case judge.EventCompile:
+		return KindCompile
+	case judge.EventSideStart:
+		return KindStart
 	}
 	return ""
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tether-dev/tether/dual"
 	"github.com/tether-dev/tether/judge"
+	"github.com/tether-dev/tether/lang"
 )
 
 var t0 = time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)
@@ -38,6 +39,11 @@ func everyKind() []*judge.Event {
 		{Kind: judge.EventProgress, At: at(8), Stats: &dual.Stats{}},
 		{Kind: judge.EventLog, At: at(8), Text: []byte("ignored")},
 		{Kind: judge.EventSideExit, At: at(9), Side: dual.Evaluator, Exit: &judge.ProcessExit{ExitCode: &code}},
+		{Kind: judge.EventSideStart, At: at(9), Side: dual.Solution, Restarts: 2},
+		{Kind: judge.EventCompile, At: at(9), Took: 3 * time.Millisecond, Compile: &judge.CompileStep{Language: "cpp",
+			Stats: lang.Stats{TimeMs: 2, MemoryKB: 4096}, Outcome: "CompileError", Reason: "the compiler exited with status 1",
+			Message: "main.cpp:1:1: error: x"}},
+		{Kind: judge.EventSideExit, At: at(9), Side: dual.Solution, Restarts: 2, Exit: &judge.ProcessExit{Signal: "SIGSEGV"}},
 		{Kind: judge.EventVerdict, At: at(10), Result: &judge.Result{Status: judge.Accepted, Score: 10000}},
 	}
 }
@@ -77,11 +83,11 @@ func TestEveryEventKindRoundTrips(t *testing.T) {
 	for _, ev := range got {
 		kinds = append(kinds, ev.Ev)
 	}
-	want := "line call line drop answer restart exit lm line exit verdict end"
+	want := "line call line drop answer restart exit lm line exit start compile exit verdict end"
 	if strings.Join(kinds, " ") != want {
 		t.Fatalf("kinds %q, want %q\n%s", strings.Join(kinds, " "), want, text)
 	}
-	call, text1, answer, lm, end := got[0], got[2], got[4], got[7], got[11]
+	call, text1, answer, lm, end := got[0], got[2], got[4], got[7], got[14]
 	if call.T != 1000 || call.Side != "evaluator" || call.Kind != "frame" || call.Len != 49 ||
 		string(call.Frame) != `{"type":"call","id":"c1","fn":"add","args":[1,2]}` {
 		t.Errorf("frame line %+v", call)
@@ -98,10 +104,19 @@ func TestEveryEventKindRoundTrips(t *testing.T) {
 	if lm.LM == nil || lm.LM.Backend != "echo" || lm.LM.OutputTokens != 4 || lm.LM.Budget.CallsLimit != 3 {
 		t.Errorf("lm %+v", lm.LM)
 	}
-	if got[10].Result.Status != judge.Accepted || got[10].Result.Score != 10000 {
-		t.Errorf("verdict %+v", got[10].Result)
+	if start := got[10]; start.Side != "solution" || start.N != 2 || start.T != 9000 {
+		t.Errorf("start %+v", start)
 	}
-	if end.Events != 10 || end.Capped || end.Bytes != int64(len(text)-len(strings.SplitAfter(text, "\n")[11])) {
+	if c := got[11]; c.Side != "" || c.Us != 3000 || c.Compile == nil || *c.Compile != *everyKind()[13].Compile {
+		t.Errorf("compile %+v: %+v", c, c.Compile)
+	}
+	if exit := got[12]; exit.Side != "solution" || exit.N != 2 || exit.Exit.Signal != "SIGSEGV" || got[6].N != 0 {
+		t.Errorf("exit of the solution's third process %+v", exit)
+	}
+	if got[13].Result.Status != judge.Accepted || got[13].Result.Score != 10000 {
+		t.Errorf("verdict %+v", got[13].Result)
+	}
+	if end.Events != 13 || end.Capped || end.Bytes != int64(len(text)-len(strings.SplitAfter(text, "\n")[14])) {
 		t.Errorf("end %+v", end)
 	}
 }

@@ -66,6 +66,17 @@ func printTraceStats(w io.Writer, st *trace.Stats) {
 	if st.Capped {
 		fmt.Fprintln(w, "note:     the trace reached its cap (--trace-max); these numbers cover its head only")
 	}
+	if c := st.Compile; c != nil {
+		how := fmt.Sprintf("compiler %d ms, %d KiB", c.TimeMs, c.MemoryKB)
+		if c.Cached {
+			how = "cached"
+		}
+		fmt.Fprintf(w, "compile:  %s, %s (%s, before the run's clock): %s", c.Language, us(c.Us), how, c.Outcome)
+		if c.Reason != "" {
+			fmt.Fprintf(w, ", %s", c.Reason)
+		}
+		fmt.Fprintln(w)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "\nfunction\tanswered by\tcalls\terrors\tp50\tp90\tp99\tmax\t")
 	for _, f := range st.Functions {

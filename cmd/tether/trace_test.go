@@ -53,6 +53,23 @@ func TestTraceStatsOfAJudgedRun(t *testing.T) {
 	}
 }
 
+// A trace with a compile step: stats names its language, time, memory and
+// outcome, apart from the run's clocks.
+func TestTraceStatsReportsTheCompileStep(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "run.trace")
+	os.WriteFile(file, []byte(`{"trace":3,"tether":"t","problem":"P","started":"2026-12-03T08:00:00Z","sides":{}}
+{"t":900,"ev":"compile","us":850,"compile":{"language":"cpp","time_ms":812,"memory_kb":46080,"cached":false,"outcome":"ok"}}
+{"t":2000,"ev":"verdict","result":{"status":"Accepted","score":10000}}
+`), 0o644)
+	out, err := runTraceCLI(t, "stats", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "compile:  cpp, 850µs (compiler 812 ms, 46080 KiB, before the run's clock): ok\n"; !strings.Contains(out, want) {
+		t.Errorf("stats output lacks %q:\n%s", want, out)
+	}
+}
+
 func TestTraceStatsRefusesWhatIsNotATrace(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "x.json")
 	os.WriteFile(file, []byte(`{"title":"not a trace"}`+"\n"), 0o644)

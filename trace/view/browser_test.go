@@ -1,11 +1,13 @@
 package view
 
 import (
+	"bytes"
 	"context"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +16,11 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/tether-dev/tether/internal/testenv"
+	"github.com/tether-dev/tether/judge"
+	"github.com/tether-dev/tether/sandbox"
+	"github.com/tether-dev/tether/trace"
 )
 
 // browser finds a Chromium to drive. Without one the browser tests skip,
@@ -111,6 +118,24 @@ func (s *pageSession) load(t *testing.T, m *Model) time.Duration {
 	return time.Since(start)
 }
 
+// screenshot saves the page as name, in TETHER_SCREENSHOT_DIR or the
+// temporary directory, for a person to look at.
+func (s *pageSession) screenshot(t *testing.T, name string) {
+	t.Helper()
+	shot, err := chromedp.Run(s.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(os.TempDir(), name)
+	if dir := os.Getenv("TETHER_SCREENSHOT_DIR"); dir != "" {
+		out = filepath.Join(dir, name)
+	}
+	if err := os.WriteFile(out, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", out)
+}
+
 func (s *pageSession) pageErrors() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -202,18 +227,7 @@ func TestBrowserRendersRun(t *testing.T) {
 		t.Errorf("after a click on the middle of the solution lane the detail shows:\n%s\nwant a call from the middle of the run", detail)
 	}
 
-	shot, err := chromedp.Run(s.ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(os.TempDir(), "tether-trace-view.png")
-	if dir := os.Getenv("TETHER_SCREENSHOT_DIR"); dir != "" {
-		out = filepath.Join(dir, "tether-trace-view.png")
-	}
-	if err := os.WriteFile(out, shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", out)
+	s.screenshot(t, "tether-trace-view.png")
 
 	if errs := s.pageErrors(); len(errs) > 0 {
 		t.Errorf("page reported errors: %v", errs)
@@ -240,6 +254,126 @@ func TestBrowserRenders100kCalls(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#call-count[data-shown="1"]`)),
 	); err != nil {
 		t.Fatalf("searching 100,000 calls: %v (page errors: %v)", err, s.pageErrors())
+	}
+	if errs := s.pageErrors(); len(errs) > 0 {
+		t.Errorf("page reported errors: %v", errs)
+	}
+}
+
+// runTrace judges solution.py against evaluate.py (no isolation: the page
+// is what is tested) with a trace, and returns the trace read back.
+func runTrace(t *testing.T, evaluator, solution string) (trace.Header, []*trace.Event) {
+	t.Helper()
+	testenv.Python3(t)
+	dir := t.TempDir()
+	for name, body := range map[string]string{"problem.json": `{"title":"whole run"}`, "evaluate.py": evaluator, "solution.py": solution} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := judge.LoadProblem(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := judge.LoadSubmission(filepath.Join(dir, "solution.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	runner := sandbox.NewPlain()
+	w := trace.NewWriter(&buf, trace.HeaderFor(p, sub, "s1", runner.Kind()), 0)
+	res, err := judge.Run(context.Background(), p, sub, &judge.Options{Runner: runner, SubmissionID: "s1", Observer: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != judge.Accepted {
+		t.Fatalf("%v %s", res.Status, res.Details)
+	}
+	h, evs, err := trace.ReadAll(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, evs
+}
+
+// The page of a real run shows the whole run: the evaluator's output as
+// it printed it, the solution's logs, each process with how it ended, a
+// capability nested under the call it was made in, and the header's two
+// times labelled. A compile step that failed is shown with its reason.
+func TestBrowserShowsTheWholeRun(t *testing.T) {
+	h, evs := runTrace(t, `from tether_sdk.evaluator import SolutionRunner, register_capability, result
+print("checking the translation", flush=True)
+register_capability("lookup", lambda word: {"hello": "bonjour"}.get(word))
+runner = SolutionRunner()
+said = runner.call("translate", "hello")
+print("translate said", said, flush=True)
+result.accept(100)
+`, `from tether_sdk.solution import call_capability
+
+
+def translate(word):
+    print("looking up", word)
+    return call_capability("lookup", word)
+`)
+	s := openBrowser(t, browser(t))
+	s.load(t, FromTrace(h, evs))
+
+	text := func(sel string) string {
+		t.Helper()
+		got, err := chromedp.Run(s.ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll(`+strconv.Quote(sel)+`)).map((e) => e.textContent).join("\n")`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	output := text("#output .out-line")
+	for _, want := range []string{"evaluatorchecking the translation", "evaluatortranslate said bonjour", "solution stdoutlooking up hello"} {
+		if !strings.Contains(output, want) {
+			t.Errorf("output and logs lack %q:\n%s", want, output)
+		}
+	}
+	evaluator, solution := text("#processes tr.process.evaluator"), text("#processes tr.process.solution")
+	if !strings.Contains(evaluator, "exit status 0") {
+		t.Errorf("the evaluator's process row %q does not say it exited with status 0", evaluator)
+	}
+	if !strings.Contains(solution, "solution #0") || !(strings.Contains(solution, "exit status") || strings.Contains(solution, "killed by")) {
+		t.Errorf("the solution's process row %q does not say how it ended", solution)
+	}
+
+	// The capability's row comes right after its call's, indented.
+	rows, err := chromedp.Run(s.ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#rows-window .row")).map((r) => (r.classList.contains("nested") ? "nested " : "") + r.children[1].textContent)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0] != "translate" || rows[1] != "nested lookup" {
+		t.Errorf("table rows %q, want the call translate and, nested under it, the capability lookup", rows)
+	}
+	labels := text("#summary .summary-item .label")
+	if !strings.Contains(labels, "run time") || !strings.Contains(labels, "calls' total") {
+		t.Errorf("header times are labelled %q, want run time and calls' total", labels)
+	}
+	if errs := s.pageErrors(); len(errs) > 0 {
+		t.Errorf("page reported errors: %v", errs)
+	}
+	s.screenshot(t, "tether-trace-view-whole-run.png")
+
+	// A compile step that failed, from a trace of a C++ submission.
+	h, evs, err = trace.ReadAll(strings.NewReader(`{"trace":3,"tether":"t","started":"2026-12-03T08:00:00Z","sides":{}}
+{"t":500,"ev":"compile","us":400,"compile":{"language":"cpp","time_ms":380,"memory_kb":51200,"cached":false,"outcome":"CompileError","reason":"the compiler exited with status 1","message":"main.cpp:1:14: error: 'missing_name' was not declared"}}
+{"t":600,"ev":"verdict","result":{"status":"CompileError","score":0}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.load(t, FromTrace(h, evs))
+	compile := text("#processes tr.compile") + "\n" + text("#run-box .compile-message")
+	for _, want := range []string{"compile cpp", "CompileError", "the compiler exited with status 1", "'missing_name' was not declared"} {
+		if !strings.Contains(compile, want) {
+			t.Errorf("the compile step shows %q, want %q in it", compile, want)
+		}
 	}
 	if errs := s.pageErrors(); len(errs) > 0 {
 		t.Errorf("page reported errors: %v", errs)

@@ -28,11 +28,13 @@ var pageJS string
 
 // Model is what the page shows. Times are microseconds since the run began.
 type Model struct {
-	Header   Header
-	Calls    []Call
-	Logs     []Log
-	LM       []LMRequest
-	Restarts []int64 // when the solution was restarted
+	Header    Header
+	Compile   *Compile // the submission's compile step, nil when there was none
+	Processes []Process
+	Calls     []Call
+	Logs      []Log
+	LM        []LMRequest
+	Restarts  []int64 // when the solution was restarted
 	// Notes are shown under the header: a trace cut at its size cap, events
 	// the converter did not understand.
 	Notes []string
@@ -45,9 +47,10 @@ type Header struct {
 	Started      string  `json:"started"` // RFC 3339
 	Tether       string  `json:"tether"`  // version that wrote the trace
 	Sandbox      string  `json:"sandbox"`
+	Language     string  `json:"language"` // the submission's language id
 	Verdict      string  `json:"verdict"`
-	Score        *int64  `json:"score"` // the result's 0-10000 scale
-	TimeMs       int64   `json:"time_ms"`
+	Score        *int64  `json:"score"`   // the result's 0-10000 scale
+	TimeMs       int64   `json:"time_ms"` // the result's: from the evaluator's first output to the end of the run
 	MemoryKB     int64   `json:"memory_kb"`
 	Message      string  `json:"message"`
 	Limits       []Limit `json:"limits"`
@@ -88,12 +91,37 @@ type Call struct {
 	Answer  string // JSON text of the result or error
 }
 
-// Log is one log frame or output line, drawn as a tick.
+// Log is one solution log frame or evaluator output line, drawn as a tick
+// and listed with its text.
 type Log struct {
 	AtUs   int64
-	Side   string
-	Stream string
-	Bytes  int64
+	Side   string // SideSolution: a log frame; SideEvaluator: an output line
+	Stream string // a log frame's stream; "output" for the evaluator's
+	Bytes  int64  // the line's length
+	Text   string // what it said, possibly cut; "" past the page's budget (see FromTrace)
+}
+
+// Process is one process of a side, from its start to its exit.
+type Process struct {
+	Side    string `json:"side"`   // SideSolution or SideEvaluator: whose process
+	N       int    `json:"n"`      // the solution's process number: restarts before it
+	StartUs int64  `json:"t0"`     // -1: not recorded (a trace of an older tether)
+	EndUs   int64  `json:"t1"`     // -1: no exit recorded
+	Exit    string `json:"exit"`   // how it ended, in words ("exit status 0", "killed by SIGKILL (the judge)")
+	Failed  bool   `json:"failed"` // it ended otherwise than with status 0 or a kill by the judge
+}
+
+// Compile is the submission's compile step, before the run's clock.
+type Compile struct {
+	Language string `json:"language"`
+	StartUs  int64  `json:"t0"`
+	EndUs    int64  `json:"t1"`
+	TimeMs   int64  `json:"time_ms"`   // the compiler's wall time
+	MemoryKB int64  `json:"memory_kb"` // the compiler's peak memory
+	Cached   bool   `json:"cached"`
+	Outcome  string `json:"outcome"` // "ok" or "CompileError"
+	Reason   string `json:"reason"`
+	Message  string `json:"message"` // the head of the compiler's messages
 }
 
 // LMRequest is one request to the run's LM handler.
@@ -111,11 +139,13 @@ type LMRequest struct {
 // page is the JSON the script reads: columns, not objects, so that 100,000
 // calls stay small and parse quickly.
 type page struct {
-	Header   Header   `json:"header"`
-	Notes    []string `json:"notes"`
-	Restarts []int64  `json:"restarts"`
-	Fns      []string `json:"fns"`
-	Calls    struct {
+	Header    Header    `json:"header"`
+	Compile   *Compile  `json:"compile"`
+	Processes []Process `json:"processes"`
+	Notes     []string  `json:"notes"`
+	Restarts  []int64   `json:"restarts"`
+	Fns       []string  `json:"fns"`
+	Calls     struct {
 		ID      []string `json:"id"`
 		Fn      []int    `json:"fn"`   // index in Fns
 		Side    []int    `json:"side"` // 0 solution, 1 evaluator
@@ -127,7 +157,7 @@ type page struct {
 		Answer  []string `json:"ans"`
 	} `json:"calls"`
 	Outcomes []string   `json:"outcomes"`
-	Logs     [][4]any   `json:"logs"` // at, side (0/1), stream, bytes
+	Logs     [][5]any   `json:"logs"` // at, side (0/1), stream, bytes, text
 	LM       []lmColumn `json:"lm"`
 }
 
@@ -153,7 +183,10 @@ func sideIndex(side string) int {
 }
 
 func (m *Model) page() (*page, error) {
-	p := &page{Header: m.Header, Notes: m.Notes, Restarts: m.Restarts, Outcomes: outcomes}
+	p := &page{Header: m.Header, Compile: m.Compile, Processes: m.Processes, Notes: m.Notes, Restarts: m.Restarts, Outcomes: outcomes}
+	if p.Processes == nil {
+		p.Processes = []Process{}
+	}
 	if p.Notes == nil {
 		p.Notes = []string{}
 	}
@@ -192,9 +225,9 @@ func (m *Model) page() (*page, error) {
 		c.Start[i], c.End[i], c.Outcome[i], c.Parent[i] = call.StartUs, call.EndUs, oi, call.Parent
 		c.Args[i], c.Answer[i] = call.Args, call.Answer
 	}
-	p.Logs = make([][4]any, len(m.Logs))
+	p.Logs = make([][5]any, len(m.Logs))
 	for i, l := range m.Logs {
-		p.Logs[i] = [4]any{l.AtUs, sideIndex(l.Side), l.Stream, l.Bytes}
+		p.Logs[i] = [5]any{l.AtUs, sideIndex(l.Side), l.Stream, l.Bytes, l.Text}
 	}
 	p.LM = make([]lmColumn, len(m.LM))
 	for i, r := range m.LM {

@@ -11,7 +11,7 @@ import (
 
 // synthetic is a run of n calls to two functions, every 7th an error, every
 // 11th a timeout, with a capability inside every 5th call, logs, a restart
-// and one LM request.
+// (three processes) and one LM request.
 func synthetic(n int) *Model {
 	score := int64(5000)
 	m := &Model{Header: Header{
@@ -44,11 +44,14 @@ func synthetic(n int) *Model {
 			})
 		}
 		if i%50 == 0 {
-			m.Logs = append(m.Logs, Log{AtUs: t + 3, Side: SideSolution, Stream: "stdout", Bytes: 12})
+			m.Logs = append(m.Logs, Log{AtUs: t + 3, Side: SideSolution, Stream: "stdout", Bytes: 12, Text: fmt.Sprint("solving ", i)})
 		}
 		t += 60
 	}
 	m.Restarts = []int64{t / 2}
+	m.Processes = []Process{{Side: SideEvaluator, StartUs: 0, EndUs: t, Exit: "exit status 0"},
+		{Side: SideSolution, StartUs: 1, EndUs: t / 2, Exit: "killed by SIGKILL (the judge)"},
+		{Side: SideSolution, N: 1, StartUs: t / 2, EndUs: t, Exit: "exit status 0"}}
 	m.LM = []LMRequest{{StartUs: 10, EndUs: 900, Model: "echo", Depth: 1, PromptBytes: 5, CompletionBytes: 9, PromptTokens: 2, CompletionTokens: 3}}
 	return m
 }

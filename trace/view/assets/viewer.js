@@ -23,6 +23,8 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
+  // fmtAt is a time since the run's start, before it when negative.
+  function fmtAt(us) { return us < 0 ? "−" + fmtUs(-us) : fmtUs(us); }
   function fmtUs(us) {
     if (us < 0) return "—";
     if (us < 1000) return us + " µs";
@@ -41,6 +43,19 @@
     return sorted[Math.max(0, k)];
   }
 
+  // renderWindow fills win with the rows of the list scrolled in box that
+  // are in view, and a few either side: count rows of rowH pixels each,
+  // row r made by makeRow(r). Only those are in the document, so a long
+  // list costs the page no layout.
+  function renderWindow(box, win, count, rowH, makeRow) {
+    const first = Math.max(0, Math.floor(box.scrollTop / rowH) - 5);
+    const last = Math.min(count, first + Math.ceil(box.clientHeight / rowH) + 10);
+    win.style.transform = "translateY(" + first * rowH + "px)";
+    const frag = document.createDocumentFragment();
+    for (let r = first; r < last; r++) frag.append(makeRow(r));
+    win.replaceChildren(frag);
+  }
+
   // sortIndices sorts idx by cmp, in place; a trace is written in time
   // order, so the common case is a check that finds it sorted already.
   function sortIndices(idx, cmp) {
@@ -55,8 +70,29 @@
   $("verdict").textContent = h.verdict || "(no verdict)";
   $("verdict").classList.add(h.verdict || "none");
   if (h.score !== null && h.score !== undefined) $("score").textContent = "score " + (h.score / 100).toFixed(2);
-  $("summary").textContent = [h.time_ms ? h.time_ms + " ms" : "", h.memory_kb ? Math.round(h.memory_kb / 1024) + " MiB" : ""].filter(Boolean).join(" · ");
-  const facts = [["problem", h.problem], ["submission", h.submission_id], ["started", h.started], ["sandbox", h.sandbox], ["tether", h.tether]];
+  // The two times are labelled: the run's wall time is the result's
+  // time_ms; the calls' total adds up their durations, so calls in flight
+  // together count once each and it can exceed the wall time.
+  {
+    let callSum = 0, callN = 0;
+    for (let i = 0; i < n; i++) {
+      const d = duration(i);
+      if (C.side[i] === 0 && d >= 0) { callSum += d; callN++; }
+    }
+    const items = [];
+    if (h.time_ms) items.push(["run time", h.time_ms + " ms", "the run's wall time (the result's time_ms): from the evaluator's first output to the end of the run"]);
+    items.push(["calls' total", fmtUs(callSum), "the sum of the durations of the " + callN + " calls the solution answered; calls in flight together each count, so it can exceed the run time"]);
+    if (h.memory_kb) items.push(["peak memory", Math.round(h.memory_kb / 1024) + " MiB", "the solution's peak memory (the result's memory_kb)"]);
+    if (data.compile) items.push(["compile", fmtUs(data.compile.t1 - data.compile.t0), "the compile step, before the run's clock"]);
+    for (const [label, value, title] of items) {
+      const s = el("span", "summary-item");
+      s.title = title;
+      s.dataset.label = label;
+      s.append(el("span", "label", label), el("b", "", value));
+      $("summary").append(s);
+    }
+  }
+  const facts = [["problem", h.problem], ["submission", h.submission_id], ["language", h.language], ["started", h.started], ["sandbox", h.sandbox], ["tether", h.tether]];
   for (const l of h.limits) facts.push([l.name, l.value]);
   for (const [k, v] of facts) {
     if (!v) continue;
@@ -104,6 +140,14 @@
   for (const r of data.lm) { tMin = Math.min(tMin, r.t0); tMax = Math.max(tMax, r.t1); }
   for (const l of data.logs) { tMin = Math.min(tMin, l[0]); tMax = Math.max(tMax, l[0]); }
   for (const t of data.restarts) { tMin = Math.min(tMin, t); tMax = Math.max(tMax, t); }
+  for (const p of data.processes) {
+    for (const t of [p.t0, p.t1]) if (t >= 0) { tMin = Math.min(tMin, t); tMax = Math.max(tMax, t); }
+  }
+  // Times count from the run's first event. The compile step comes before
+  // it: at negative times, left of the view that Fit shows (the wheel zooms
+  // out to it), so that a long compile does not squeeze the run; a run
+  // that only compiled shows the compile step.
+  if (!isFinite(tMin) && data.compile) { tMin = data.compile.t0; tMax = data.compile.t1; }
   if (!isFinite(tMin)) { tMin = 0; tMax = 1; }
   if (tMax <= tMin) tMax = tMin + 1;
   // Calls with no answer (pending) are drawn to the end of the run.
@@ -166,7 +210,7 @@
       if (x < LABEL_W) continue;
       ctx.moveTo(x + 0.5, AXIS - 4);
       ctx.lineTo(x + 0.5, AXIS);
-      ctx.fillText(fmtUs(Math.round(t - tMin)), x + 3, 8);
+      ctx.fillText(fmtAt(Math.round(t - tMin)), x + 3, 8);
     }
     ctx.strokeStyle = "#b0b3b8";
     ctx.stroke();
@@ -215,6 +259,27 @@
       const x0 = Math.max(LABEL_W, xOf(r.t0));
       ctx.fillStyle = r.error ? COLORS.error : "#2874a6";
       ctx.fillRect(x0, lanes[2].y + 3, Math.max(1, Math.min(W, xOf(r.t1)) - x0), LANE_H / 2 - 6);
+    }
+    // Each process as a line above its side's lane, from its start (or the
+    // left edge, when the trace did not record it) to its exit, marked in
+    // red when it failed; the compile step as a bar above the solution's.
+    for (const p of data.processes) {
+      const lane = lanes[p.side === "evaluator" ? 1 : 0];
+      const a = p.t0 >= 0 ? p.t0 : v0, b = p.t1 >= 0 ? p.t1 : tMax;
+      if (b < v0 || a > v1) continue;
+      const x0 = Math.max(LABEL_W, xOf(a)), x1 = Math.min(W, xOf(b));
+      ctx.fillStyle = "#8a9099";
+      ctx.fillRect(x0, lane.y - 3, Math.max(1, x1 - x0), 2);
+      if (p.t0 >= 0) ctx.fillRect(x0, lane.y - 5, 2, 5);
+      if (p.t1 >= 0) {
+        ctx.fillStyle = p.failed ? COLORS.error : "#4a4f57";
+        ctx.fillRect(x1 - 2, lane.y - 6, 3, 6);
+      }
+    }
+    if (data.compile && data.compile.t1 >= v0 && data.compile.t0 <= v1) {
+      const c = data.compile, x0 = Math.max(LABEL_W, xOf(c.t0)), x1 = Math.min(W, xOf(c.t1));
+      ctx.fillStyle = c.outcome === "ok" ? "#7f8c8d" : COLORS.error;
+      ctx.fillRect(x0, lanes[0].y - 5, Math.max(2, x1 - x0), 5);
     }
     // restarts
     ctx.strokeStyle = COLORS.restart;
@@ -325,6 +390,7 @@
     }
     const cmp = columns[sortCol].cmp;
     sortIndices(view, sortDesc ? (a, b) => cmp(b, a) || b - a : (a, b) => cmp(a, b) || a - b);
+    view = nest(view);
     head.querySelectorAll("span").forEach((s, k) => {
       s.classList.toggle("sorted", k === sortCol);
       s.classList.toggle("desc", k === sortCol && sortDesc);
@@ -334,22 +400,47 @@
     spacer.style.height = view.length * ROW_H + "px";
     renderRows();
   }
+  // nest puts each capability shown right after the call it ran in, when
+  // that call is shown too (indented: see renderRows); the rest keep the
+  // sorted order.
+  const inView = new Uint8Array(n);
+  const kidHead = new Int32Array(n), kidNext = new Int32Array(n); // each call's capabilities in view, as linked lists
+  const anyCapability = C.parent.some((p) => p >= 0);
+  function nest(view) {
+    if (!anyCapability) return view;
+    inView.fill(0);
+    for (const i of view) inView[i] = 1;
+    kidHead.fill(-1);
+    let any = false;
+    for (let r = view.length - 1; r >= 0; r--) {
+      const i = view[r], p = C.parent[i];
+      if (p >= 0 && inView[p]) { kidNext[i] = kidHead[p]; kidHead[p] = i; any = true; }
+    }
+    if (!any) return view;
+    const out = new Array(view.length);
+    let k = 0;
+    for (const i of view) {
+      const p = C.parent[i];
+      if (p >= 0 && inView[p]) continue;
+      out[k++] = i;
+      for (let j = kidHead[i]; j >= 0; j = kidNext[j]) out[k++] = j;
+    }
+    return out;
+  }
+  const nested = (i) => C.parent[i] >= 0 && inView[C.parent[i]] === 1;
   function renderRows() {
-    const first = Math.max(0, Math.floor(rows.scrollTop / ROW_H) - 5);
-    const last = Math.min(view.length, first + Math.ceil(rows.clientHeight / ROW_H) + 10);
-    win.style.transform = "translateY(" + first * ROW_H + "px)";
-    const frag = document.createDocumentFragment();
-    for (let r = first; r < last; r++) {
+    renderWindow(rows, win, view.length, ROW_H, (r) => {
       const i = view[r];
-      const row = el("div", "row" + (i === selected ? " selected" : ""));
+      const inside = nested(i);
+      const row = el("div", "row" + (i === selected ? " selected" : "") + (inside ? " nested" : ""));
       row.dataset.call = String(i);
-      columns.forEach((col) => {
-        const s = el("span", col.key === "out" ? "out " + outcome(i) : "", col.get(i));
+      if (inside) row.title = "a capability made inside call " + C.id[C.parent[i]];
+      columns.forEach((col, k) => {
+        const s = el("span", col.key === "out" ? "out " + outcome(i) : "", (k === 0 && inside ? "↳ " : "") + col.get(i));
         row.append(s);
       });
-      frag.append(row);
-    }
-    win.replaceChildren(frag);
+      return row;
+    });
   }
   rows.addEventListener("scroll", renderRows);
   win.addEventListener("click", (e) => {
@@ -371,6 +462,9 @@
       ["outcome", outcome(i)], ["start", fmtUs(C.t0[i] - tMin)], ["duration", fmtUs(duration(i))],
     ];
     if (C.parent[i] >= 0) lines.push(["inside call", C.id[C.parent[i]] + " (" + data.fns[C.fn[C.parent[i]]] + ")"]);
+    const caps = [];
+    for (let j = 0; j < n; j++) if (C.parent[j] === i) caps.push(j);
+    if (caps.length) lines.push(["capabilities inside it", caps.map((j) => C.id[j] + " (" + data.fns[C.fn[j]] + ", " + outcome(j) + ", " + fmtUs(duration(j)) + ")").join(", ")]);
     d.append(el("div", "", lines.map(([k, v]) => k + ": " + v).join("\n")));
     d.append(el("h4", "", "arguments"), el("div", "args", pretty(C.args[i])));
     d.append(el("h4", "", "answer"), el("div", "answer", pretty(C.ans[i])));
@@ -381,6 +475,69 @@
     renderRows();
     redraw();
   }
+
+  // ---- processes and the compile step ---------------------------------------
+  {
+    const t = $("processes");
+    const hr = el("tr");
+    for (const c of ["process", "started", "ended", "how"]) hr.append(el("th", "", c));
+    t.append(hr);
+    const c = data.compile;
+    if (c) {
+      const tr = el("tr");
+      tr.className = "compile";
+      tr.title = "the compile step, before the run: on the timeline left of the run (zoom out)";
+      const how = c.outcome + " · " + (c.cached ? "cached" : "compiler " + c.time_ms + " ms, " + Math.round(c.memory_kb / 1024) + " MiB") + (c.reason ? " · " + c.reason : "");
+      tr.append(el("td", "", "compile " + (c.language || "")), el("td", "", fmtAt(c.t0 - tMin)), el("td", "", fmtAt(c.t1 - tMin)),
+        el("td", c.outcome === "ok" ? "" : "failed", how));
+      t.append(tr);
+    }
+    for (const p of data.processes) {
+      const tr = el("tr");
+      tr.className = "process " + p.side;
+      const name = p.side + (p.side === "solution" ? " #" + p.n : "");
+      tr.append(el("td", "", name), el("td", "", p.t0 >= 0 ? fmtUs(p.t0 - tMin) : "—"), el("td", "", p.t1 >= 0 ? fmtUs(p.t1 - tMin) : "—"),
+        el("td", p.failed ? "failed" : "", p.t1 >= 0 ? p.exit : "running at the end of the trace"));
+      t.append(tr);
+    }
+    $("proc-count").textContent = data.processes.length ? data.processes.length + " started" : "none recorded";
+    if (c && c.message) $("run-box").append(el("div", "compile-message", c.message));
+  }
+
+  // ---- the evaluator's output and the solution's logs ------------------------
+  // One line each, rendered only while in view (a run may print thousands:
+  // laying them all out would cost the first render more than the calls);
+  // a click shows a line whole in the detail pane.
+  const OUT_H = 18;
+  const outLines = [];
+  let untold = 0;
+  for (let k = 0; k < data.logs.length; k++) {
+    if (data.logs[k][4] === "") untold++;
+    else outLines.push(k);
+  }
+  const outBox = $("output"), outWin = $("output-window");
+  $("output-spacer").style.height = outLines.length * OUT_H + "px";
+  $("output-count").textContent = (outLines.length ? outLines.length + " lines" : "none") +
+    (untold ? " (" + untold + " more whose text the page does not keep)" : "");
+  const whoOf = (l) => (l[1] === 1 ? "evaluator" : "solution " + l[2]);
+  function renderOutput() {
+    renderWindow(outBox, outWin, outLines.length, OUT_H, (r) => {
+      const l = data.logs[outLines[r]];
+      const line = el("div", "out-line " + (l[1] === 1 ? "evaluator" : "solution"));
+      line.dataset.line = String(r);
+      line.append(el("span", "when", fmtUs(l[0] - tMin)), el("span", "who", whoOf(l)), el("span", "text", l[4]));
+      return line;
+    });
+  }
+  outBox.addEventListener("scroll", renderOutput);
+  outWin.addEventListener("click", (e) => {
+    const line = e.target.closest(".out-line");
+    if (!line) return;
+    const l = data.logs[outLines[+line.dataset.line]];
+    const d = $("detail");
+    d.replaceChildren(el("div", "", "line from the " + whoOf(l) + " at " + fmtUs(l[0] - tMin) + " (" + l[3] + " bytes)"),
+      el("h4", "", "text"), el("div", "line-text", l[4]));
+  });
 
   // ---- per-function statistics ---------------------------------------------
   {
@@ -423,6 +580,7 @@
   marks.prepared = performance.now();
   window.addEventListener("resize", resize);
   applyFilter();
+  renderOutput();
   marks.table = performance.now();
   resize();
   marks.drawn = performance.now();
