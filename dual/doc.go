@@ -43,9 +43,10 @@
 //     line over 4 MiB is not output.
 //   - Evaluator: call, cap_reg (never forwarded), result, error; log →
 //     DropEvaluatorLog; anything else (shutdown included) → DropType. Text →
-//     Output; after the marker the next non-empty Text line is the Result
-//     (once per run; frames in between are routed, empty lines skipped; the
-//     marker and the payload are not Output).
+//     Output, as printed; after the marker the next non-empty Text line is
+//     the Result (once per run; frames in between are routed, empty lines
+//     skipped; the marker and the payload are not Output but ResultLine,
+//     the signed marker told without its nonce).
 //   - Solution: before its ready every frame → DropBeforeReady; ready is
 //     not forwarded; capability, result, error, log and shutdown are routed;
 //     anything else → DropType; Text → DropSolutionText.

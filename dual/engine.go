@@ -128,7 +128,8 @@ func (e *engine) SolutionStarted(now time.Time, out []action) []action {
 }
 
 // Line routes one line read from side from's stdout (with or without its
-// newline; it is trimmed here). line is not kept after Line returns.
+// newline; it is trimmed here to classify it, and an evaluator's text is
+// reported as printed). line is not kept after Line returns.
 func (e *engine) Line(from Side, line []byte, now time.Time, out []action) []action {
 	e.scratch = e.scratch[:0]
 	kind, t := Classify(line, &e.f)
@@ -137,37 +138,39 @@ func (e *engine) Line(from Side, line []byte, now time.Time, out []action) []act
 		if e.evaluatorGone {
 			return e.drop(out, Evaluator, DropEvaluatorGone)
 		}
+		printed := printedLine(line)
 		if kind == Text && e.signedMarker != "" && string(t) == e.signedMarker {
 			e.lastKind = Marker
 			if !e.resultDone {
 				e.rawPayload, e.awaitingResult = nil, markerSigned
 			}
-			return out
+			// The nonce is the run's secret: the line is told as the plain marker.
+			return append(out, action{Kind: actResultLine, Text: plainMarker})
 		}
 		switch kind {
 		case Marker:
 			if !e.resultDone {
 				e.rawPayload, e.awaitingResult = nil, markerPlain
 			}
-			return out
+			return append(out, action{Kind: actResultLine, Text: printed})
 		case Text:
 			if len(t) == 0 {
 				if e.awaitingResult != markerNone {
-					return out
+					return append(out, action{Kind: actResultLine, Text: printed})
 				}
-				return append(out, action{Kind: actOutput, Text: t})
+				return append(out, action{Kind: actOutput, Text: printed})
 			}
 			switch e.awaitingResult {
 			case markerSigned:
 				e.awaitingResult, e.resultDone = markerNone, true
-				return append(out, action{Kind: actResult, Text: t})
+				return append(out, action{Kind: actResultLine, Text: printed}, action{Kind: actResult, Text: t})
 			case markerPlain:
 				e.awaitingResult = markerNone
 				e.rawPayload = append(e.rawPayload[:0], t...)
-				return out
+				return append(out, action{Kind: actResultLine, Text: printed})
 			}
 			e.rawPayload = nil // output after a plain result cancels it
-			return append(out, action{Kind: actOutput, Text: t})
+			return append(out, action{Kind: actOutput, Text: printed})
 		}
 		return e.evaluatorFrame(t, now, out)
 	}
@@ -175,6 +178,19 @@ func (e *engine) Line(from Side, line []byte, now time.Time, out []action) []act
 		return e.drop(out, Solution, DropSolutionText)
 	}
 	return e.solutionFrame(t, now, out)
+}
+
+var plainMarker = []byte(codec.ResultMarker)
+
+// printedLine is line as the evaluator printed it, without its line end.
+func printedLine(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line
 }
 
 // LineTooLong handles a line the wire reader skipped because it was over

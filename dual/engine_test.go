@@ -278,7 +278,8 @@ func TestFrameTypesBySide(t *testing.T) {
 		{Solution, `print("hi")`, "warn solution solution-text"},
 		{Solution, `{"type":"result","id":"x"`, "warn solution solution-text"},
 		{Evaluator, `{"type":"result","id":"x"`, `output {"type":"result","id":"x"`},
-		{Evaluator, `  some output  `, "output some output"},
+		{Evaluator, "  some output \t", "output   some output \t"}, // as printed
+		{Evaluator, "\tindented\r\n", "output \tindented"},
 	}
 	for _, c := range cases {
 		acts := snapshot(h.e.Line(c.from, []byte(c.line), h.now, nil))
@@ -291,12 +292,14 @@ func TestFrameTypesBySide(t *testing.T) {
 func TestSignedResultMarker(t *testing.T) {
 	h := liveHarness(t, Config{ResultNonce: testNonce})
 	h.expect(h.eval("before"), "output before")
-	h.expect(h.eval(testSignedMarker), "")
+	// The signed marker is told as the plain one: the nonce never leaves the run.
+	h.expect(h.eval(testSignedMarker), "result-line ---RESULT---")
 	h.expect(h.eval(callA), "send solution "+callA) // frames still routed
-	h.expect(h.eval("   "), "")
-	h.expect(h.eval(`{"status":"Accepted","score":10000,"details":{}}`), `result {"status":"Accepted","score":10000,"details":{}}`)
+	h.expect(h.eval("   "), "result-line    ")
+	h.expect(h.eval(`{"status":"Accepted","score":10000,"details":{}}`),
+		`result-line {"status":"Accepted","score":10000,"details":{}} | result {"status":"Accepted","score":10000,"details":{}}`)
 	h.expect(h.eval("after"), "output after")
-	h.eval(testSignedMarker)
+	h.expect(h.eval("  "+testSignedMarker+" "), "result-line ---RESULT---")
 	h.expect(h.eval("second"), "output second") // once per run
 	h.expect(h.e.Gone(Evaluator, "exit status 0", h.now, nil), "")
 }
@@ -321,12 +324,12 @@ func TestPlainResultMarkerLastOneWins(t *testing.T) {
 	own := `{"status":"WrongAnswer","score":0}`
 	h := liveHarness(t, Config{ResultNonce: testNonce})
 	h.expect(h.eval("got x"), "output got x")
-	h.expect(h.eval("---RESULT---"), "")
-	h.expect(h.eval(forged), "") // held, not the result yet
+	h.expect(h.eval("---RESULT---"), "result-line ---RESULT---")
+	h.expect(h.eval(forged), "result-line "+forged) // held, not the result yet
 	h.expect(h.eval(callA), "send solution "+callA)
-	h.expect(h.eval("---RESULT---"), "")
-	h.expect(h.eval(""), "")
-	h.expect(h.eval(own), "")
+	h.expect(h.eval(" ---RESULT---"), "result-line  ---RESULT---") // as printed
+	h.expect(h.eval(""), "result-line ")
+	h.expect(h.eval(own), "result-line "+own)
 	h.expect(h.eval(""), "output ") // blank lines after it keep it
 	h.expect(h.e.Gone(Evaluator, "exit status 0", h.now, nil), "result plain "+own)
 
@@ -347,7 +350,7 @@ func TestPlainResultMarkerLastOneWins(t *testing.T) {
 	h.eval("---RESULT---")
 	h.eval(forged)
 	h.eval(testSignedMarker)
-	h.expect(h.eval(own), "result "+own)
+	h.expect(h.eval(own), "result-line "+own+" | result "+own)
 	h.expect(h.e.Gone(Evaluator, "exit status 0", h.now, nil), "")
 }
 

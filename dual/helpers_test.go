@@ -78,7 +78,7 @@ func describe(acts []action) string {
 		switch a.Kind {
 		case actSend:
 			b.WriteString(" " + a.To.String() + " " + string(a.Frame))
-		case actOutput:
+		case actOutput, actResultLine:
 			b.WriteString(" " + string(a.Text))
 		case actResult:
 			if a.Plain {

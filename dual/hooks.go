@@ -20,6 +20,7 @@ const (
 	hookWarn
 	hookProgress
 	hookCall
+	hookResultLine
 )
 
 // span is where a queued call's bytes are in hookQueue.buf.
@@ -108,6 +109,8 @@ func (o *hookQueue) makeAll(h *Hooks) {
 		switch hc.kind {
 		case hookOutput:
 			h.Output(data, hc.at)
+		case hookResultLine:
+			h.ResultLine(data, hc.at)
 		case hookResult:
 			h.Result(data)
 		case hookLog:

@@ -170,7 +170,7 @@ func (r *Relay) Run(ctx context.Context) (Summary, error) {
 	r.mu.Unlock()
 	cancel()
 	r.wg.Wait()
-	r.tell() // what the last lines and the closing owed
+	r.tell() // the hook calls of the last lines and of the closing
 	if restarting {
 		if rs := <-restartDone; rs.err == nil {
 			rs.ep.Stdin.Close()
@@ -389,6 +389,10 @@ func (r *Relay) dispatchLocked(out *outgoing, now time.Time) {
 		case actOutput:
 			if h.Output != nil {
 				r.queued.add(queuedHook{kind: hookOutput, at: now}, a.Text)
+			}
+		case actResultLine:
+			if h.ResultLine != nil {
+				r.queued.add(queuedHook{kind: hookResultLine, at: now}, a.Text)
 			}
 		case actResult:
 			r.result = append([]byte(nil), a.Text...)

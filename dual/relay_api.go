@@ -35,9 +35,14 @@ type RestartFunc func(ctx context.Context) (Endpoint, error)
 // quickly and must not call Relay methods. Byte slices are valid only
 // during the call.
 type Hooks struct {
-	// Output gets each evaluator plain-text line (trimmed; frames excluded)
-	// and when it was routed.
+	// Output gets each evaluator plain-text line as printed (frames, result
+	// markers and payloads excluded) and when it was routed.
 	Output func(line []byte, at time.Time)
+	// ResultLine gets each line of the evaluator's that belongs to a result
+	// (the ResultLine action: a marker, told without its nonce, a payload,
+	// a blank line between them) and when it was routed, in its place among
+	// the Output calls.
+	ResultLine func(line []byte, at time.Time)
 	// Result gets the result payload (see the Result action); the run then
 	// ends.
 	Result func(payload []byte)
@@ -132,3 +137,13 @@ func (e *RestartError) Error() string { return "dual: restarting the solution: "
 
 // Unwrap is the restart hook's error.
 func (e *RestartError) Unwrap() error { return e.Err }
+
+// InFlight returns how many calls (the evaluator waiting on the solution,
+// queued ones included) and capabilities (the solution waiting on the
+// evaluator) are in flight now. Safe to call at any time, also from a
+// timer; not from a hook.
+func (r *Relay) InFlight() (calls, capabilities int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.eng.InFlight()
+}

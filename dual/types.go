@@ -114,7 +114,8 @@ type actionKind uint8
 const (
 	// Send: write Frame (one line, no newline) to side To's stdin.
 	actSend actionKind = iota + 1
-	// Output: Text is a line of the evaluator's plain-text output (trimmed).
+	// Output: Text is a line of the evaluator's plain-text output, as
+	// printed (leading and trailing white space kept; no line end).
 	actOutput
 	// Result: Text is the payload line that followed the marker. At most
 	// once per run: at once after the signed marker (Config.ResultNonce);
@@ -143,10 +144,17 @@ const (
 	// before it). From, ID and Name as for CallOpened; Took is the time
 	// from its arrival.
 	actCallClosed
+	// ResultLine: Text is a line the evaluator printed that belongs to a
+	// result, not to its output: a marker (the signed one told as the plain
+	// codec.ResultMarker, never with the nonce), the payload line after it
+	// (whether or not it becomes the Result), or a blank line between them.
+	// Neuro OJ's judge keeps these in its output; tether's output leaves
+	// them out.
+	actResultLine
 )
 
 var actionNames = [...]string{"?", "send", "output", "result", "log", "restart-solution", "solution-ready", "warn", "fatal",
-	"call-opened", "call-closed"}
+	"call-opened", "call-closed", "result-line"}
 
 func (k actionKind) String() string { return nameOf(actionNames[:], k, "?") }
 

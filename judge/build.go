@@ -53,7 +53,7 @@ func (r *run) result() *Result {
 		res.Details = messageDetails(v.Message)
 	case r.outcome.Payload != nil && r.outcome.Payload.Details != nil:
 		res.Details = r.outcome.Payload.Details
-	default:
+	case !r.opts.NeuroOJ: // Neuro OJ's judge sends null
 		res.Details = json.RawMessage("{}")
 	}
 	// time_ms is phase 2: from the evaluator's first output to the end.

@@ -16,6 +16,9 @@ type Outcome struct {
 	EvaluatorSilentExit     bool // the evaluator ended before any output
 	SolutionNotReady        bool // the solution did not send ready in time
 	TimeLimitExceeded       bool // the evaluator overran time_limit_ms
+	// CallInFlightAtTimeLimit: when it did, a call to the solution was in
+	// flight (the evaluator was waiting on the solution).
+	CallInFlightAtTimeLimit bool
 	MemoryLimitExceeded     bool // the solution sandbox hit its memory limit
 	SolutionCPUExceeded     bool // the solution used up its whole-run CPU time
 	Payload                 *Payload
@@ -45,11 +48,15 @@ type Verdict struct {
 //     over its CPU time or past the ready timeout → TimeLimitExceeded, ended
 //     by itself → RuntimeError (naming its exit and stderr); a problem's
 //     own solution.command that never got ready → SystemError ("solution host did not start")
-//  6. the evaluator overran its time limit            → TimeLimitExceeded
+//  6. the evaluator overran its time limit while a call to the solution
+//     was in flight                                   → TimeLimitExceeded
 //  7. the solution hit its memory limit               → MemoryLimitExceeded
-//  8. the solution used up its whole-run CPU time     → TimeLimitExceeded
+//  8. the solution used up its whole-run CPU time     → TimeLimitExceeded;
+//     else the evaluator overran its time limit with no call in flight
+//     → SystemError ("evaluator exceeded its own time limit": the time was
+//     the evaluator's own, not the solution's)
 //  9. the result payload did not parse                → SystemError
-//  10. the evaluator's result                         → its status and clamped score
+//  10. the evaluator's result                         → its status and score, as given
 //  11. no result, and a CallTimeout was sent to it    → TimeLimitExceeded
 //  12. no result otherwise                            → SystemError (saying why
 //     a plain-marker result was discarded, if one was)
@@ -84,12 +91,14 @@ func Decide(o Outcome) Verdict {
 		return Verdict{Status: RuntimeError, Message: o.SolutionNotReadyWhy}
 	case o.SolutionNotReady:
 		return Verdict{Status: SystemError, Message: "solution host did not start"}
-	case o.TimeLimitExceeded:
-		return Verdict{Status: TimeLimitExceeded, Message: "evaluator time limit exceeded"}
+	case o.TimeLimitExceeded && o.CallInFlightAtTimeLimit:
+		return Verdict{Status: TimeLimitExceeded, Message: "evaluator time limit exceeded while a call to the solution was in flight"}
 	case o.MemoryLimitExceeded:
 		return Verdict{Status: MemoryLimitExceeded, Message: "solution memory limit exceeded"}
 	case o.SolutionCPUExceeded:
 		return Verdict{Status: TimeLimitExceeded, Message: "solution CPU time limit exceeded"}
+	case o.TimeLimitExceeded:
+		return Verdict{Status: SystemError, Message: "evaluator exceeded its own time limit (no call to the solution was in flight)"}
 	case o.PayloadErr != nil:
 		return Verdict{Status: SystemError, Message: o.PayloadErr.Error()}
 	case o.Payload != nil:

@@ -29,8 +29,9 @@
 //
 // # Output
 //
-// Result.Output is the evaluator's plain-text stdout lines (frames, the
-// marker and the payload excluded), then, when stderr is not empty,
+// Result.Output is the evaluator's plain-text stdout lines, each as printed
+// (frames, the marker and the payload excluded; Options.NeuroOJ keeps the
+// last two, as Neuro OJ's judge does), then, when stderr is not empty,
 // "\n--- STDERR ---\n" and stderr. Each stream keeps its last 1 MiB, cut on
 // a UTF-8 character boundary. The solution's stderr is read and discarded;
 // its plain-text stdout is dropped by the relay; its log frames are kept in

@@ -68,7 +68,9 @@ func (c judgeCase) run(t *testing.T) *Result {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	checkResultSchema(t, res)
+	if !opts.NeuroOJ { // Neuro OJ's shape (details null) is the worker's, not schemas/result.schema.json
+		checkResultSchema(t, res)
+	}
 	return res
 }
 

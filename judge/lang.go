@@ -42,7 +42,7 @@ func (r *run) buildSolution(ctx context.Context) bool {
 	b := &lang.Builder{Runner: r.opts.Runner, Cache: r.opts.BuildCache, Env: baseEnv("", r.opts.Env), Host: version.Version}
 	began := time.Now()
 	bd, err := b.Build(ctx, lang.Request{Language: l, Source: r.sub.Code, Limits: l.Effective(sc.Compile),
-		MemoryMB: sc.MemoryLimitMB, CPUs: r.opts.SolutionCPUs})
+		MemoryMB: sc.MemoryLimitMB, CPUs: r.opts.SolutionCPUs, Functions: r.problem.Functions})
 	var ce *lang.CompileError
 	switch {
 	case errors.As(err, &ce):

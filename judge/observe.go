@@ -18,8 +18,8 @@ const (
 	// answered or was refused a call comes instead with that call's event,
 	// when the observer wants it: see Event.LineSide.
 	EventLine EventKind = iota + 1
-	// EventOutput: a line of the evaluator's plain-text output (Text); the
-	// result marker and payload are not output.
+	// EventOutput: a line of the evaluator's plain-text output (Text), as
+	// printed; the result marker and payload are not output.
 	EventOutput
 	// EventLog: a solution log frame that was kept: Stream, Text.
 	EventLog

@@ -69,6 +69,17 @@ type Options struct {
 	// BuildCache keeps compiled submissions between runs; nil: every
 	// compiled submission is compiled again.
 	BuildCache *lang.Cache
+	// CPUMillicores caps each side's sandbox at this many thousandths of a
+	// CPU (sandbox.Limits.CPUMillicores, a quota; the linux sandbox
+	// enforces it); 0: no cap. The worker's JUDGE_CPU_LIMIT_MILLICORES.
+	CPUMillicores int
+	// NeuroOJ makes Output and Details what Neuro OJ's judge gives for the
+	// same run (the worker's results, docs/worker.md): Output keeps the
+	// result marker and payload lines where the evaluator printed them (a
+	// signed marker as the plain ---RESULT---, never with its nonce), and
+	// Details is nil, not {}, when neither the evaluator nor the judge gave
+	// any.
+	NeuroOJ bool
 }
 
 func (o *Options) withDefaults() Options {

@@ -9,8 +9,14 @@ import (
 	"strconv"
 )
 
-// MaxScore is the top of the score range (100.00 points in hundredths).
+// MaxScore is the full score: 100.00 points in hundredths. An evaluator's
+// score above it (or below zero) is kept as given, as Neuro OJ's judge
+// passes it on, and flagged by ScoreNote.
 const MaxScore = 10000
+
+// maxExactScore bounds a score to the integers JSON readers hold exactly
+// (2^53): a larger one is kept at that bound.
+const maxExactScore = 1 << 53
 
 // ErrBadPayload: the line after the marker is not a valid result object.
 var ErrBadPayload = errors.New("unparsable result payload")
@@ -18,14 +24,16 @@ var ErrBadPayload = errors.New("unparsable result payload")
 // Payload is the evaluator's own result line.
 type Payload struct {
 	Status  Status
-	Score   int64 // clamped to 0..MaxScore
+	Score   int64 // rounded, kept as given within ±2^53
 	Details json.RawMessage
 }
 
 // ParsePayload decodes `{"status": S, "score": N, "details": {...}}`. The
-// status must be one of the enum; the score may be any JSON number (a
-// fraction is rounded) and is clamped to 0..MaxScore; details, if present,
-// must be an object. Errors wrap ErrBadPayload.
+// status is one of tether's or any plain identifier (EvaluatorStatus); the
+// score may be any JSON number: a fraction is rounded (Neuro OJ's judge
+// takes a fraction as 0; docs/worker.md), and it is not clamped to the full
+// score (only to ±2^53); details, if present, must be an object. Errors
+// wrap ErrBadPayload.
 func ParsePayload(line []byte) (Payload, error) {
 	var raw struct {
 		Status  *string         `json:"status"`
@@ -42,7 +50,7 @@ func ParsePayload(line []byte) (Payload, error) {
 	if raw.Status == nil {
 		return Payload{}, fmt.Errorf("%w: status: missing", ErrBadPayload)
 	}
-	st, err := ParseStatus(*raw.Status)
+	st, err := EvaluatorStatus(*raw.Status)
 	if err != nil {
 		return Payload{}, fmt.Errorf("%w: status: %w", ErrBadPayload, err)
 	}
@@ -55,7 +63,7 @@ func ParsePayload(line []byte) (Payload, error) {
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
 			return Payload{}, fmt.Errorf("%w: score: %v", ErrBadPayload, err)
 		}
-		p.Score = clampScore(f)
+		p.Score = roundScore(f)
 	}
 	if d := bytes.TrimSpace(raw.Details); len(d) > 0 && !bytes.Equal(d, []byte("null")) {
 		if d[0] != '{' {
@@ -66,12 +74,28 @@ func ParsePayload(line []byte) (Payload, error) {
 	return p, nil
 }
 
-func clampScore(f float64) int64 {
+// roundScore rounds f to an integer within ±2^53.
+func roundScore(f float64) int64 {
 	switch {
-	case math.IsNaN(f) || f <= 0:
+	case math.IsNaN(f):
 		return 0
-	case f >= MaxScore:
-		return MaxScore
+	case f >= maxExactScore:
+		return maxExactScore
+	case f <= -maxExactScore:
+		return -maxExactScore
 	}
 	return int64(math.Round(f))
+}
+
+// ScoreNote says why a result's score deserves a second look, "" when it is
+// within 0..MaxScore: an evaluator's score above the full score, or below
+// zero, is kept as given (Neuro OJ's judge passes it on), not clamped.
+func ScoreNote(score int64) string {
+	switch {
+	case score > MaxScore:
+		return fmt.Sprintf("above the full score of %d.%02d: the evaluator's score, kept as given", MaxScore/100, MaxScore%100)
+	case score < 0:
+		return "below zero: the evaluator's score, kept as given"
+	}
+	return ""
 }

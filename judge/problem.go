@@ -11,6 +11,7 @@ import (
 	"github.com/google/shlex"
 	"github.com/tether-dev/tether/internal/jsonwords"
 	"github.com/tether-dev/tether/lang"
+	"github.com/tether-dev/tether/sig"
 )
 
 // Defaults of runtime_config (docs/problem.md).
@@ -38,6 +39,9 @@ type Problem struct {
 	Title   string
 	Runtime RuntimeConfig
 	Raw     json.RawMessage
+	// Functions are the declared functions (problem.json "functions" and
+	// "types"); nil when the problem declares none.
+	Functions *sig.Declaration
 }
 
 // RuntimeConfig is problem.json's runtime_config after defaults are applied.
@@ -104,7 +108,9 @@ func (e *ProblemError) Unwrap() error { return e.Err }
 // problemFile mirrors problem.json; fields are pointers or raw so that
 // "missing" and "zero" can be told apart.
 type problemFile struct {
-	Title         string `json:"title"`
+	Title         string          `json:"title"`
+	Functions     json.RawMessage `json:"functions"`
+	Types         json.RawMessage `json:"types"`
 	RuntimeConfig struct {
 		Evaluator struct {
 			Command       json.RawMessage `json:"command"`
@@ -229,6 +235,9 @@ func ParseProblem(dir, source string, raw []byte, allowed []string) (*Problem, e
 				*so.OnCallTimeout, OnCallTimeoutRestart, OnCallTimeoutContinue)
 		}
 	}
+	if p.Functions, err = sig.Parse(pf.Functions, pf.Types); err != nil {
+		return nil, functionsError(path, err)
+	}
 	if ev.Command == nil {
 		// The default command needs evaluate.py; a custom one names its own files.
 		if _, err := os.Stat(filepath.Join(abs, "evaluate.py")); err != nil {
@@ -236,6 +245,44 @@ func ParseProblem(dir, source string, raw []byte, allowed []string) (*Problem, e
 		}
 	}
 	return p, nil
+}
+
+// LoadFunctions reads the declared functions of the problem folder dir
+// (problem.json "functions" and "types"), for a problem whose limits come
+// from elsewhere (tether worker: a task's runtime_config beside a support
+// package). No problem.json, or none declared: nil, nil.
+func LoadFunctions(dir string) (*sig.Declaration, error) {
+	path := filepath.Join(dir, "problem.json")
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &ProblemError{Path: path, Err: fmt.Errorf("%w: %v", ErrBadProblemJSON, err)}
+	}
+	var pf struct {
+		Functions json.RawMessage `json:"functions"`
+		Types     json.RawMessage `json:"types"`
+	}
+	if err := json.Unmarshal(raw, &pf); err != nil {
+		return nil, &ProblemError{Path: path, Err: fmt.Errorf("%w: %v", ErrBadProblemJSON, err)}
+	}
+	d, err := sig.Parse(pf.Functions, pf.Types)
+	if err != nil {
+		return nil, functionsError(path, err)
+	}
+	return d, nil
+}
+
+// functionsError is a *ProblemError naming the field of a declaration
+// sig.Parse refused.
+func functionsError(path string, err error) error {
+	field := "functions"
+	var fe *sig.FieldError
+	if errors.As(err, &fe) {
+		field, err = fe.Field, fe.Err
+	}
+	return &ProblemError{Path: path, Field: field, Err: fmt.Errorf("%w: %v", ErrBadProblemJSON, err)}
 }
 
 // parseCommand accepts a command line string, split into words as a POSIX

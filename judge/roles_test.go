@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tether-dev/tether/codec"
 	"github.com/tether-dev/tether/sdk/go/evaluator"
 	"github.com/tether-dev/tether/sdk/go/solution"
 )
@@ -121,7 +122,12 @@ var evaluatorRoles = map[string]func() int{
 	"score-high":  func() int { raw("---RESULT---"); raw(`{"status":"Accepted","score":123456,"details":{}}`); return 0 },
 	"score-low":   func() int { raw("---RESULT---"); raw(`{"status":"WrongAnswer","score":-5}`); return 0 },
 	"bad-payload": func() int { raw("---RESULT---"); raw(`this is not json`); return 0 },
-	"bad-status":  func() int { raw("---RESULT---"); raw(`{"status":"Great","score":1}`); return 0 },
+	"bad-status":  func() int { raw("---RESULT---"); raw(`{"status":"Not great","score":1}`); return 0 },
+	"own-status": func() int {
+		raw("---RESULT---")
+		raw(`{"status":"PartiallyAccepted","score":5000,"details":{"passed":3}}`)
+		return 0
+	},
 	"split-result": func() int {
 		os.Stdout.WriteString("before\n---RES")
 		time.Sleep(50 * time.Millisecond)
@@ -136,6 +142,20 @@ var evaluatorRoles = map[string]func() int{
 	"silent":      func() int { time.Sleep(time.Minute); return 0 },
 	"silent-exit": func() int { return 3 },
 	"slow":        func() int { fmt.Println("started"); time.Sleep(time.Minute); return 0 },
+	"printed": func() int {
+		for _, line := range []string{"  two spaces", "\ttab", "trailing  ", " "} {
+			raw(line)
+		}
+		raw(codec.SignedResultMarker(os.Getenv(codec.ResultNonceEnv)))
+		raw(`{"status":"Accepted","score":10000}`)
+		return 0
+	},
+	"slow-call": func() int {
+		fmt.Println("started")
+		raw(`{"type":"call","id":"h1","fn":"hang","args":[],"timeout_ms":60000}`)
+		time.Sleep(time.Minute)
+		return 0
+	},
 	"timeout-exact": func() int {
 		raw(`{"type":"call","id":"t1","fn":"hang","args":[],"timeout_ms":100}`)
 		in := newRawReader()

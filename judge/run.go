@@ -162,6 +162,7 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 	}
 	r.solSpec = solutionSpec(r.problem, r.build, r.pythonPath, r.opts.Env)
 	r.solSpec.CPUs = r.opts.SolutionCPUs
+	r.solSpec.Limits.CPUMillicores = r.opts.CPUMillicores
 	if err := r.startLM(ctx); err != nil {
 		r.fail(err.Error())
 		return nil, nil
@@ -174,6 +175,7 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 	evSpec := evaluatorSpec(r.problem, r.opts.EvaluatorWorkspace, r.pythonPath, r.opts.Env)
 	evSpec.Env = setEnv(evSpec.Env, codec.ResultNonceEnv, r.nonce)
 	evSpec.CPUs = r.opts.EvaluatorCPUs
+	evSpec.Limits.CPUMillicores = r.opts.CPUMillicores
 	evSpec.NetworkAllow = r.opts.EvaluatorNetworkAllow
 	ev, startErr := startSide(ctx, r.opts.Runner, r.withLM(evSpec), newTailBuffer(MaxStreamOutput), r.fail, r.watchSide(dual.Evaluator, 0))
 	if startErr != nil {
@@ -284,6 +286,7 @@ func (r *run) relayConfig() dual.RelayConfig {
 					r.emit(func(ev *Event) { ev.Kind, ev.At, ev.Side, ev.Text = EventOutput, at, dual.Evaluator, line })
 				}
 			},
+			ResultLine: r.resultLineHook(),
 			Log: func(stream string, data []byte, at time.Time) {
 				r.guard(func() {
 					r.mu.Lock()
@@ -304,6 +307,22 @@ func (r *run) relayConfig() dual.RelayConfig {
 }
 
 var newline = []byte{'\n'}
+
+// resultLineHook keeps the evaluator's result lines in its output when the
+// run gives Neuro OJ's output (Options.NeuroOJ); nil otherwise.
+func (r *run) resultLineHook() func(line []byte, at time.Time) {
+	if !r.opts.NeuroOJ {
+		return nil
+	}
+	return func(line []byte, _ time.Time) {
+		r.guard(func() {
+			r.mu.Lock()
+			r.stdout.Write(line)
+			r.stdout.Write(newline)
+			r.mu.Unlock()
+		})
+	}
+}
 
 // startTimedOut is phase 1's timer: no evaluator output in StartTimeout.
 func (r *run) startTimedOut() {
@@ -331,11 +350,21 @@ func (r *run) evaluatorStarted(at time.Time) {
 	r.phase2 = time.AfterFunc(limit, r.timeLimitExceeded)
 }
 
+// timeLimitExceeded is phase 2's timer. Whether a call to the solution
+// was in flight then says whose time it was (Decide): the relay is asked
+// before the run's lock is taken (the relay calls into the run under its
+// own lock).
 func (r *run) timeLimitExceeded() {
+	inFlight := false
+	if relay := r.relay.Load(); relay != nil {
+		calls, _ := relay.InFlight()
+		inFlight = calls > 0
+	}
 	r.mu.Lock()
 	fire := !r.ended
 	if fire {
 		r.outcome.TimeLimitExceeded = true
+		r.outcome.CallInFlightAtTimeLimit = inFlight
 	}
 	r.mu.Unlock()
 	if fire {

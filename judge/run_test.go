@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
@@ -52,16 +53,28 @@ func TestVerdictMessages(t *testing.T) {
 	}
 }
 
-func TestScoreClamped(t *testing.T) {
+// The evaluator's score is kept as given, as Neuro OJ's judge passes it
+// on: above the full score, or below zero (ScoreNote flags both).
+func TestScoreKeptAsGiven(t *testing.T) {
 	r := judgeCase{eval: "score-high", sol: "basic"}.run(t)
 	wantStatus(t, r, Accepted)
-	if r.Score != MaxScore {
-		t.Fatalf("score %d, want %d", r.Score, MaxScore)
+	if r.Score != 123456 || ScoreNote(r.Score) == "" {
+		t.Fatalf("score %d (note %q), want 123456, flagged", r.Score, ScoreNote(r.Score))
 	}
 	r = judgeCase{eval: "score-low", sol: "basic"}.run(t)
 	wantStatus(t, r, WrongAnswer)
-	if r.Score != 0 {
-		t.Fatalf("score %d, want 0", r.Score)
+	if r.Score != -5 || ScoreNote(r.Score) == "" {
+		t.Fatalf("score %d (note %q), want -5, flagged", r.Score, ScoreNote(r.Score))
+	}
+}
+
+// A status of the evaluator's own that is a plain identifier is passed
+// through with its score and details, as Neuro OJ's judge does.
+func TestEvaluatorsOwnStatusPassesThrough(t *testing.T) {
+	r := judgeCase{eval: "own-status", sol: "basic"}.run(t)
+	wantStatus(t, r, "PartiallyAccepted")
+	if r.Score != 5000 || string(r.Details) != `{"passed":3}` {
+		t.Fatalf("score %d details %s", r.Score, r.Details)
 	}
 }
 
@@ -94,11 +107,18 @@ func TestNoResultAfterCallTimeoutIsTLEWithExactText(t *testing.T) {
 	}
 }
 
+// The evaluator's time limit: TimeLimitExceeded when the time ran out
+// while it waited on the solution, SystemError when it was its own.
 func TestEvaluatorTimeLimit(t *testing.T) {
-	r := judgeCase{eval: "slow", sol: "basic", evalRC: map[string]any{"time_limit_ms": 300}}.run(t)
+	r := judgeCase{eval: "slow-call", sol: "basic", evalRC: map[string]any{"time_limit_ms": 300}}.run(t)
 	wantStatus(t, r, TimeLimitExceeded)
 	if r.TimeMs < 300 || r.Output != "started\n" {
 		t.Fatalf("time_ms %d output %q", r.TimeMs, r.Output)
+	}
+	r = judgeCase{eval: "slow", sol: "basic", evalRC: map[string]any{"time_limit_ms": 300}}.run(t)
+	wantStatus(t, r, SystemError)
+	if msg := details(t, r)["message"]; !strings.HasPrefix(fmt.Sprint(msg), "evaluator exceeded its own time limit") || r.TimeMs < 300 {
+		t.Fatalf("time_ms %d message %q", r.TimeMs, msg)
 	}
 }
 
@@ -164,5 +184,24 @@ func TestOversizeFramesRejected(t *testing.T) {
 	}
 	if ret["id"] != "big-ret" || ret["code"] != "Rejected" {
 		t.Fatalf("oversize result answer %v", ret)
+	}
+}
+
+// The evaluator's output is kept as printed (leading and trailing white
+// space, blank lines); the result lines are not output. With NeuroOJ, the
+// output holds them where they were printed, as Neuro OJ's judge's does,
+// the signed marker as the plain one (the nonce never leaves the run), and
+// details is null when the evaluator gave none.
+func TestOutputAsPrinted(t *testing.T) {
+	const printed = "  two spaces\n\ttab\ntrailing  \n \n"
+	r := judgeCase{eval: "printed", sol: "basic"}.run(t)
+	wantStatus(t, r, Accepted)
+	if r.Output != printed || string(r.Details) != "{}" {
+		t.Fatalf("output %q details %s, want %q and {}", r.Output, r.Details, printed)
+	}
+	r = judgeCase{eval: "printed", sol: "basic", opts: Options{NeuroOJ: true}}.run(t)
+	wantStatus(t, r, Accepted)
+	if want := printed + "---RESULT---\n" + `{"status":"Accepted","score":10000}` + "\n"; r.Output != want || r.Details != nil {
+		t.Fatalf("Neuro OJ's output %q details %s, want %q and none", r.Output, r.Details, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tether-dev/tether/lang"
 	"github.com/tether-dev/tether/sandbox"
+	"github.com/tether-dev/tether/sig"
 )
 
 // SolutionFileName is where the submitted file is placed in the solution's
@@ -37,9 +38,15 @@ func evaluatorSpec(p *Problem, workspace, pythonPath string, extra []string) san
 	if workspace != "" {
 		dir = workspace
 	}
+	env := baseEnv(pythonPath, extra)
+	if p.Functions != nil {
+		// The evaluator SDKs check calls against the declaration
+		// (docs/protocol/judge.md, "Declared functions").
+		env = append(env, sig.EnvName+"="+p.Functions.Env())
+	}
 	spec := sandbox.Spec{
 		Args:    rc.Command,
-		Env:     baseEnv(pythonPath, extra),
+		Env:     env,
 		Dir:     dir,
 		Binds:   []sandbox.Bind{{Path: p.Dir, Target: workspace}},
 		Network: rc.Network,

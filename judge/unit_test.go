@@ -47,9 +47,14 @@ func TestParsePayload(t *testing.T) {
 		{`{"status":"Accepted","score":10000,"details":{"a":1}}`, Accepted, 10000},
 		{`{"status":"WrongAnswer"}`, WrongAnswer, 0},
 		{`{"status":"PartiallyCorrect","score":42.6}`, PartiallyCorrect, 43},
-		{`{"status":"Accepted","score":1e300}`, Accepted, MaxScore},
-		{`{"status":"Accepted","score":1e999}`, Accepted, MaxScore},
-		{`{"status":"Accepted","score":-3}`, Accepted, 0},
+		// Neuro OJ's judge passes the score on unclamped: accept(score=1000)
+		// is 100000, kept (ScoreNote flags it).
+		{`{"status":"Accepted","score":100000}`, Accepted, 100000},
+		{`{"status":"Accepted","score":1e300}`, Accepted, 1 << 53},
+		{`{"status":"Accepted","score":1e999}`, Accepted, 1 << 53},
+		{`{"status":"Accepted","score":-3}`, Accepted, -3},
+		// Any plain identifier is passed through, with its score.
+		{`{"status":"PartiallyAccepted","score":5000,"details":{"passed":3}}`, "PartiallyAccepted", 5000},
 		{`{"status":"TimeLimitExceeded","score":5,"extra":true}`, TimeLimitExceeded, 5},
 	}
 	for _, c := range ok {
@@ -58,7 +63,8 @@ func TestParsePayload(t *testing.T) {
 			t.Errorf("ParsePayload(%s) = %+v, %v", c.in, p, err)
 		}
 	}
-	for _, in := range []string{``, `nope`, `{}`, `{"status":"accepted"}`, `{"status":3}`,
+	for _, in := range []string{``, `nope`, `{}`, `{"status":"Partially Accepted"}`, `{"status":"9lives"}`, `{"status":"Accepted!"}`, `{"status":""}`,
+		`{"status":"` + strings.Repeat("A", MaxStatusLen+1) + `"}`, `{"status":3}`,
 		`{"status":"Accepted","score":"10"}`, `{"status":"Accepted","details":[1]}`, `{"status":"Accepted"} x`} {
 		if _, err := ParsePayload([]byte(in)); !errors.Is(err, ErrBadPayload) {
 			t.Errorf("ParsePayload(%s) err = %v, want ErrBadPayload", in, err)
@@ -67,7 +73,7 @@ func TestParsePayload(t *testing.T) {
 }
 
 func TestStatusEnum(t *testing.T) {
-	for s := Accepted; s <= lastStatus; s++ {
+	for _, s := range Statuses {
 		back, err := ParseStatus(s.String())
 		if err != nil || back != s {
 			t.Fatalf("%v round trip: %v %v", s, back, err)
@@ -85,8 +91,28 @@ func TestStatusEnum(t *testing.T) {
 	if p, err := ParsePayload([]byte(`{"status":"CompileError","details":{"message":"SyntaxError"}}`)); err != nil || p.Status.String() != "CompileError" {
 		t.Fatalf("CompileError payload: %v %v", p.Status, err)
 	}
-	if _, err := json.Marshal(Status(0)); err == nil {
+	if _, err := json.Marshal(Status("")); err == nil {
 		t.Fatal("zero Status encoded")
+	}
+	// An evaluator's own status: kept through JSON, not one of tether's, not Accepted.
+	var own Status
+	if err := json.Unmarshal([]byte(`"PartiallyAccepted"`), &own); err != nil || own != "PartiallyAccepted" || own.Known() || own == Accepted {
+		t.Fatalf("PartiallyAccepted: %q %v", own, err)
+	}
+	if _, err := ParseStatus("PartiallyAccepted"); !errors.Is(err, ErrUnknownStatus) {
+		t.Fatalf("ParseStatus took an evaluator's own status: %v", err)
+	}
+	if err := json.Unmarshal([]byte(`"no spaces"`), &own); !errors.Is(err, ErrUnknownStatus) {
+		t.Fatalf("a status with a space decoded: %v", err)
+	}
+}
+
+// A score outside 0..MaxScore is flagged, one inside is not.
+func TestScoreNote(t *testing.T) {
+	for score, want := range map[int64]string{0: "", MaxScore: "", 100000: "above the full score of 100.00", -1: "below zero"} {
+		if got := ScoreNote(score); !strings.Contains(got, want) || (want == "") != (got == "") {
+			t.Errorf("ScoreNote(%d) = %q, want %q", score, got, want)
+		}
 	}
 }
 
@@ -104,7 +130,12 @@ func TestDecidePrecedence(t *testing.T) {
 		{"start timeout", Outcome{EvaluatorStartTimeout: true, CallTimeouts: 1}, SystemError},
 		{"silent exit", Outcome{EvaluatorSilentExit: true}, SystemError},
 		{"not ready beats TLE", Outcome{SolutionNotReady: true, TimeLimitExceeded: true}, SystemError},
-		{"TLE beats result", Outcome{TimeLimitExceeded: true, Payload: pl}, TimeLimitExceeded},
+		{"TLE with a call in flight beats result", Outcome{TimeLimitExceeded: true, CallInFlightAtTimeLimit: true, Payload: pl}, TimeLimitExceeded},
+		{"TLE with a call in flight beats MLE", Outcome{TimeLimitExceeded: true, CallInFlightAtTimeLimit: true, MemoryLimitExceeded: true}, TimeLimitExceeded},
+		// The evaluator's own time, no call in flight: the problem, not the solution.
+		{"evaluator's own TLE beats result", Outcome{TimeLimitExceeded: true, Payload: pl}, SystemError},
+		{"solution CPU beats evaluator's own TLE", Outcome{TimeLimitExceeded: true, SolutionCPUExceeded: true}, TimeLimitExceeded},
+		{"solution MLE beats evaluator's own TLE", Outcome{TimeLimitExceeded: true, MemoryLimitExceeded: true}, MemoryLimitExceeded},
 		{"MLE beats result", Outcome{MemoryLimitExceeded: true, Payload: pl}, MemoryLimitExceeded},
 		{"MLE beats CPU cap", Outcome{MemoryLimitExceeded: true, SolutionCPUExceeded: true}, MemoryLimitExceeded},
 		{"CPU cap beats result", Outcome{SolutionCPUExceeded: true, Payload: pl}, TimeLimitExceeded},

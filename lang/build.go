@@ -2,6 +2,7 @@ package lang
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/sandbox"
+	"github.com/tether-dev/tether/sig"
 )
 
 // Builder compiles submissions, each in a sandbox of its own, and keeps
@@ -34,6 +36,11 @@ type Request struct {
 	Limits   CompileLimits // the limits in force (Language.Effective)
 	MemoryMB int64         // the solution's memory limit, for the run command
 	CPUs     []int         // where the compiler may run (sandbox.Spec.CPUs)
+	// Functions are the problem's declared functions (package sig); the
+	// build adds the language's generated glue, when it has one, so the
+	// source holds nothing but the functions. nil: the source exports its
+	// functions itself.
+	Functions *sig.Declaration
 }
 
 // Stats are what the compile step took; it is not on the solution's clock.
@@ -96,10 +103,16 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 		return nil, &CompileError{Reason: fmt.Sprintf("the source is %s, over the source limit of %d KB (source_limit_kb)",
 			byteSize(int64(len(req.Source))), lim.SourceLimitKB)}
 	}
+	source := req.Source
+	glue := sig.GlueFor(l.ID, req.Functions, l.Source, req.Source)
+	if glue != nil {
+		source = glue.Source
+		l = withCheck(l, glue)
+	}
 	run := resolveTool(l.RunCommand(req.MemoryMB))
 	binds := l.Binds()
 	if !l.Compiled() {
-		files := []sandbox.File{{Name: l.Source, Data: req.Source}}
+		files := []sandbox.File{{Name: l.Source, Data: source}}
 		support, err := supportFiles(l)
 		if err != nil {
 			return nil, err
@@ -111,7 +124,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 	}
 	var key string
 	if b.Cache != nil {
-		k, err := b.key(ctx, l, req.Source)
+		k, err := b.key(ctx, l, source)
 		if err != nil {
 			return nil, err
 		}
@@ -121,8 +134,13 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 			return bd, nil
 		}
 	}
-	bd, err := b.compile(ctx, l, req.Source, lim, req.CPUs)
+	bd, err := b.compile(ctx, l, source, lim, req.CPUs)
 	if err != nil {
+		var ce *CompileError
+		if glue != nil && errors.As(err, &ce) {
+			ce.Message = "the problem declares (problem.json functions):\n    " +
+				strings.Join(glue.Expected, "\n    ") + "\n\n" + ce.Message
+		}
 		return nil, err
 	}
 	bd.Run, bd.Binds = run, binds
@@ -131,6 +149,20 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 		_ = b.Cache.put(key, bd)
 	}
 	return bd, nil
+}
+
+// withCheck is l with the glue's check as its compile step, for a language
+// without one (Python: the declared functions are checked before any
+// call). A language with host files of its own keeps its build.
+func withCheck(l *Language, g *sig.Glue) *Language {
+	if g.Check == nil || l.Compiled() || l.Support != nil {
+		return l
+	}
+	lc := *l
+	lc.Compile = g.Check
+	lc.Support = g.Support
+	lc.SupportVersion = l.SupportVersion + "+" + g.SupportVersion
+	return &lc
 }
 
 type supportFile struct {

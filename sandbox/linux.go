@@ -323,8 +323,8 @@ func (r *Linux) start(spec Spec) (_ *linuxProcess, err error) {
 	}
 	if warm != nil {
 		p.cg = warm.cg
-		err = warm.start(warmJob{placeholder: placeholder, program: program, net: net, memory: spec.Limits.Memory, pids: pids, p: p})
-	} else if p.cg, err = r.cgroups.newCgroup(name, spec.Limits.Memory, pids, p.cpus); err == nil {
+		err = warm.start(warmJob{placeholder: placeholder, program: program, net: net, memory: spec.Limits.Memory, pids: pids, millicores: spec.Limits.CPUMillicores, p: p})
+	} else if p.cg, err = r.cgroups.newCgroup(name, spec.Limits.Memory, pids, spec.Limits.CPUMillicores, p.cpus); err == nil {
 		err = startInNewPIDNamespace(placeholder, program, net, p)
 	}
 	if r.warm != nil {

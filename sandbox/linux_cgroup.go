@@ -267,12 +267,12 @@ type sandboxCgroup struct {
 }
 
 // newCgroup makes the cgroup named name (fails if it exists) and sets its limits.
-func (l *cgroupLayout) newCgroup(name string, memory int64, pids int, cpus *unix.CPUSet) (*sandboxCgroup, error) {
+func (l *cgroupLayout) newCgroup(name string, memory int64, pids, millicores int, cpus *unix.CPUSet) (*sandboxCgroup, error) {
 	cg, err := l.makeCgroup(name)
 	if err != nil {
 		return nil, err
 	}
-	if err := cg.setLimits(memory, pids, cpus); err != nil {
+	if err := cg.setLimits(memory, pids, millicores, cpus); err != nil {
 		cg.destroy()
 		return nil, err
 	}
@@ -346,7 +346,7 @@ func (l *cgroupLayout) fillCgroup(cg *sandboxCgroup, name string) error {
 // start needs, tried once up front so that a machine where it fails says
 // so when the runner is made, not at the first start.
 func (l *cgroupLayout) probe() error {
-	cg, err := l.newCgroup(ownerTag+"-probe", 64<<20, 8, nil)
+	cg, err := l.newCgroup(ownerTag+"-probe", 64<<20, 8, 0, nil)
 	if err != nil {
 		return err
 	}
@@ -365,10 +365,16 @@ func (cg *sandboxCgroup) setWeight() error {
 	return nil
 }
 
-// setLimits sets the memory (and swap) and pids limits, 0 leaving one
-// unset, and confines the sandbox to cpus where the cpuset controller is
-// used (nil leaves every CPU the judge may use).
-func (cg *sandboxCgroup) setLimits(memory int64, pids int, cpus *unix.CPUSet) error {
+// setLimits sets the memory (and swap), pids and CPU bandwidth
+// (Limits.CPUMillicores) limits, 0 leaving one unset, and confines the
+// sandbox to cpus where the cpuset controller is used (nil leaves every CPU
+// the judge may use).
+func (cg *sandboxCgroup) setLimits(memory int64, pids, millicores int, cpus *unix.CPUSet) error {
+	if millicores > 0 {
+		if err := cg.setCPUQuota(millicores); err != nil {
+			return err
+		}
+	}
 	if cpus != nil && cg.cpusetDir != "" {
 		// A program can change its own affinity (sched_setaffinity) but
 		// not its cpuset: the kernel keeps every process of the cgroup,
@@ -397,6 +403,31 @@ func (cg *sandboxCgroup) setLimits(memory int64, pids int, cpus *unix.CPUSet) er
 		if err := cg.pids.SetProcLimit(uint64(pids)); err != nil {
 			return fmt.Errorf("cgroup: pids limit: %w", err)
 		}
+	}
+	return nil
+}
+
+// cpuPeriodMicros is the period of the CPU quota (the kernel's default).
+const cpuPeriodMicros = 100_000
+
+// setCPUQuota gives the sandbox millicores/1000 of a CPU per period: a
+// quota the scheduler enforces on the whole group, not a pin to CPUs.
+func (cg *sandboxCgroup) setCPUQuota(millicores int) error {
+	if millicores < MinCPUMillicores {
+		return fmt.Errorf("sandbox: a CPU cap of %d millicores is below the smallest the kernel keeps, %d", millicores, MinCPUMillicores)
+	}
+	quota := millicores * cpuPeriodMicros / 1000
+	var err error
+	if cg.v2 {
+		err = os.WriteFile(filepath.Join(cg.cpuDir, "cpu.max"), []byte(fmt.Sprintf("%d %d", quota, cpuPeriodMicros)), 0o644)
+	} else {
+		err = os.WriteFile(filepath.Join(cg.cpuDir, "cpu.cfs_period_us"), []byte(strconv.Itoa(cpuPeriodMicros)), 0o644)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(cg.cpuDir, "cpu.cfs_quota_us"), []byte(strconv.Itoa(quota)), 0o644)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("cgroup: CPU quota of %d millicores: %w", millicores, err)
 	}
 	return nil
 }

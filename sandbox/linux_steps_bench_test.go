@@ -83,7 +83,7 @@ func BenchmarkStartSteps(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			i++
-			cg, err := r.cgroups.newCgroup(fmt.Sprintf("%s-bench%d", ownerTag, i), 64<<20, 10, nil)
+			cg, err := r.cgroups.newCgroup(fmt.Sprintf("%s-bench%d", ownerTag, i), 64<<20, 10, 0, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

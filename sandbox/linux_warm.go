@@ -58,7 +58,7 @@ type warmJob struct {
 	placeholder, program *forkexec.Runner
 	net                  netPlan
 	memory               int64
-	pids                 int
+	pids, millicores     int
 	p                    *linuxProcess
 	done                 chan error
 }
@@ -157,7 +157,7 @@ func (t *warmThread) discard() {
 // serve runs on the prepared thread, which then ends inside the cgroup
 // (see cgroupEntry.done): a move out would wait for a grace period again.
 func (t *warmThread) serve(job warmJob) error {
-	err := t.cg.setLimits(job.memory, job.pids, job.p.cpus)
+	err := t.cg.setLimits(job.memory, job.pids, job.millicores, job.p.cpus)
 	if err == nil {
 		err = startChildren(t.entry, job.placeholder, job.program, job.net, job.p)
 	}

@@ -171,7 +171,17 @@ type Limits struct {
 	CPUTime   time.Duration // whole-run CPU time
 	FileSize  int64         // bytes, largest file the program may write
 	OpenFiles int
+	// CPUMillicores caps the CPU bandwidth of the whole sandbox: at most
+	// this many thousandths of a CPU on average, over each 100 ms period
+	// (a quota: cgroup v2 cpu.max, v1 cpu.cfs_quota_us), however many CPUs
+	// it may run on; 0 means no cap. At least MinCPUMillicores. Only the
+	// linux runner enforces it; the others run without it.
+	CPUMillicores int
 }
+
+// MinCPUMillicores is the smallest Limits.CPUMillicores: the kernel's
+// smallest quota, 1 ms per 100 ms period.
+const MinCPUMillicores = 10
 
 // Process is a started program. Kill and Close may be called from any
 // goroutine; Wait is called once.

@@ -47,6 +47,11 @@ const (
 	EventStore   EventKind = "store"   // a fetched package was checked and stored; Bytes is its size
 	EventEvict   EventKind = "evict"   // a package left the cache to keep it within its caps
 	EventCorrupt EventKind = "corrupt" // a cached file no longer had its checksum; it was removed and fetched again
+	// EventUnchecked: a package whose URL gives no checksum_sha256 was
+	// fetched and used unchecked, as Neuro OJ's judge does; Checksum is
+	// the SHA-256 of what was received, URL the URL (redacted). Told once
+	// per package (URL) the Cache has seen, not on every use.
+	EventUnchecked EventKind = "unchecked"
 )
 
 // Event is one cache event; Items and TotalBytes are the cache's size after it.
@@ -56,6 +61,7 @@ type Event struct {
 	Bytes      int64
 	Items      int
 	TotalBytes int64
+	URL        string // EventUnchecked
 }
 
 // Cache fetches support packages into a folder named by their SHA-256, one
@@ -76,7 +82,13 @@ type Cache struct {
 	lru   *list.List // of *cacheEntry, most recent at the front
 	index map[string]*list.Element
 	total int64
+	// told holds the URLs (hashed) of the packages without a checksum
+	// already told as EventUnchecked; emptied at maxTold.
+	told map[[sha256.Size]byte]bool
 }
+
+// maxTold bounds Cache.told: past it, each package is told once more.
+const maxTold = 4096
 
 type cacheEntry struct {
 	sum  string
@@ -198,12 +210,57 @@ func (c *Cache) Extract(ctx context.Context, downloadURL, destDir string) error 
 	if err := checkDest(destDir); err != nil {
 		return err
 	}
+	if src.checksum == "" {
+		return c.extractUnchecked(ctx, src, destDir)
+	}
 	f, size, err := c.get(ctx, src)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	return unzip(ctx, f, size, destDir, c.limits)
+}
+
+// extractUnchecked fetches a package whose URL gives no checksum into a
+// temporary file of its own, unpacks it and removes it: with nothing to
+// check it against, it is neither taken from nor kept in the cache.
+func (c *Cache) extractUnchecked(ctx context.Context, src *source, destDir string) error {
+	tmp, err := os.CreateTemp(c.dir, tmpPrefix+"unchecked-*")
+	if err != nil {
+		return fail(err, "cannot write to the cache folder "+c.dir)
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	h := sha256.New()
+	n, err := c.fetch(ctx, src, io.MultiWriter(tmp, h))
+	if err != nil {
+		return err
+	}
+	if c.firstTold(src.raw) {
+		ev := c.event(EventUnchecked, hex.EncodeToString(h.Sum(nil)), n)
+		ev.URL = redact(src.raw)
+		c.emit(ev)
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return fail(err, "reading the fetched package failed")
+	}
+	return unzip(ctx, tmp, n, destDir, c.limits)
+}
+
+// firstTold reports whether the package at rawURL is told as unchecked
+// for the first time, and notes it.
+func (c *Cache) firstTold(rawURL string) bool {
+	key := sha256.Sum256([]byte(rawURL))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.told[key] {
+		return false
+	}
+	if c.told == nil || len(c.told) >= maxTold {
+		c.told = map[[sha256.Size]byte]bool{}
+	}
+	c.told[key] = true
+	return true
 }
 
 var (

@@ -111,8 +111,10 @@ func TestExtractPlainHTTPS(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dest, "evaluate.py")); err != nil {
 		t.Error(err)
 	}
-	err := c.Extract(context.Background(), srv.URL+"/p.zip", t.TempDir())
-	mustFail(t, err, "#checksum_sha256=<hex>")
+	// Without the fragment it is used unchecked
+	// (TestPackageWithoutChecksumIsUsedUnchecked); with a wrong one it fails.
+	err := c.Extract(context.Background(), srv.URL+"/p.zip#checksum_sha256="+strings.Repeat("ab", 32), t.TempDir())
+	mustFail(t, err, "checksum mismatch")
 }
 
 func TestExtractUntrustedCertificate(t *testing.T) {
@@ -456,4 +458,41 @@ func TestExtractCancelled(t *testing.T) {
 		t.Errorf("error %v does not wrap context.Canceled", err)
 	}
 	emptyDir(t, dest)
+}
+
+// A package whose URL gives no checksum is used unchecked, as Neuro OJ's
+// judge does: fetched on every use and never cached (nothing to check a
+// cached copy against), told as EventUnchecked once per package. One with
+// a checksum is still checked.
+func TestPackageWithoutChecksumIsUsedUnchecked(t *testing.T) {
+	zb := aplusbZip(t)
+	srv := servePackage(t, bodyHandler(zb))
+	c, ev := newCache(t, tlsOpts(srv))
+	noSum := strings.Split(Base64URL(zb), "&")[0]
+	https := srv.URL + "/packages/p.zip"
+	for _, u := range []string{noSum, noSum, https, https, noSum + "&checksum_sha256="} {
+		dest := t.TempDir()
+		if err := c.Extract(context.Background(), u, dest); err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		if got := readFile(t, filepath.Join(dest, "evaluate.py")); got != "print('evaluate')\n" {
+			t.Fatalf("%s: evaluate.py = %q", u, got)
+		}
+	}
+	if n := srv.hits.Load(); n != 2 {
+		t.Errorf("the https package was fetched %d times, want on each of its 2 uses", n)
+	}
+	if got := ev.count(EventUnchecked); got != 3 {
+		t.Errorf("%d unchecked events, want one per package URL (3): %+v", got, ev.list)
+	}
+	for _, e := range ev.list {
+		if e.Kind == EventUnchecked && (e.Checksum != sumHex(zb) || strings.Contains(e.URL, "content=")) {
+			t.Errorf("unchecked event %+v: want the SHA-256 of what came and the URL without its query", e)
+		}
+	}
+	if zips, tmps := cached(t, c); len(zips) != 0 || len(tmps) != 0 {
+		t.Errorf("an unchecked package left files in the cache: %v %v", zips, tmps)
+	}
+	err := c.Extract(context.Background(), noSum+"&checksum_sha256="+strings.Repeat("ab", 32), t.TempDir())
+	mustFail(t, err, "checksum mismatch")
 }

@@ -7,7 +7,9 @@
 //	https://host/path.zip#checksum_sha256=<hex>
 //
 // A Cache fetches a package once per checksum, keeps it on disk (LRU by count
-// and size), re-checks its SHA-256 on every use and unpacks it safely. Pack
+// and size), re-checks its SHA-256 on every use and unpacks it safely. The
+// checksum is optional, as in Neuro OJ: a package without one is fetched on
+// each use and never cached (EventUnchecked). Pack
 // writes a problem folder as such a package; Extract reads what Pack writes.
 //
 // Everything in a package or a URL is hostile: sizes, entry counts, names

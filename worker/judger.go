@@ -67,6 +67,12 @@ type Judger struct {
 	// task's language is built and run.
 	Languages  *lang.Table
 	BuildCache *lang.Cache
+	// CPUMillicores caps each side's sandbox (judge.Options.CPUMillicores;
+	// JUDGE_CPU_LIMIT_MILLICORES); 0: no cap.
+	CPUMillicores int
+	// ImagePrefix is JUDGE_IMAGE_PREFIX: Neuro OJ's judge puts it before
+	// its image names, so an image named with it is the image without it.
+	ImagePrefix string
 }
 
 // imageName strips a registry path and a tag: ghcr.io/neuro-oj/noj-evaluator-python:v1 -> noj-evaluator-python.
@@ -78,18 +84,40 @@ func imageName(image string) string {
 	return name
 }
 
+// runtime maps a task's image to a runtime: by its name as given, without
+// ImagePrefix, without a registry path and tag, and else by the longest
+// known name it ends with after a separator (acme-noj-evaluator-python is
+// noj-evaluator-python), so an image named with any prefix maps.
 func (j *Judger) runtime(side, image string) (string, error) {
 	runtimes := j.Runtimes
 	if runtimes == nil {
 		runtimes = DefaultRuntimes
 	}
-	if rt, ok := runtimes[image]; ok {
-		return rt, nil
+	unprefixed := image
+	if j.ImagePrefix != "" {
+		unprefixed = strings.TrimPrefix(image, j.ImagePrefix)
 	}
-	if rt, ok := runtimes[imageName(image)]; ok {
-		return rt, nil
+	for _, name := range []string{image, unprefixed, imageName(image), imageName(unprefixed)} {
+		if rt, ok := runtimes[name]; ok {
+			return rt, nil
+		}
+	}
+	base, best := imageName(unprefixed), ""
+	for known := range runtimes {
+		if len(known) > len(best) && endsWithName(base, known) {
+			best = known
+		}
+	}
+	if best != "" {
+		return runtimes[best], nil
 	}
 	return "", fmt.Errorf("runtime_config.%s.image %q is not a runtime this worker knows; map it with --runtime %s=python", side, image, imageName(image))
+}
+
+// endsWithName: name ends with known, right after a '-', '_', '.' or '/'.
+func endsWithName(name, known string) bool {
+	rest, ok := strings.CutSuffix(name, known)
+	return ok && rest != "" && strings.ContainsRune("-_./", rune(rest[len(rest)-1]))
 }
 
 // Judge judges t with the slot's CPUs. The error is non-nil only when ctx
@@ -126,6 +154,13 @@ func (j *Judger) Judge(ctx context.Context, t *Task, cpus SlotCPUs) (*Result, er
 	if err != nil {
 		return systemError(t, strings.TrimPrefix(err.Error(), "judge: ")), nil
 	}
+	if p.Functions == nil {
+		// The package's problem.json declares the functions (the task
+		// carries only runtime_config).
+		if p.Functions, err = judge.LoadFunctions(dir); err != nil {
+			return systemError(t, strings.TrimPrefix(err.Error(), "judge: ")), nil
+		}
+	}
 	if p.Runtime.Evaluator.Network && !j.Network {
 		return systemError(t, "runtime_config.evaluator.network.enabled is true but this worker does not allow evaluator network (JUDGE_ALLOW_EVALUATOR_NETWORK)"), nil
 	}
@@ -136,6 +171,8 @@ func (j *Judger) Judge(ctx context.Context, t *Task, cpus SlotCPUs) (*Result, er
 		EvaluatorWorkspace: Workspace,
 		EvaluatorCPUs:      cpus.Evaluator, SolutionCPUs: cpus.Solution,
 		EvaluatorNetworkAllow: j.NetworkAllow,
+		CPUMillicores:         j.CPUMillicores,
+		NeuroOJ:               true, // the worker's results are Neuro OJ's (docs/worker.md)
 	}
 	res, err := judge.Run(ctx, p, sub, opts)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/tether-dev/tether/judge"
 )
 
 // Metrics are the worker's Prometheus metrics, in a registry of their own.
@@ -111,6 +113,11 @@ func (m *Metrics) finished() {
 func (m *Metrics) observe(status string, d time.Duration) {
 	if m == nil {
 		return
+	}
+	if !judge.Status(status).Known() {
+		// An evaluator's own status: any identifier, so not a label of its
+		// own (one per name would grow without bound).
+		status = "other"
 	}
 	m.runs.WithLabelValues(status).Inc()
 	m.runSeconds.Observe(d.Seconds())

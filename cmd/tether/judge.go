@@ -235,6 +235,9 @@ func explainLoadError(err error) error {
 func printSummary(w io.Writer, r *judge.Result) {
 	fmt.Fprintf(w, "verdict:  %s\n", r.Status)
 	fmt.Fprintf(w, "score:    %.2f\n", float64(r.Score)/100) // the problem's own points: the result line carries them x100
+	if note := judge.ScoreNote(r.Score); note != "" {
+		fmt.Fprintf(w, "          ! %s\n", note) // kept as Neuro OJ's judge keeps it, not clamped
+	}
 	fmt.Fprintf(w, "time:     %d ms (solution cpu %d ms)\n", r.TimeMs, r.CPUMs)
 	fmt.Fprintf(w, "memory:   %d KiB\n", r.MemoryKB)
 	if r.Language != "" {

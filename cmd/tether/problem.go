@@ -2,7 +2,7 @@ package main
 
 import "github.com/spf13/cobra"
 
-// problemCmd is the parent of the problem-setter tools (init, check, pack);
+// problemCmd is the parent of the problem-setter tools (init, check, templates, pack);
 // each subcommand lives in its own cmd/tether/problem_*.go file and attaches
 // itself here in its init.
 var problemCmd = &cobra.Command{
@@ -11,7 +11,8 @@ var problemCmd = &cobra.Command{
 	Long: `problem groups the tools a problem setter uses before a problem goes live:
 init writes a working problem folder from a template, check validates
 problem.json and judges every submission under submissions/ against the
-verdict its folder names, and pack writes a support package.
+verdict its folder names, templates writes contestants' starting files
+from the declared functions, and pack writes a support package.
 The problem folder is described in docs/problem.md.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },

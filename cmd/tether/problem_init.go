@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/lang"
 )
 
@@ -106,6 +107,15 @@ func runProblemInit(cmd *cobra.Command, dir, tmpl string) error {
 		if err != nil {
 			return fmt.Errorf("problem init: %w", err)
 		}
+	}
+	// A problem that declares its functions gets the starting files made
+	// from them (tether problem templates).
+	if p, err := judge.LoadProblem(dir, nil); err == nil && p.Functions != nil {
+		made, err := writeTemplates(dir, p.Functions, nil, false)
+		if err != nil {
+			return err
+		}
+		written = append(written, made...)
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "wrote %s from the %s template:\n", dir, tmpl)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -40,6 +41,8 @@ var workerEnv = map[string]string{
 	"allow-evaluator-network": "JUDGE_ALLOW_EVALUATOR_NETWORK",
 	"evaluator-network-allow": "JUDGE_EVALUATOR_NETWORK_ALLOW",
 	"instance-id":             "JUDGE_INSTANCE_ID",
+	"cpu-limit-millicores":    "JUDGE_CPU_LIMIT_MILLICORES",
+	"image-prefix":            "JUDGE_IMAGE_PREFIX",
 	"max-task-mb":             "TETHER_MAX_TASK_MB",
 }
 
@@ -52,9 +55,12 @@ sandbox as tether judge, --concurrency at a time, and pushes the results back.
 
 --broker redis://HOST:PORT/DB speaks Neuro OJ's judge queue protocol exactly
 (its worker's environment variables work too: REDIS_URL, JUDGE_QUEUE, ...);
-nats://HOST:4222 uses NATS JetStream; embedded (the default when neither a
-flag nor REDIS_URL names a broker) runs a NATS server in this process on
-127.0.0.1:4222, which tether submit and other workers join.
+nats://HOST:4222 uses NATS JetStream; embedded runs a NATS server in this
+process on 127.0.0.1:4222, which tether submit and other workers join. With
+no --broker and no REDIS_URL, a worker given any other of Neuro OJ's worker
+variables (JUDGE_QUEUE, WORK_DIR, ...) uses Neuro OJ's default
+redis://127.0.0.1/; one given none of them, embedded. The first log line
+says which and why.
 
 SIGTERM or SIGINT stops pulling; running submissions get --drain to finish,
 then what is unfinished goes back to the queue. A second signal gives it back
@@ -63,7 +69,7 @@ at once. See docs/worker.md.`,
 		RunE: runWorker,
 	}
 	f := cmd.Flags()
-	f.String("broker", "", "queue: redis://[:password@]HOST:PORT[/DB], nats://HOST:PORT, or embedded (env REDIS_URL; default embedded)")
+	f.String("broker", "", "queue: redis://[:password@]HOST:PORT[/DB], nats://HOST:PORT, or embedded (env REDIS_URL; default redis://127.0.0.1/ when another of Neuro OJ's worker variables is set, else embedded)")
 	f.Int("concurrency", 2, "slots: submissions judged at once, 1-1024 (env JUDGE_MAX_CONCURRENT_JUDGES)")
 	f.String("cpus", "", "CPUs to divide among the slots, e.g. 0-3 (a slot's two sides get CPUs of their own where there are enough); default any")
 	f.String("work-dir", worker.DefaultWorkDir(), "private folder (this uid's, mode 0700) for the tasks' packages and fallback-results (env WORK_DIR)")
@@ -80,6 +86,8 @@ at once. See docs/worker.md.`,
 	f.Bool("allow-evaluator-network", false, "let evaluators that ask for runtime_config.evaluator.network have it (env JUDGE_ALLOW_EVALUATOR_NETWORK)")
 	addNetworkAllowFlag(cmd, "JUDGE_EVALUATOR_NETWORK_ALLOW")
 	f.String("instance-id", "", "this worker's name in its log lines (env JUDGE_INSTANCE_ID; default the host name)")
+	f.Int("cpu-limit-millicores", 0, "cap each sandbox's CPU at this many thousandths of a CPU, a quota (cgroup cpu.max), not a pin; needs --sandbox linux (env JUDGE_CPU_LIMIT_MILLICORES; default no cap)")
+	f.String("image-prefix", "", "the prefix Neuro OJ's judge puts before its image names; an image named with it maps as the name without it (env JUDGE_IMAGE_PREFIX)")
 	f.StringSlice("runtime", nil, "map a task's image to a runtime, IMAGE=python (repeatable); noj-evaluator-python and noj-solution-python are known")
 	f.String("data-dir", defaultDataDir(), "the embedded broker's store and token")
 	f.String("listen", natsq.DefaultListen, "where the embedded broker listens")
@@ -152,6 +160,10 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 		id, _ = os.Hostname()
 	}
 	log = log.With("instance", id)
+	// The first line says which broker and why: a Neuro OJ deployment
+	// that lost its REDIS_URL must not quietly judge an empty NATS queue.
+	brokerAt, why := chooseBroker(cmd, os.LookupEnv)
+	log.Info("broker chosen", "broker", redactBroker(brokerAt), "why", why)
 
 	slots, _ := fl.GetInt("concurrency")
 	if slots < 1 || slots > 1024 {
@@ -172,6 +184,10 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 	runtimes, err := parseRuntimes(fl)
 	if err != nil {
 		return err
+	}
+	millicores, _ := fl.GetInt("cpu-limit-millicores")
+	if millicores != 0 && (millicores < sandbox.MinCPUMillicores || millicores > 1024*1000) {
+		return fmt.Errorf("--cpu-limit-millicores %d: want %d to %d, or 0 for no cap (env JUDGE_CPU_LIMIT_MILLICORES)", millicores, sandbox.MinCPUMillicores, 1024*1000)
 	}
 	workDir, _ := fl.GetString("work-dir")
 	if err := worker.PrepareWorkDir(workDir); err != nil {
@@ -194,7 +210,7 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 		}
 		defer stopMetrics()
 	}
-	cache, err := newPackageCache(fl, metrics)
+	cache, err := newPackageCache(fl, metrics, log)
 	if err != nil {
 		return err
 	}
@@ -207,6 +223,9 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	defer runner.Close()
+	if millicores > 0 && runner.Kind() != "linux" {
+		return fmt.Errorf("--cpu-limit-millicores (env JUDGE_CPU_LIMIT_MILLICORES) needs --sandbox linux, which caps a sandbox's CPU with its cgroup; this worker's sandbox is %s", runner.Kind())
+	}
 	network, _ := fl.GetBool("allow-evaluator-network")
 	allow, err := networkAllow(cmd, "JUDGE_EVALUATOR_NETWORK_ALLOW")
 	if err != nil {
@@ -214,10 +233,11 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 	}
 	judger := &worker.Judger{Runner: runner, Packages: cache, Runtimes: runtimes,
 		Allowed: allowedCommands(cmd), WorkDir: workDir, Network: network, NetworkAllow: allow,
-		Languages: languages, BuildCache: buildCache}
+		Languages: languages, BuildCache: buildCache, CPUMillicores: millicores}
+	judger.ImagePrefix, _ = fl.GetString("image-prefix")
 
 	ctx := cmd.Context()
-	broker, closeBroker, err := openWorkerBroker(ctx, cmd, workDir, maxTaskMB<<20, metrics, log)
+	broker, closeBroker, err := openWorkerBroker(ctx, cmd, brokerAt, workDir, maxTaskMB<<20, metrics, log)
 	if err != nil {
 		return err
 	}
@@ -253,7 +273,7 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 			}
 		}
 	}()
-	log.Info("worker ready", "slots", slots, "sandbox", runner.Kind())
+	log.Info("worker ready", "slots", slots, "sandbox", runner.Kind(), "cpu_limit_millicores", millicores)
 	err = w.Run(stop, kill)
 	log.Info("worker stopped")
 	return err
@@ -283,15 +303,19 @@ func parseRuntimes(fl *pflag.FlagSet) (map[string]string, error) {
 	return m, nil
 }
 
-func newPackageCache(fl *pflag.FlagSet, metrics *worker.Metrics) (*supportpkg.Cache, error) {
+func newPackageCache(fl *pflag.FlagSet, metrics *worker.Metrics, log *slog.Logger) (*supportpkg.Cache, error) {
 	dir, _ := fl.GetString("cache-dir")
 	items, _ := fl.GetInt("cache-max-items")
 	mb, _ := fl.GetInt("cache-max-mb")
 	secs, _ := fl.GetInt("download-timeout")
 	opts := supportpkg.Options{Dir: dir, MaxItems: items, MaxBytes: int64(mb) << 20,
 		DownloadTimeout: time.Duration(secs) * time.Second}
-	if metrics != nil {
-		opts.OnEvent = func(e supportpkg.Event) { metrics.CacheEvent(string(e.Kind), e.TotalBytes) }
+	opts.OnEvent = func(e supportpkg.Event) {
+		if e.Kind == supportpkg.EventUnchecked {
+			log.Warn("package without checksum_sha256 used unchecked, as Neuro OJ's judge does (told once per package)",
+				"url", e.URL, "sha256", e.Checksum, "bytes", e.Bytes)
+		}
+		metrics.CacheEvent(string(e.Kind), e.TotalBytes)
 	}
 	c, err := supportpkg.NewCache(opts)
 	if err != nil {
@@ -323,21 +347,64 @@ func serveMetrics(addr string, m *worker.Metrics, log *slog.Logger) (func(), err
 	}, nil
 }
 
-// brokerURL is --broker, REDIS_URL, or embedded.
+// neuroOJDefaultRedis is where Neuro OJ's judge worker looks for Redis when
+// REDIS_URL is not set.
+const neuroOJDefaultRedis = "redis://127.0.0.1/"
+
+// brokerURL is the broker a worker uses, and tether submit with it.
 func brokerURL(cmd *cobra.Command) string {
-	u, _ := cmd.Flags().GetString("broker")
-	if u == "" {
-		u = os.Getenv("REDIS_URL")
-	}
-	if u == "" {
-		u = "embedded"
-	}
+	u, _ := chooseBroker(cmd, os.LookupEnv)
 	return u
 }
 
-func openWorkerBroker(ctx context.Context, cmd *cobra.Command, workDir string, maxTaskBytes int, metrics *worker.Metrics, log *slog.Logger) (worker.Broker, func(), error) {
+// chooseBroker is the broker and why: --broker, else REDIS_URL, else Neuro
+// OJ's default Redis when any other variable of Neuro OJ's worker is set
+// (a Neuro OJ deployment), else the embedded NATS broker.
+func chooseBroker(cmd *cobra.Command, lookupEnv func(string) (string, bool)) (u, why string) {
+	if f := cmd.Flags().Lookup("broker"); f != nil && f.Changed && f.Value.String() != "" {
+		return f.Value.String(), "--broker"
+	}
+	if v, ok := lookupEnv("REDIS_URL"); ok && v != "" {
+		return v, "REDIS_URL"
+	}
+	var set []string
+	for _, name := range neuroOJWorkerEnv() {
+		if v, ok := lookupEnv(name); ok && v != "" {
+			set = append(set, name)
+		}
+	}
+	if len(set) > 0 {
+		return neuroOJDefaultRedis, "REDIS_URL is not set but " + strings.Join(set, ", ") + " (Neuro OJ's worker settings) are: Neuro OJ's default Redis"
+	}
+	return "embedded", "neither --broker nor REDIS_URL nor any of Neuro OJ's worker settings is set: the embedded NATS broker"
+}
+
+// neuroOJWorkerEnv are the variables of Neuro OJ's judge worker other than
+// REDIS_URL, sorted.
+func neuroOJWorkerEnv() []string {
+	var names []string
+	for _, name := range workerEnv {
+		if name != "REDIS_URL" && !strings.HasPrefix(name, "TETHER_") {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// redactBroker is a broker URL without its password, for the log.
+func redactBroker(u string) string {
+	if strings.HasPrefix(u, "nats://") || strings.HasPrefix(u, "tls://") {
+		return natsq.Redacted(u)
+	}
+	if u == "embedded" {
+		return u
+	}
+	return redisq.Redacted(u)
+}
+
+func openWorkerBroker(ctx context.Context, cmd *cobra.Command, u, workDir string, maxTaskBytes int, metrics *worker.Metrics, log *slog.Logger) (worker.Broker, func(), error) {
 	fl := cmd.Flags()
-	u := brokerURL(cmd)
 	switch {
 	case strings.HasPrefix(u, "redis://") || strings.HasPrefix(u, "rediss://"):
 		queue, _ := fl.GetString("queue")

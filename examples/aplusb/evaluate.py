@@ -1,23 +1,26 @@
-"""A + B: call the solution's add(a, b) on a few cases, including big ints."""
+"""A + B: call the solution's add(a, b) on a few cases, including big ints.
+
+add is declared in problem.json, so solution.add checks its arguments and
+its result: a result that is not an integer raises ResultTypeError, which,
+uncaught, is WrongAnswer ("add returned a string, expected an integer")."""
 
 from tether_sdk.evaluator import (
     NotFoundError,
     RejectedError,
-    SolutionRunner,
     SolutionTimeoutError,
     SystemError,
     result,
+    solution,
 )
 
 CASES = [(1, 2), (-5, 5), (0, 0), (123456789, 987654321), (2**70, 2**70), (-(10**30), 1)]
 
 
 def main():
-    runner = SolutionRunner()
     passed = 0
     for a, b in CASES:
         try:
-            got = runner.call("add", a, b)
+            got = solution.add(a, b)
         except NotFoundError as e:
             result.wrong_answer("add is missing: %s" % e)
             return

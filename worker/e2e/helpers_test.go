@@ -77,7 +77,14 @@ type proc struct {
 
 func startTether(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
-	cmd := exec.Command(tetherBin, args...)
+	return startProgram(t, env, tetherBin, args...)
+}
+
+// startProgram is startTether for a program that runs tether (ip netns
+// exec NAME tether ...): path and its arguments.
+func startProgram(t *testing.T, env []string, path string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(path, args...)
 	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/tether-dev/tether/codec"
 	"github.com/tether-dev/tether/sdk/go/internal/frame"
 	"github.com/tether-dev/tether/sdk/go/internal/peer"
+	"github.com/tether-dev/tether/sig"
 )
 
 // Handler serves one capability call. args are decoded transferable values
@@ -36,6 +37,11 @@ type Options struct {
 	// result line"). Empty means the judge's, from the environment
 	// variable TETHER_RESULT_NONCE; without one the marker is plain.
 	ResultNonce string
+	// Functions is the problem's declaration in the judge's compact form
+	// (docs/protocol/judge.md, "Declared functions"), for CallDeclared.
+	// Empty means the judge's, from the environment variable
+	// TETHER_FUNCTIONS.
+	Functions string
 }
 
 // Runner is the evaluator side of the dual protocol. It is safe for
@@ -56,6 +62,10 @@ type Runner struct {
 
 	resultMu   sync.Mutex
 	resultDone bool
+
+	declOnce sync.Once
+	decl     *sig.Declaration
+	declErr  error
 }
 
 // New returns a Runner reading frames from in and writing to out.

@@ -23,6 +23,7 @@ from ..errors import (  # noqa: F401 - re-exported
 )
 from . import result  # noqa: F401 - module used as ``result.accept()``
 from .capability import register_capability, unregister_capability  # noqa: F401
+from .declared import ArgumentTypeError, ResultTypeError, Solution, solution  # noqa: F401
 from .logsetup import configure_logging  # noqa: F401
 from .runner import SolutionRunner  # noqa: F401
 
@@ -38,4 +39,8 @@ __all__ = [
     "SolutionTimeoutError",
     "SystemError",
     "ConnectionError",
+    "solution",
+    "Solution",
+    "ArgumentTypeError",
+    "ResultTypeError",
 ]

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tether-dev/tether/judge"
+	"github.com/tether-dev/tether/lang"
+	"github.com/tether-dev/tether/sig"
+)
+
+// templatesDir is where a problem's starting files live, beside problem.json;
+// tether problem pack includes them like every file of the folder.
+const templatesDir = "templates"
+
+func init() {
+	var language string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "templates DIR [--language L]",
+		Short: "Write a starting file per language from the problem's declared functions",
+		Long: `templates reads the functions DIR/problem.json declares ("functions", docs/problem.md)
+and writes DIR/templates/template.<ext> for each language that has one (now: ` + fmt.Sprint(sig.TemplateLanguages) + `):
+every declared function with its description and a body that compiles and
+returns a default, so a contestant fills in only the bodies. Judged as it
+comes, a template gets WrongAnswer, not CompileError. Files that exist are
+kept unless --force. tether problem pack includes the folder.`,
+		Args: exactArgs(1, "templates takes DIR", "tether problem templates myproblem --language cpp"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := judge.LoadProblem(args[0], allowedCommands(cmd))
+			if err != nil {
+				return err
+			}
+			var ids []string
+			if language != "" {
+				l, err := lang.Builtin().Lookup(language)
+				if err != nil {
+					return fmt.Errorf("--language: %w", err)
+				}
+				ids = []string{l.ID}
+			}
+			written, err := writeTemplates(p.Dir, p.Functions, ids, force)
+			for _, f := range written {
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", f)
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&language, "language", "", "write only this language's template (an id or alias, docs/languages.md)")
+	cmd.Flags().BoolVar(&force, "force", false, "replace templates that exist")
+	addAllowCommandFlag(cmd)
+	problemCmd.AddCommand(cmd)
+}
+
+// writeTemplates writes the templates of d for languages (nil: all) into
+// dir/templates and returns the paths written, relative to dir. An
+// existing file is an error unless force.
+func writeTemplates(dir string, d *sig.Declaration, languages []string, force bool) ([]string, error) {
+	ts, err := sig.Templates(d, languages)
+	if err != nil {
+		return nil, fmt.Errorf("problem templates: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, templatesDir), 0o755); err != nil {
+		return nil, fmt.Errorf("problem templates: %w", err)
+	}
+	var written []string
+	for _, t := range ts {
+		rel := filepath.Join(templatesDir, t.File)
+		flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+		if force {
+			flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		}
+		f, err := os.OpenFile(filepath.Join(dir, rel), flags, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			return written, fmt.Errorf("problem templates: %s exists; --force replaces it", rel)
+		}
+		if err != nil {
+			return written, fmt.Errorf("problem templates: %w", err)
+		}
+		_, err = io.WriteString(f, string(t.Text))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return written, fmt.Errorf("problem templates: writing %s: %w", rel, err)
+		}
+		written = append(written, filepath.ToSlash(rel))
+	}
+	return written, nil
+}
