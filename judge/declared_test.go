@@ -92,7 +92,7 @@ func TestDeclaredFunctionsPython(t *testing.T) {
 }
 
 func TestDeclaredFunctionsCpp(t *testing.T) {
-	requireCpp(t)
+	testenv.Toolchain(t, "g++")
 	const want = "tether::json add(tether::json a, tether::json b)"
 	only, err := os.ReadFile("../examples/aplusb/submissions/accepted/function_only.cpp")
 	if err != nil {
@@ -168,7 +168,7 @@ func TestDeclaredTemplatesAreWrongAnswer(t *testing.T) {
 	for _, tm := range ts {
 		t.Run(tm.Language, func(t *testing.T) {
 			if tm.Language == "cpp" {
-				requireCpp(t)
+				testenv.Toolchain(t, "g++")
 			}
 			r := judgeAplusb(t, tm.File, string(tm.Text), "")
 			wantStatus(t, r, WrongAnswer)

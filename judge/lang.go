@@ -41,7 +41,7 @@ func (r *run) buildSolution(ctx context.Context) bool {
 	sc := r.problem.Runtime.Solution
 	b := &lang.Builder{Runner: r.opts.Runner, Cache: r.opts.BuildCache, Env: baseEnv("", r.opts.Env), Host: version.Version}
 	began := time.Now()
-	bd, err := b.Build(ctx, lang.Request{Language: l, Source: r.sub.Code, Limits: l.Effective(sc.Compile),
+	bd, err := b.Build(ctx, lang.Request{Language: l, Source: r.sub.Code, FileName: r.sub.Path, Limits: l.Effective(sc.Compile),
 		MemoryMB: sc.MemoryLimitMB, CPUs: r.opts.SolutionCPUs, Functions: r.problem.Functions})
 	var ce *lang.CompileError
 	switch {
@@ -119,4 +119,15 @@ func lastLinesOf(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// solutionUsage is what a stopped solution used, at its memory limit also
+// when its runtime enforced that limit itself and said so on stderr
+// (lang.Language.OutOfMemory: the JVM's heap).
+func (r *run) solutionUsage(s *side) sandbox.Usage {
+	u := s.usage
+	if r.build != nil && r.build.OutOfMemory != "" && strings.Contains(s.stderrText(), r.build.OutOfMemory) {
+		u.MemoryExceeded = true
+	}
+	return u
 }

@@ -2,32 +2,40 @@ package judge
 
 import (
 	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/lang"
+	"github.com/tether-dev/tether/sandbox"
 	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
 
-// requireCpp skips (with TETHER_REQUIRE_LANGUAGES=1 fails) a test that
-// needs g++.
-func requireCpp(t *testing.T) {
+// toolchains are what a submission file's language needs on PATH, by
+// the file's extension.
+var toolchains = map[string][]string{
+	".cpp": {"g++"}, ".c": {"gcc"}, ".java": {"javac", "java"}, ".js": {"node"}, ".mjs": {"node"}, ".rs": {"rustc"},
+}
+
+// requireToolchain skips (with TETHER_REQUIRE_LANGUAGES=1 fails) a test
+// whose submission file's toolchain is missing.
+func requireToolchain(t *testing.T, file string) {
 	t.Helper()
-	if _, err := exec.LookPath("g++"); err != nil {
-		testenv.Require(t, "TETHER_REQUIRE_LANGUAGES", errors.New("g++ is not installed (apt-get install g++)"))
+	testenv.Python3(t) // every evaluator here is Python
+	for _, tool := range toolchains[filepath.Ext(file)] {
+		testenv.Toolchain(t, tool)
 	}
 }
 
-// judgeCpp judges testdata/lang with a C++ solution (the real C++ host,
-// sdk/cpp).
-func judgeCpp(t *testing.T, problemJSON, source string, opts Options, evaluate ...string) *Result {
+// judgeLang judges testdata/lang (or problemJSON, or evaluate) with the
+// source saved as file, whose extension picks the language and so its
+// real host (sdk/<language>).
+func judgeLang(t *testing.T, file, problemJSON, source string, opts Options, evaluate ...string) *Result {
 	t.Helper()
-	testenv.Python3(t)
+	requireToolchain(t, file)
 	dir := t.TempDir()
 	for _, name := range []string{"evaluate.py", "problem.json"} {
 		data, err := os.ReadFile(filepath.Join("testdata", "lang", name))
@@ -52,8 +60,7 @@ func judgeCpp(t *testing.T, problemJSON, source string, opts Options, evaluate .
 	if opts.Runner == nil {
 		opts.Runner = sandboxtest.Isolating(t)
 	}
-	requireCpp(t)
-	r, err := Run(context.Background(), p, &Submission{Path: "solution.cpp", Code: []byte(source)}, &opts)
+	r, err := Run(context.Background(), p, &Submission{Path: file, Code: []byte(source)}, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,59 +70,184 @@ func judgeCpp(t *testing.T, problemJSON, source string, opts Options, evaluate .
 
 const cppAdd = "#include \"tether.hpp\"\nlong long add(long long a, long long b) { return a + b; }\nTETHER_EXPORT(add);\n"
 
-func TestCppSolutionVerdicts(t *testing.T) {
-	for _, c := range []struct {
-		name, source string
-		want         Status
-		saying       string
-	}{
-		{"accepted", cppAdd, Accepted, ""},
-		{"wrong answer", "#include \"tether.hpp\"\nlong long add(long long a, long long b) { return a - b; }\nTETHER_EXPORT(add);\n", WrongAnswer, "returned"},
-		{"runtime error", "#include \"tether.hpp\"\n#include <cstdlib>\nlong long add(long long a, long long b) { if (b == 5) std::abort(); return a + b; }\nTETHER_EXPORT(add);\n",
-			RuntimeError, "add(-5, 5) failed"},
-		{"time limit", "#include \"tether.hpp\"\nlong long add(long long a, long long b) { for (volatile long long i = 0;; i++) {} }\nTETHER_EXPORT(add);\n",
-			TimeLimitExceeded, ""},
-		{"memory limit", "#include \"tether.hpp\"\n#include <cstring>\n#include <cstdlib>\nlong long add(long long a, long long b) {\n" +
-			"  for (int i = 0; i < 64; i++) { char *p = (char*)std::malloc(16 << 20); if (!p) std::abort(); std::memset(p, 1, 16 << 20); }\n  return a + b; }\nTETHER_EXPORT(add);\n",
-			MemoryLimitExceeded, ""},
-		{"compile error", "#include \"tether.hpp\"\nlong long add(long long a, long long b) {\n  return a + b + undefined_name;\n}\nTETHER_EXPORT(add);\n",
-			CompileError, "compilation failed"},
-		{"crash before ready", "#include \"tether.hpp\"\n#include <cstdio>\n#include <cstdlib>\n" +
-			"static int boom = (std::fputs(\"static init: boom\\n\", stderr), std::abort(), 0);\n" + cppAdd,
-			RuntimeError, "the solution ended before it was ready: killed by SIGABRT"},
-		{"exits before ready", "#include \"tether.hpp\"\n#include <cstdlib>\nstatic int quit = (std::exit(3), 0);\n" + cppAdd,
-			RuntimeError, "exit status 3"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			r := judgeCpp(t, "", c.source, Options{})
-			if c.want == MemoryLimitExceeded && r.Sandbox == "rootless" {
-				c.want = RuntimeError // rootless: an allocation fails instead (docs/sandbox.md)
+// languageVerdicts is, per language, what TestSolutionVerdictsInEveryLanguage
+// judges: testdata/lang/verdicts/<file> (add, and add_* misbehaving one way
+// each), a source its compiler refuses, and sources that end before ready.
+var languageVerdicts = []struct {
+	id, file string
+	// exception is what the message of add_throw's failure says: the
+	// exception's class (Python's host answers str(e) and the traceback,
+	// whose last line names it).
+	exception string
+	// compileError is a source the compiler refuses at compilerLine
+	// ("" for a language without a compile step).
+	compileError, compilerLine string
+	beforeReady                []beforeReady
+}{
+	{id: "python", file: "solution.py", exception: "\nIndexError: list index out of range",
+		beforeReady: []beforeReady{
+			// The Python, JavaScript and Java hosts are ready before they
+			// load the solution, then answer each call with why it did not.
+			{"raises at import", "raise RuntimeError('boom at import')\n", "add(1, 2) failed: solution import failed: RuntimeError: boom at import"},
+			{"exits at once", "raise SystemExit(3)\n", "add(1, 2) failed: solution import failed: SystemExit: 3"},
+		}},
+	{id: "cpp", file: "solution.cpp", exception: "failed: std::out_of_range: ",
+		compileError: "#include \"tether.hpp\"\nlong long add(long long a, long long b) {\n  return a + b + undefined_name;\n}\nTETHER_EXPORT(add);\n",
+		compilerLine: "main.cpp:3:",
+		beforeReady: []beforeReady{
+			// The C++ host turns fd 2 into log frames before the solution's
+			// static objects run, so what they write may be lost with them;
+			// TestEndedBeforeReadyShowsItsStderr tests the stderr tail.
+			{"static initializer aborts", "#include \"tether.hpp\"\n#include <cstdio>\n#include <cstdlib>\n" +
+				"static int boom = (std::fputs(\"static init: boom\\n\", stderr), std::abort(), 0);\n" + cppAdd, "the solution ended before it was ready: killed by SIGABRT"},
+			{"exits at once", "#include \"tether.hpp\"\n#include <cstdlib>\nstatic int quit = (std::exit(3), 0);\n" + cppAdd, "the solution ended before it was ready: exit status 3"},
+		}},
+	{id: "c", file: "solution.c", exception: "failed: ValueError: no such case",
+		compileError: "#include \"tether.h\"\ntether_value *add(const tether_value *args) {\n  return undefined_name;\n}\nTETHER_EXPORT(add)\n",
+		compilerLine: "main.c:3:",
+		beforeReady: []beforeReady{
+			{"segfault at load", "#include \"tether.h\"\n#include <signal.h>\n#include <stdio.h>\n" +
+				"__attribute__((constructor)) static void boom(void) { fputs(\"loading: boom\\n\", stderr); raise(SIGSEGV); }\n" + cAdd,
+				"the solution ended before it was ready: killed by SIGSEGV"},
+			{"exits at once", "#include \"tether.h\"\n#include <stdlib.h>\n__attribute__((constructor)) static void quit(void) { exit(3); }\n" + cAdd,
+				"the solution ended before it was ready: exit status 3"},
+		}},
+	{id: "java", file: "Solution.java", exception: "failed: java.lang.ArithmeticException: / by zero",
+		compileError: "public class Solution {\n  public static long add(long a, long b) {\n    return a + b + undefinedName;\n  }\n}\n",
+		compilerLine: "Solution.java:3:",
+		beforeReady: []beforeReady{
+			{"static initializer throws", "public class Solution {\n  static final int BOOM = Integer.parseInt(\"boom\");\n" +
+				"  public static long add(long a, long b) { return a + b; }\n}\n",
+				"add(1, 2) failed: solution import failed: java.lang.NumberFormatException: For input string: \"boom\""},
+			{"no class Solution", "class Helper {\n  public static long add(long a, long b) { return a + b; }\n}\n",
+				"add(1, 2) failed: solution import failed: java.lang.ClassNotFoundException: Solution"},
+		}},
+	{id: "javascript", file: "solution.js", exception: "failed: TypeError: Cannot read properties of null",
+		beforeReady: []beforeReady{
+			{"throws at load", "throw new RangeError('boom at load');\n", "add(1, 2) failed: solution import failed: RangeError: boom at load"},
+			{"exits at once", "process.exit(3);\n", "add(1, 2) failed: SystemError: solution is gone: exit status 3"},
+		}},
+	{id: "rust", file: "solution.rs", exception: "failed: NoSuchCase: no such case",
+		compileError: "pub fn add(a: i64, b: i64) -> i64 {\n    a + b + undefined_name\n}\n\ntether_export!(add);\n",
+		compilerLine: "main.rs:2:",
+		beforeReady: []beforeReady{
+			{"aborts at load", "extern \"C\" fn boom() {\n    eprintln!(\"loading: boom\");\n    std::process::abort();\n}\n" +
+				"#[used]\n#[link_section = \".init_array\"]\nstatic BOOM: extern \"C\" fn() = boom;\n\n" + rustAdd, "the solution ended before it was ready: killed by SIGABRT"},
+		}},
+}
+
+// slowCompile are compile limits for a busy machine: rustc -O of the
+// Rust host takes 9 s of CPU, over 30 s of wall time when tests of other
+// packages compile at once.
+const slowCompile = `{"time_limit_ms": 180000, "cpu_time_limit_ms": 120000}`
+
+// beforeReady is a solution that ends before it is ready, and what the
+// RuntimeError's message says.
+type beforeReady struct{ name, source, saying string }
+
+const (
+	cAdd = "tether_value *add(const tether_value *args) {\n" +
+		"  return tether_int(tether_as_int(tether_at(args, 0)) + tether_as_int(tether_at(args, 1)));\n}\nTETHER_EXPORT(add)\n"
+	rustAdd = "pub fn add(a: i64, b: i64) -> i64 {\n    a + b\n}\n\ntether_export!(add);\n"
+)
+
+// Per language: a wrong answer, a runtime error, an exception, a time
+// limit, a memory limit and a compile error get their verdicts; a solution
+// that prints in every call is Accepted with its prints in the logs; one
+// that ends before ready is RuntimeError naming how it ended. The
+// functions of one source share one build (the build cache), so each
+// language compiles it once.
+func TestSolutionVerdictsInEveryLanguage(t *testing.T) {
+	for _, lv := range languageVerdicts {
+		t.Run(lv.id, func(t *testing.T) {
+			requireToolchain(t, lv.file)
+			source, err := os.ReadFile(filepath.Join("testdata", "lang", "verdicts", lv.file))
+			if err != nil {
+				t.Fatal(err)
 			}
-			wantStatus(t, r, c.want)
-			if msg, _ := details(t, r)["message"].(string); !strings.Contains(msg, c.saying) {
-				t.Errorf("message %q does not say %q", msg, c.saying)
+			cache, err := lang.OpenCache(t.TempDir(), 0)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if r.Language != "cpp" || r.Compile == nil {
-				t.Fatalf("language %q compile %+v", r.Language, r.Compile)
-			}
-			if c.want != CompileError && (r.Compile.TimeMs <= 0 || r.Compile.Cached) {
-				t.Errorf("compile %+v: want a compile that took time", *r.Compile)
-			}
-			switch c.name {
-			case "compile error":
-				if !strings.Contains(r.Output, "main.cpp:3:") || strings.Contains(r.Output, os.TempDir()+"/tether") {
-					t.Errorf("output %q: want the compiler's line, no host path", r.Output)
+			opts := Options{BuildCache: cache, Runner: sandboxtest.Isolating(t)}
+			problem := func(fn string) string {
+				timeout := "2000"
+				if fn == "add_hog" {
+					timeout = "10000" // a JVM collects again and again before its heap is full
 				}
-			case "crash before ready":
-				// The C++ host turns fd 2 into log frames before the solution's
-				// static objects run, so what they wrote may be lost with them;
-				// TestEndedBeforeReadyShowsItsStderr tests the stderr tail.
-				t.Logf("message %q", details(t, r)["message"])
-			case "accepted":
-				// The compile is on no clock of the run: cpu_ms is the solution's alone.
-				if r.CPUMs > r.Compile.TimeMs+2000 {
-					t.Logf("cpu %d ms, compile %d ms", r.CPUMs, r.Compile.TimeMs)
-				}
+				return `{"runtime_config": {"evaluator": {"command": "python3 evaluate.py ` + fn + `", "time_limit_ms": 30000},
+  "solution": {"call_timeout_ms": ` + timeout + `, "memory_limit_mb": 256, "compile": ` + slowCompile + `}}}`
+			}
+			compiles := 0
+			for _, c := range []struct {
+				fn     string
+				want   Status
+				saying string
+			}{
+				{"add", Accepted, ""},
+				{"add_wrong", WrongAnswer, "add(1, 2) returned -1"},
+				{"add_crash", RuntimeError, "add(1, 2) failed"},
+				{"add_throw", RuntimeError, "add(1, 2) failed"},
+				{"add_spin", TimeLimitExceeded, "add(1, 2) timed out"},
+				{"add_hog", MemoryLimitExceeded, ""},
+				{"add_chatty", Accepted, ""},
+			} {
+				t.Run(c.fn, func(t *testing.T) {
+					r := judgeLang(t, lv.file, problem(c.fn), string(source), opts)
+					if c.want == MemoryLimitExceeded && r.Sandbox == "rootless" {
+						c.want = RuntimeError // rootless: an allocation fails instead (docs/sandbox.md)
+					}
+					wantStatus(t, r, c.want)
+					msg, _ := details(t, r)["message"].(string)
+					if !strings.Contains(msg, c.saying) {
+						t.Errorf("message %q: want it to say %q", msg, c.saying)
+					}
+					if c.fn == "add_throw" && (!strings.Contains(msg, lv.exception) || strings.Contains(msg, "SystemError:")) {
+						t.Errorf("message %q: want the exception's class (%q), no bare SystemError", msg, lv.exception)
+					}
+					if r.Language != lv.id {
+						t.Errorf("language %q, want %q", r.Language, lv.id)
+					}
+					if r.Compile != nil && !r.Compile.Cached {
+						if compiles++; compiles > 1 {
+							t.Errorf("compile %+v: want one build of this source, cached after the first run", *r.Compile)
+						}
+					}
+					if c.fn == "add_chatty" {
+						var prints []string
+						for _, l := range r.Logs.Kept {
+							if l.Stream == "stdout" && strings.HasPrefix(l.Data, "chatty: ") {
+								prints = append(prints, strings.TrimSpace(l.Data))
+							}
+						}
+						want := []string{"chatty: 1 + 2", "chatty: -5 + 5", "chatty: 123456789 + 987654321"}
+						if !slices.Equal(prints, want) {
+							t.Errorf("logs %+v: want the prints %q", r.Logs.Kept, want)
+						}
+					}
+				})
+			}
+			if lv.compileError != "" {
+				t.Run("compile error", func(t *testing.T) {
+					r := judgeLang(t, lv.file, problem("add"), lv.compileError, opts)
+					wantStatus(t, r, CompileError)
+					if msg := details(t, r)["message"].(string); !strings.Contains(msg, "compilation failed") {
+						t.Errorf("message %q", msg)
+					}
+					if !strings.Contains(r.Output, lv.compilerLine) || strings.Contains(r.Output, os.TempDir()+"/tether") {
+						t.Errorf("output %q: want the compiler's line %s, no host path", r.Output, lv.compilerLine)
+					}
+				})
+			}
+			for _, c := range lv.beforeReady {
+				t.Run(c.name, func(t *testing.T) {
+					r := judgeLang(t, lv.file, problem("add"), c.source, opts)
+					wantStatus(t, r, RuntimeError)
+					msg, _ := details(t, r)["message"].(string)
+					if !strings.Contains(msg, c.saying) || strings.Contains(msg, "BrokenPipe") || strings.Contains(msg, "evaluate.py") {
+						t.Errorf("message %q: want how the solution ended (%q), not the evaluator's traceback", msg, c.saying)
+					}
+				})
 			}
 		})
 	}
@@ -137,7 +269,7 @@ except SolutionTimeoutError:
     else:
         result.wrong_answer("after the restart: %r" % got)
 `
-	r := judgeCpp(t, "", src, Options{}, evaluate)
+	r := judgeLang(t, "solution.cpp", "", src, Options{}, evaluate)
 	wantStatus(t, r, Accepted)
 	if r.Calls.Restarts != 1 || r.Compile == nil {
 		t.Errorf("restarts %d compile %+v", r.Calls.Restarts, r.Compile)
@@ -145,7 +277,7 @@ except SolutionTimeoutError:
 }
 
 func TestLanguageRestrictedByTheProblem(t *testing.T) {
-	r := judgeCpp(t, `{"runtime_config":{"solution":{"languages":["python3","java"]}}}`, cppAdd, Options{})
+	r := judgeLang(t, "solution.cpp", `{"runtime_config":{"solution":{"languages":["python3","java"]}}}`, cppAdd, Options{})
 	wantStatus(t, r, CompileError)
 	if msg := details(t, r)["message"].(string); !strings.Contains(msg, "python, java") || !strings.Contains(msg, "cpp") {
 		t.Errorf("message %q", msg)
@@ -172,7 +304,7 @@ func TestCompileCachedAcrossRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, cached := range []bool{false, true} {
-		r := judgeCpp(t, "", cppAdd, Options{BuildCache: cache})
+		r := judgeLang(t, "solution.cpp", "", cppAdd, Options{BuildCache: cache})
 		wantStatus(t, r, Accepted)
 		if r.Compile == nil || r.Compile.Cached != cached {
 			t.Errorf("run %d: compile %+v, want cached %v", i, r.Compile, cached)
@@ -209,8 +341,7 @@ func TestEndedBeforeReadyShowsItsStderr(t *testing.T) {
 
 // Every example with a C++ solution is Accepted with it.
 func TestExamplesInCpp(t *testing.T) {
-	requireCpp(t)
-	testenv.Python3(t)
+	requireToolchain(t, "solution.cpp")
 	sols, _ := filepath.Glob(filepath.Join("..", "examples", "*", "solution.cpp"))
 	if len(sols) < 4 {
 		t.Fatalf("only %d examples have a solution.cpp", len(sols))
@@ -222,16 +353,68 @@ func TestExamplesInCpp(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sub, err := LoadSubmission(sol)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := Run(context.Background(), p, sub, &Options{Runner: runner})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkResultSchema(t, r)
-			wantStatus(t, r, Accepted)
+			wantAccepted(t, p, sol, runner)
 		})
+	}
+}
+
+// wantAccepted judges the solution file at path (its extension picks the
+// language) on p and wants it Accepted.
+func wantAccepted(t *testing.T, p *Problem, path string, runner sandbox.Runner) {
+	t.Helper()
+	sub, err := LoadSubmission(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), p, sub, &Options{Runner: runner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResultSchema(t, r)
+	wantStatus(t, r, Accepted)
+}
+
+// aplusb has a solution in every built-in language but Go (whose host is
+// not wired into package lang yet), each Accepted: six cases, two beyond
+// 64 bits.
+func TestAplusbInEveryLanguage(t *testing.T) {
+	testenv.Python3(t)
+	dir := filepath.Join("..", "examples", "aplusb")
+	p, err := LoadProblem(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []string{"solution.py", "solution.cpp", "solution.c", "Solution.java", "solution.js", "solution.rs"}
+	covered := map[string]bool{"go": true} // see above
+	for _, file := range files {
+		l, err := lang.Builtin().ForFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		covered[l.ID] = true
+	}
+	for _, l := range lang.Builtin().Languages() {
+		if !covered[l.ID] {
+			t.Errorf("examples/aplusb has no solution in %s", l.ID)
+		}
+	}
+	runner := sandboxtest.Isolating(t)
+	for _, file := range files {
+		t.Run(file, func(t *testing.T) {
+			requireToolchain(t, file)
+			wantAccepted(t, p, filepath.Join(dir, file), runner)
+		})
+	}
+}
+
+// An ES module solution (solution.mjs, export function add) is judged as
+// one: saved as main.mjs and imported by the host. Its top-level await
+// makes require() refuse it, as Node 18 refuses any ES module.
+func TestJavaScriptModuleSolution(t *testing.T) {
+	src := "const offset = await Promise.resolve(0);\nexport function add(a, b) {\n  return a + b + offset;\n}\n"
+	r := judgeLang(t, "solution.mjs", "", src, Options{})
+	wantStatus(t, r, Accepted)
+	if r.Language != "javascript" {
+		t.Errorf("language %q", r.Language)
 	}
 }

@@ -395,7 +395,7 @@ func (r *run) restartSolution(ctx context.Context) (dual.Endpoint, error) {
 	if old != nil {
 		old.stop(0)
 		r.mu.Lock()
-		r.solUsage = append(r.solUsage, old.usage)
+		r.solUsage = append(r.solUsage, r.solutionUsage(old))
 		r.mu.Unlock()
 	}
 	spec, err := r.restartSpec()
@@ -484,7 +484,7 @@ func (r *run) stopAll() {
 	wg.Wait()
 	if sol != nil {
 		r.mu.Lock()
-		r.solUsage = append(r.solUsage, sol.usage)
+		r.solUsage = append(r.solUsage, r.solutionUsage(sol))
 		r.mu.Unlock()
 	}
 }

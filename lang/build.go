@@ -24,15 +24,21 @@ import (
 // what it built in Cache. Safe for concurrent use.
 type Builder struct {
 	Runner sandbox.Runner
-	Cache  *Cache   // nil: every submission is compiled
+	Cache  *Cache   // nil: every submission is compiled, its host's units too
 	Env    []string // the compiler's whole environment (PATH, LANG, ...)
 	Host   string   // the host library's version, part of the cache key
+
+	prebuilds      atomic.Int64 // host objects compiled (Language.PrebuildSupport), for tests
+	prebuildFailed sync.Map     // keys of host objects that would not build: not tried again
 }
 
 // Request is one submission to build.
 type Request struct {
 	Language *Language
 	Source   []byte
+	// FileName is the submission's own file name, "" if none: only its
+	// extension counts, when it is one of the language's (SourceFor).
+	FileName string
 	Limits   CompileLimits // the limits in force (Language.Effective)
 	MemoryMB int64         // the solution's memory limit, for the run command
 	CPUs     []int         // where the compiler may run (sandbox.Spec.CPUs)
@@ -57,7 +63,10 @@ type Build struct {
 	Files []sandbox.File
 	Run   []string
 	Binds []sandbox.Bind // host paths the run needs to see (Language.Paths)
-	Stats Stats
+	// OutOfMemory is Language.OutOfMemory: a run whose stderr has it
+	// ended at the memory limit.
+	OutOfMemory string
+	Stats       Stats
 }
 
 // Close removes what the build holds on disk. Safe on nil and twice.
@@ -94,7 +103,7 @@ const buildDirLabel = "build"
 // fault; any other error is the judge's (a sandbox that cannot start, a
 // full disk).
 func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
-	l := req.Language
+	l := req.Language.SourceFor(req.FileName)
 	lim := req.Limits
 	if lim == (CompileLimits{}) {
 		lim = l.Effective(CompileLimits{})
@@ -120,7 +129,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 		for _, f := range support {
 			files = append(files, sandbox.File{Name: f.name, Data: f.data})
 		}
-		return &Build{Files: files, Run: run, Binds: binds}, nil
+		return &Build{Files: files, Run: run, Binds: binds, OutOfMemory: l.OutOfMemory}, nil
 	}
 	var key string
 	if b.Cache != nil {
@@ -130,11 +139,11 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 		}
 		key = k
 		if bd, ok := b.Cache.get(key); ok {
-			bd.Run, bd.Binds = run, binds
+			bd.Run, bd.Binds, bd.OutOfMemory = run, binds, l.OutOfMemory
 			return bd, nil
 		}
 	}
-	bd, err := b.compile(ctx, l, source, lim, req.CPUs)
+	bd, err := b.compileSubmission(ctx, l, source, lim, req.CPUs)
 	if err != nil {
 		var ce *CompileError
 		if glue != nil && errors.As(err, &ce) {
@@ -143,7 +152,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 		}
 		return nil, err
 	}
-	bd.Run, bd.Binds = run, binds
+	bd.Run, bd.Binds, bd.OutOfMemory = run, binds, l.OutOfMemory
 	if b.Cache != nil {
 		// A failed publish costs only the next build its hit.
 		_ = b.Cache.put(key, bd)
@@ -193,15 +202,20 @@ func supportFiles(l *Language) ([]supportFile, error) {
 	return out, nil
 }
 
-// compileArgs expands l.Compile: {source}, {memory_mb}, and {support} as
-// the support files that are compile units of l (one argument each).
-func compileArgs(l *Language, support []supportFile) []string {
+// compileUnits are the support files that are compile units of l.
+func compileUnits(l *Language, support []supportFile) []string {
 	var units []string
 	for _, f := range support {
 		if slices.Contains(l.Extensions, strings.ToLower(filepath.Ext(f.name))) {
 			units = append(units, f.name)
 		}
 	}
+	return units
+}
+
+// compileArgs expands l.Compile: {source}, {memory_mb}, and {support} as
+// units (one argument each).
+func compileArgs(l *Language, units []string) []string {
 	var argv []string
 	for _, a := range l.expand(l.Compile, 0) {
 		if a == "{support}" {
@@ -213,7 +227,115 @@ func compileArgs(l *Language, support []supportFile) []string {
 	return argv
 }
 
-func (b *Builder) compile(ctx context.Context, l *Language, source []byte, lim CompileLimits, cpus []int) (bd *Build, err error) {
+// prebuildArgs turns l's compile command into one that compiles only the
+// host's units, each to its object in the build dir (gcc's and clang's
+// -c), and names those objects: the command without its -o, {source} and
+// -l arguments. ok is false when l does not prebuild.
+func prebuildArgs(l *Language, units []string) (argv, objects []string, ok bool) {
+	if !l.PrebuildSupport || len(units) == 0 || !slices.Contains(l.Compile, "{support}") {
+		return nil, nil, false
+	}
+	compile := l.expand(l.Compile, 0)
+	for i := 0; i < len(compile); i++ {
+		switch a := compile[i]; {
+		case a == "-o":
+			i++
+		case a == l.Source, strings.HasPrefix(a, "-l"):
+		case a == "{support}":
+			argv = append(argv, units...)
+		default:
+			argv = append(argv, a)
+		}
+	}
+	for _, u := range units {
+		objects = append(objects, strings.TrimSuffix(u, filepath.Ext(u))+".o")
+	}
+	return append(argv, "-c"), objects, true
+}
+
+// compileSubmission compiles source with l's compile command, linking the
+// host's prebuilt objects (from the cache, built there on a miss) when l
+// prebuilds them and there is a cache; else compiling the host's units too.
+func (b *Builder) compileSubmission(ctx context.Context, l *Language, source []byte, lim CompileLimits, cpus []int) (*Build, error) {
+	support, err := supportFiles(l)
+	if err != nil {
+		return nil, err
+	}
+	units := compileUnits(l, support)
+	files := append(slices.Clip(support), supportFile{name: l.Source, data: source})
+	var prebuilt *Build
+	if b.Cache != nil {
+		// A prebuild that fails (an operator's compiler that is not
+		// gcc-like) falls back to compiling the units with the source.
+		if pb, objects, err := b.prebuilt(ctx, l, support, units, lim, cpus); err == nil && pb != nil {
+			prebuilt, units = pb, objects
+			defer prebuilt.Close()
+			for _, f := range pb.Files {
+				data, err := os.ReadFile(f.Source)
+				if err != nil {
+					return nil, fmt.Errorf("lang: reading the %s host's prebuilt %s: %w", l.ID, f.Name, err)
+				}
+				files = append(files, supportFile{name: f.Name, data: data})
+			}
+		}
+	}
+	bd, err := b.compile(ctx, l, files, compileArgs(l, units), lim, cpus)
+	if err != nil || prebuilt == nil {
+		return bd, err
+	}
+	// The objects are the host's, kept in the cache: not part of the build.
+	keep := bd.Files[:0]
+	for _, f := range bd.Files {
+		if !slices.Contains(units, f.Name) {
+			keep = append(keep, f)
+		}
+	}
+	bd.Files = keep
+	return bd, nil
+}
+
+// prebuilt is the build of l's host units alone (their objects), from the
+// cache or compiled and published there; nil when l does not prebuild.
+func (b *Builder) prebuilt(ctx context.Context, l *Language, support []supportFile, units []string, lim CompileLimits, cpus []int) (*Build, []string, error) {
+	argv, objects, ok := prebuildArgs(l, units)
+	if !ok {
+		return nil, nil, nil
+	}
+	key, err := b.keyOf(ctx, l, "tether-host-objects-1", argv, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if bd, ok := b.Cache.get(key); ok {
+		return bd, objects, nil
+	}
+	if _, failed := b.prebuildFailed.Load(key); failed {
+		return nil, nil, fmt.Errorf("lang: the %s host's objects did not build before", l.ID)
+	}
+	b.prebuilds.Add(1)
+	bd, err := b.compile(ctx, l, support, argv, lim, cpus)
+	if err != nil {
+		if ctx.Err() == nil {
+			b.prebuildFailed.Store(key, true)
+		}
+		return nil, nil, err
+	}
+	keep := bd.Files[:0]
+	for _, f := range bd.Files {
+		if slices.Contains(objects, f.Name) {
+			keep = append(keep, f)
+		}
+	}
+	bd.Files = keep
+	if len(keep) != len(objects) {
+		bd.Close()
+		return nil, nil, fmt.Errorf("lang: the %s host's prebuild made %d of its %d objects", l.ID, len(keep), len(objects))
+	}
+	_ = b.Cache.put(key, bd) // a failed publish costs the next build its hit
+	return bd, objects, nil
+}
+
+// compile writes files into a build dir of its own and runs argv there.
+func (b *Builder) compile(ctx context.Context, l *Language, files []supportFile, argv []string, lim CompileLimits, cpus []int) (bd *Build, err error) {
 	parent, err := sandbox.MkdirOwnedTemp(buildDirLabel)
 	if err != nil {
 		return nil, fmt.Errorf("lang: build dir: %w", err)
@@ -232,10 +354,6 @@ func (b *Builder) compile(ctx context.Context, l *Language, source []byte, lim C
 	if err := os.Chmod(src, 0o777); err != nil { // whatever the umask
 		return nil, fmt.Errorf("lang: build dir: %w", err)
 	}
-	support, err := supportFiles(l)
-	if err != nil {
-		return nil, err
-	}
 	write := func(name string, data []byte) error {
 		path := filepath.Join(src, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
@@ -246,16 +364,24 @@ func (b *Builder) compile(ctx context.Context, l *Language, source []byte, lim C
 		}
 		return os.Chmod(path, 0o644)
 	}
-	for _, f := range support {
+	for _, f := range files {
 		if err := write(f.name, f.data); err != nil {
-			return nil, fmt.Errorf("lang: writing the %s host: %w", l.ID, err)
+			return nil, fmt.Errorf("lang: writing %s for the %s compile: %w", f.name, l.ID, err)
 		}
 	}
-	if err := write(l.Source, source); err != nil {
-		return nil, fmt.Errorf("lang: writing the source: %w", err)
-	}
 
-	args, toolEnv := resolveToolEnv(compileArgs(l, support))
+	args, toolEnv, err := l.compileCommand(argv)
+	if err != nil {
+		return nil, err
+	}
+	binds := append([]sandbox.Bind{{Path: src, Writable: true}}, l.Binds()...)
+	if l.SelfExe {
+		proc, err := selfExe(parent, args[0])
+		if err != nil {
+			return nil, err
+		}
+		binds = append(binds, sandbox.Bind{Path: proc, Target: "/proc"})
+	}
 	env := b.Env
 	if toolEnv != "" {
 		env = append(slices.Clip(env), toolEnv)
@@ -264,7 +390,7 @@ func (b *Builder) compile(ctx context.Context, l *Language, source []byte, lim C
 		Args:  args,
 		Env:   env,
 		Dir:   src,
-		Binds: append([]sandbox.Bind{{Path: src, Writable: true}}, l.Binds()...),
+		Binds: binds,
 		CPUs:  cpus,
 		Limits: sandbox.Limits{
 			Memory:    lim.MemoryLimitMB << 20,
@@ -297,14 +423,36 @@ func (b *Builder) compile(ctx context.Context, l *Language, source []byte, lim C
 	case usage.ExitCode != 0:
 		return fail(fmt.Sprintf("compilation failed (the compiler exited with status %d)", usage.ExitCode))
 	}
-	files, total, err := builtFiles(src)
+	built, total, err := builtFiles(src)
 	if err != nil {
 		return nil, err
 	}
 	if max := lim.ExecutableLimitMB << 20; max > 0 && total > max {
 		return fail(fmt.Sprintf("the compiled files are %s, over the executable size limit of %d MB (executable_limit_mb)", byteSize(total), lim.ExecutableLimitMB))
 	}
-	return &Build{Dir: parent, Files: files, Stats: stats}, nil
+	return &Build{Dir: parent, Files: built, Stats: stats}, nil
+}
+
+// selfExe makes dir/proc holding only self/exe, a link to the compiler
+// (its real path, found by findTool), shown as the compile sandbox's /proc
+// (Language.SelfExe).
+func selfExe(dir, compiler string) (string, error) {
+	if !filepath.IsAbs(compiler) {
+		if p, err := exec.LookPath(compiler); err == nil {
+			compiler = p
+		}
+	}
+	proc := filepath.Join(dir, "proc")
+	if err := os.MkdirAll(filepath.Join(proc, "self"), 0o755); err != nil {
+		return "", fmt.Errorf("lang: /proc/self/exe for the compiler: %w", err)
+	}
+	if err := os.Symlink(compiler, filepath.Join(proc, "self", "exe")); err != nil {
+		return "", fmt.Errorf("lang: /proc/self/exe for the compiler: %w", err)
+	}
+	for _, d := range []string{proc, filepath.Join(proc, "self")} {
+		os.Chmod(d, 0o755)
+	}
+	return proc, nil
 }
 
 // resolveTool names argv[0] by its real path when it is a command found
@@ -342,6 +490,86 @@ func resolveToolEnv(argv []string) ([]string, string) {
 	}
 	out := append([]string{real}, argv[1:]...)
 	return out, ToolEnv(out)
+}
+
+// HiddenToolError: a toolchain found on PATH only in folders the sandbox
+// cannot see, so the compile step cannot run it (the judge's setup, not
+// the submission's fault).
+type HiddenToolError struct {
+	Language, Name string
+	Found          []string // where PATH has it
+}
+
+func (e *HiddenToolError) Error() string {
+	return fmt.Sprintf("%s: %s is on PATH only at %s, which the sandbox cannot see (it shows the system dirs /usr, /bin, ...); "+
+		"install the toolchain there (for Rust, Debian's rustc: apt-get install rustc) or add its folder to the %s language's paths in a languages file",
+		e.Language, e.Name, strings.Join(e.Found, ", "), e.Language)
+}
+
+// findTool is the program the compile sandbox runs for a command's first
+// word: a name with a slash as it is; else, by its real path, the first
+// match on PATH the sandbox can see (under the system dirs or the
+// language's Paths), passing over earlier ones it cannot (rustup's
+// ~/.cargo/bin/rustc before Debian's /usr/bin/rustc). A name found
+// nowhere is returned as given, for the sandbox to fail on; one found only
+// out of sight is a *HiddenToolError.
+func (l *Language) findTool(name string) (string, error) {
+	if name == "" || strings.ContainsRune(name, '/') {
+		return name, nil
+	}
+	binds := l.Binds()
+	visible := func(p string) bool {
+		if sandbox.SystemPath(p) {
+			return true
+		}
+		for _, b := range binds {
+			if p == b.Path || strings.HasPrefix(p, strings.TrimSuffix(b.Path, "/")+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	var hidden []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		path, err := exec.LookPath(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			continue
+		}
+		if visible(path) && visible(real) {
+			return real, nil
+		}
+		if !slices.Contains(hidden, path) {
+			hidden = append(hidden, path)
+		}
+	}
+	if len(hidden) > 0 {
+		return "", &HiddenToolError{Language: l.ID, Name: name, Found: hidden}
+	}
+	return name, nil
+}
+
+// compileCommand is argv with its program chosen by findTool, and what
+// that program needs in its environment (ToolEnv).
+func (l *Language) compileCommand(argv []string) ([]string, string, error) {
+	if len(argv) == 0 {
+		return argv, "", nil
+	}
+	tool, err := l.findTool(argv[0])
+	if err != nil {
+		return nil, "", err
+	}
+	if tool == argv[0] {
+		return argv, "", nil
+	}
+	out := append([]string{tool}, argv[1:]...)
+	return out, ToolEnv(out), nil
 }
 
 // runCompiler runs spec, keeping the last max bytes of its stdout and

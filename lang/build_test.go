@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +27,14 @@ func requireTool(t *testing.T, name string) {
 		err = errors.New(name + " is not installed (.ci/run installs the toolchains)")
 	}
 	testenv.Require(t, "TETHER_REQUIRE_LANGUAGES", err)
+}
+
+// requireToolPath is requireTool, returning the tool's path.
+func requireToolPath(t *testing.T, name string) string {
+	t.Helper()
+	requireTool(t, name)
+	p, _ := exec.LookPath(name)
+	return p
 }
 
 func testBuilder(t *testing.T, cache *Cache) *Builder {
@@ -306,5 +315,133 @@ func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
 		if got := err == nil; got != want {
 			t.Errorf("entry %s kept %v, want %v", key, got, want)
 		}
+	}
+}
+
+func TestPrebuildArgs(t *testing.T) {
+	for _, c := range []struct {
+		id            string
+		argv, objects []string
+	}{
+		{"cpp", []string{"g++", "-std=c++17", "-O2", "-pipe", "tether_host.cpp", "-c"}, []string{"tether_host.o"}},
+		{"c", []string{"gcc", "-std=c11", "-O2", "-pipe", "tether.c", "-c"}, []string{"tether.o"}},
+	} {
+		l, err := Builtin().Lookup(c.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		support, err := supportFiles(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		argv, objects, ok := prebuildArgs(l, compileUnits(l, support))
+		if !ok || strings.Join(argv, " ") != strings.Join(c.argv, " ") || strings.Join(objects, " ") != strings.Join(c.objects, " ") {
+			t.Errorf("%s: prebuild %q making %q (%v), want %q making %q", c.id, argv, objects, ok, c.argv, c.objects)
+		}
+	}
+	if _, _, ok := prebuildArgs(cpp(t), nil); ok {
+		t.Error("a language without host units prebuilds")
+	}
+}
+
+// The C++ host's object is compiled once into the cache and linked into
+// every later submission; a corrupted object is compiled again.
+func TestHostObjectPrebuiltOnceAndRebuiltWhenCorrupted(t *testing.T) {
+	requireTool(t, "g++")
+	cache, err := OpenCache(filepath.Join(t.TempDir(), "cache"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := testBuilder(t, cache)
+	l, err := Builtin().Lookup("cpp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(n int) {
+		t.Helper()
+		src := fmt.Sprintf("#include \"tether.hpp\"\nlong long add(long long a, long long b) { return a + b + %d; }\nTETHER_EXPORT(add);\n", n)
+		bd, err := b.Build(context.Background(), Request{Language: l, Source: []byte(src), MemoryMB: 256})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer bd.Close()
+		for _, f := range bd.Files {
+			if strings.HasSuffix(f.Name, ".o") {
+				t.Errorf("the build carries the host's object %s", f.Name)
+			}
+		}
+		if got := runBuilt(t, b.Runner, bd); got != "{\"type\":\"ready\"}\n" {
+			t.Errorf("build %d said %q, want its ready line", n, got)
+		}
+	}
+	build(1)
+	build(2)
+	if n := b.prebuilds.Load(); n != 1 {
+		t.Fatalf("the host object was compiled %d times for two submissions, want once", n)
+	}
+	support, err := supportFiles(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv, objects, _ := prebuildArgs(l, compileUnits(l, support))
+	key, err := b.keyOf(context.Background(), l, "tether-host-objects-1", argv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := filepath.Join(cache.entry(key), objects[0])
+	if err := os.WriteFile(obj, []byte("not an object"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build(3)
+	if n := b.prebuilds.Load(); n != 2 {
+		t.Fatalf("after corrupting the cached object: %d host compiles, want 2 (a rebuild)", n)
+	}
+	if sum, _, err := fileSum(obj); err != nil || sum == "" {
+		t.Fatalf("the rebuilt object is not in the cache: %v", err)
+	}
+}
+
+// A toolchain on PATH in a folder the sandbox cannot see (rustup's
+// ~/.cargo/bin before /usr/bin) is passed over for a later one it can
+// see; one found only there is an error saying why and what to do, not
+// a compile error and not a failed execve.
+func TestToolchainTheSandboxCannotSeeIsPassedOver(t *testing.T) {
+	gpp := requireToolPath(t, "g++")
+	hidden := t.TempDir() // under /tmp: no sandbox shows it
+	for _, name := range []string{"g++", "tether-test-only-here"} {
+		if err := os.Symlink(gpp, filepath.Join(hidden, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", hidden+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	l := cpp(t)
+	got, err := l.findTool("g++")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := filepath.EvalSymlinks(gpp); got != want || strings.HasPrefix(got, hidden) {
+		t.Errorf("findTool(g++) = %q, want the system one %q", got, want)
+	}
+
+	l.Compile = append([]string{"tether-test-only-here"}, l.Compile[1:]...)
+	l.Version = []string{"tether-test-only-here", "--version"}
+	b := testBuilder(t, nil)
+	_, err = b.Build(context.Background(), Request{Language: l, Source: []byte(helloCpp)})
+	var hte *HiddenToolError
+	var ce *CompileError
+	if !errors.As(err, &hte) || errors.As(err, &ce) {
+		t.Fatalf("err %v: want a HiddenToolError (the judge's setup), not a compile error", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, hidden) || !strings.Contains(msg, "cannot see") || !strings.Contains(msg, "paths") {
+		t.Errorf("message %q: want where it was found, why it cannot run, and the fix", msg)
+	}
+	if _, err := Version(context.Background(), l, nil); !errors.As(err, &hte) {
+		t.Errorf("Version: %v, want the same HiddenToolError (tether doctor shows it)", err)
+	}
+
+	// The folder in the language's paths: the sandbox sees it, so it is chosen.
+	l.Paths = []string{hidden}
+	if _, err := l.findTool("tether-test-only-here"); err != nil {
+		t.Errorf("with the folder in paths: %v", err)
 	}
 }

@@ -51,7 +51,7 @@ func builtin() []*Language {
 			Compile: []string{"javac", "-J-Xmx512m", "-encoding", "UTF-8", "-d", ".", "{source}", "{support}"},
 			// The heap follows the solution's memory limit (the JVM cannot see
 			// the sandbox's cgroup); the host's main class comes with Support.
-			Run:     []string{"java", "-XX:+UseSerialGC", "-Xss64m", "-Xmx{memory_mb}m", "-cp", ".", "Solution"},
+			Run:     []string{"java", "-XX:+UseSerialGC", "-Xms16m", "-Xmx{memory_mb}m", "-cp", ".", "Solution"},
 			Version: []string{"javac", "-version"},
 			Paths:   []string{"/etc/java-*-openjdk"},
 			Smoke:   "public class Solution {\n    public static long add(long a, long b) { return a + b; }\n}\n",
@@ -78,7 +78,10 @@ func builtin() []*Language {
 			Compile: []string{"rustc", "--edition", "2021", "-O", "-o", "main", "{source}"},
 			Run:     []string{"./main"},
 			Version: []string{"rustc", "--version"},
-			Smoke:   "pub fn add(a: i64, b: i64) -> i64 {\n    a + b\n}\n\ntether_export!(add);\n",
+			// rustc -O of a solution with its host takes about 9 s of CPU,
+			// several times that in wall time on a busy judge.
+			Limits: CompileLimits{TimeLimitMs: 90000, CPUTimeLimitMs: 60000},
+			Smoke:  "pub fn add(a: i64, b: i64) -> i64 {\n    a + b\n}\n\ntether_export!(add);\n",
 		},
 	}
 }
@@ -108,15 +111,18 @@ func withHosts(langs []*Language) []*Language {
 var hosts = map[string]func(*Language){
 	"cpp": func(l *Language) {
 		l.Support, l.SupportVersion = cppsdk.FS(), cppsdk.Version
-		l.Compile, l.Run = slices.Clone(cppsdk.Compile), slices.Clone(cppsdk.Run)
+		l.Compile, l.Run = supportPlaceholder(cppsdk.Compile, cppsdk.HostUnit), slices.Clone(cppsdk.Run)
+		l.PrebuildSupport = true
 	},
 	"c": func(l *Language) {
 		l.Support, l.SupportVersion = csdk.FS(), csdk.Version
-		l.Compile, l.Run = slices.Clone(csdk.Compile), slices.Clone(csdk.Run)
+		l.Compile, l.Run = supportPlaceholder(csdk.Compile, csdk.HostUnit), slices.Clone(csdk.Run)
+		l.PrebuildSupport = true
 	},
 	"java": func(l *Language) {
 		l.Support, l.SupportVersion = javasdk.FS(), javasdk.Version
 		l.Compile, l.Run = slices.Clone(javasdk.Compile), slices.Clone(javasdk.Run)
+		l.OutOfMemory = javasdk.OutOfMemory
 	},
 	"javascript": func(l *Language) {
 		l.Support, l.SupportVersion = jssdk.FS(), jssdk.Version
@@ -125,6 +131,20 @@ var hosts = map[string]func(*Language){
 	"rust": func(l *Language) {
 		l.Support, l.SupportVersion = rustsdk.FS(), rustsdk.Version
 		l.Source = rustsdk.Source
+		l.SelfExe = true
 		l.Compile, l.Run = slices.Clone(rustsdk.Compile), slices.Clone(rustsdk.Run)
 	},
+}
+
+// supportPlaceholder is a host package's compile command with its host
+// unit named by {support}, so the builder may link the unit's prebuilt
+// object instead (Language.PrebuildSupport).
+func supportPlaceholder(compile []string, unit string) []string {
+	out := slices.Clone(compile)
+	for i, a := range out {
+		if a == unit {
+			out[i] = "{support}"
+		}
+	}
+	return out
 }

@@ -272,11 +272,18 @@ func fileSum(path string) (string, int64, error) {
 
 // key is the cache key of building source in l.
 func (b *Builder) key(ctx context.Context, l *Language, source []byte) (string, error) {
+	return b.keyOf(ctx, l, "tether-build-1", l.Compile, source)
+}
+
+// keyOf is the cache key of what argv makes of source and l's host files
+// (kind tells builds apart from the host's prebuilt objects).
+func (b *Builder) keyOf(ctx context.Context, l *Language, kind string, argv []string, source []byte) (string, error) {
 	h := sha256.New()
 	field := func(s string) { fmt.Fprintf(h, "%d:%s\n", len(s), s) }
-	field("tether-build-1")
+	field(kind)
 	field(l.ID)
-	for _, a := range l.Compile {
+	field(l.Source)
+	for _, a := range argv {
 		field(a)
 	}
 	field(strings.Join(b.Env, "\x00"))
@@ -299,12 +306,9 @@ func (b *Builder) key(ctx context.Context, l *Language, source []byte) (string, 
 // size and modification time, and what its version command prints. It is
 // asked once per compiler binary per process.
 func toolchain(ctx context.Context, l *Language, env []string) string {
-	path, err := exec.LookPath(l.Compile[0])
+	path, err := l.findTool(l.Compile[0])
 	if err != nil {
-		return "missing:" + l.Compile[0]
-	}
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
+		return "hidden:" + l.Compile[0]
 	}
 	info, err := os.Stat(path)
 	if err != nil {
@@ -338,7 +342,15 @@ func Version(ctx context.Context, l *Language, env []string) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, l.Version[0], l.Version[1:]...)
+	// A compiler's version is that of the one the compile step runs.
+	tool := l.Version[0]
+	if l.Compiled() {
+		var err error
+		if tool, err = l.findTool(tool); err != nil {
+			return "", err
+		}
+	}
+	cmd := exec.CommandContext(ctx, tool, l.Version[1:]...)
 	if env != nil {
 		cmd.Env = env
 	}

@@ -33,6 +33,16 @@ type Language struct {
 	// (DefaultCompileLimits), a problem's own limits win over these.
 	Limits   CompileLimits `json:"compile_limits,omitzero"`
 	Disabled bool          `json:"disabled,omitempty"`
+	// SelfExe: the compiler reads /proc/self/exe to find its own files
+	// (Debian's rustc 1.63 panics without it). The compile sandbox has no
+	// /proc, so it gets one holding only self/exe, a link to the compiler.
+	SelfExe bool `json:"self_exe,omitempty"`
+	// OutOfMemory is what the runtime writes to stderr when it ends a
+	// solution that reached a memory limit it enforces itself, below the
+	// sandbox's (the JVM's heap, -Xmx{memory_mb}m, with
+	// -XX:+ExitOnOutOfMemoryError): the judge counts such an ending as the
+	// memory limit, like the sandbox's own. "" for none.
+	OutOfMemory string `json:"out_of_memory,omitempty"`
 	// Smoke is a solution serving add(a, b), which tether doctor builds
 	// and starts until it is ready; "" skips that test.
 	Smoke string `json:"smoke,omitempty"`
@@ -41,6 +51,28 @@ type Language struct {
 	Support fs.FS `json:"-"`
 	// SupportVersion names Support's content in the build cache's key.
 	SupportVersion string `json:"-"`
+	// PrebuildSupport: the host's compile units ({support}) are compiled
+	// once per compile command, toolchain and host version, with the
+	// compile command turned into a gcc-style `-c` (its -o, {source} and
+	// -l arguments dropped), kept in the build cache, and their objects
+	// linked into each submission instead of compiling them again.
+	PrebuildSupport bool `json:"-"`
+}
+
+// SourceFor is l with its source saved under the extension of fileName
+// when that is one of l's other extensions (solution.mjs is main.mjs, an
+// ES module to Node; solution.cc is main.cc), else l itself. Only the
+// extension of fileName is used, never its name or folder (a Neuro OJ
+// file_name is the submitter's).
+func (l *Language) SourceFor(fileName string) *Language {
+	ext := strings.ToLower(filepath.Ext(fileName))
+	base := filepath.Ext(l.Source)
+	if ext == "" || ext == strings.ToLower(base) || !slices.Contains(l.Extensions, ext) {
+		return l
+	}
+	c := *l
+	c.Source = strings.TrimSuffix(l.Source, base) + ext
+	return &c
 }
 
 // Binds are Paths as the sandbox's read-only binds.

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -142,5 +143,33 @@ func TestCleanMessagesHidesHostPaths(t *testing.T) {
 		"/usr/bin/ld: /tmp/tether-sbx-30696-501152-8/cc0XOmBw.o: in function `main':\n", dir)
 	if strings.Contains(got, "/tmp/") || strings.Contains(got, "tether-sbx") || !strings.Contains(got, "/usr/bin/ld: …/cc0XOmBw.o") || !strings.Contains(got, "main.cpp:3:5: error") || strings.ContainsRune(got, 0xff) {
 		t.Errorf("cleaned: %q", got)
+	}
+}
+
+// A source is saved under its own extension when the language has it:
+// solution.mjs as main.mjs (an ES module to Node), not main.js. Only the
+// extension of the submitter's file name counts.
+func TestSourceNameFollowsTheExtension(t *testing.T) {
+	js, err := Builtin().Lookup("javascript")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, want string }{
+		{"solution.mjs", "main.mjs"}, {"../../x.MJS", "main.mjs"}, {"a.cjs", "main.cjs"},
+		{"solution.js", "main.js"}, {"", "main.js"}, {"../../x.cpp", "main.js"}, {"mjs", "main.js"},
+	} {
+		if got := js.SourceFor(c.file).Source; got != c.want {
+			t.Errorf("SourceFor(%q) = %q, want %q", c.file, got, c.want)
+		}
+	}
+	bd, err := (&Builder{}).Build(context.Background(), Request{Language: js, Source: []byte("export const add = (a, b) => a + b;\n"), FileName: "solution.mjs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bd.Files[0].Name != "main.mjs" || bd.Run[len(bd.Run)-1] != "main.mjs" {
+		t.Errorf("files %v run %v: want main.mjs saved and run", bd.Files[0].Name, bd.Run)
+	}
+	if js.Source != "main.js" {
+		t.Errorf("the table's entry changed: %q", js.Source)
 	}
 }

@@ -25,6 +25,14 @@ var defaultSystemPaths = []string{
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
 }
 
+// SystemPath reports whether the host path p is under one of the system
+// paths every sandbox shows read-only. A program elsewhere (rustup's
+// ~/.cargo/bin) cannot run inside unless a Spec binds its folder.
+func SystemPath(p string) bool {
+	probe := &visibleRoots{readOnly: defaultSystemPaths}
+	return probe.covers(filepath.Clean(p))
+}
+
 // systemPaths are the read-only paths of a sandbox: those of paths that
 // exist here, and the host Python's prefixes (py may be nil) where they
 // are not under them already.

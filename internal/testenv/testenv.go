@@ -51,3 +51,15 @@ func TimeScale() float64 {
 	}
 	return s
 }
+
+// Toolchain is the path of a language's compiler or runtime (g++, javac,
+// node, ...) on PATH; without one, see Require (TETHER_REQUIRE_LANGUAGES).
+func Toolchain(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		err = fmt.Errorf("%s is not installed (.ci/run installs the toolchains: g++, gcc, a JDK, nodejs, rustc): %w", name, err)
+	}
+	Require(t, "TETHER_REQUIRE_LANGUAGES", err)
+	return p
+}

@@ -137,3 +137,39 @@ func TestReadsDuringLongCall(t *testing.T) {
 		t.Fatalf("%d answers", len(got))
 	}
 }
+
+// The host reads the canonical call frame (compact, type, id, fn, args in
+// that order) by its fixed text and any other shape by the general parser:
+// both must answer alike.
+func TestFrameShapes(t *testing.T) {
+	h := features(t)
+	shapes := []string{
+		`{"type":"call","id":"%s","fn":"add","args":%s}`,
+		`{"args":%[2]s,"fn":"add","id":"%[1]s","type":"call"}`,
+		`{ "type" : "call", "id" : "%s", "fn" : "add", "args" : %s }`,
+		`{"type":"call","id":"%s","fn":"add","args":%s,"timeout_ms":5}`,
+	}
+	argsCases := []string{`[1,2]`, `[1,NaN]`, `[1,{"a":1,"a":2}]`, `[1]`, `[1,2,3]`, `["x",2]`, `[1, 2]`, `[9223372036854775807,1]`}
+	for i, args := range argsCases {
+		var first map[string]any
+		for j, shape := range shapes {
+			id := fmt.Sprintf("s%d_%d", i, j)
+			h.Send(fmt.Sprintf(shape, id, args))
+			f, _ := h.Answer()
+			if f["id"] != id {
+				t.Fatalf("shape %d, args %s: answer %v, want id %s", j, args, f, id)
+			}
+			delete(f, "id")
+			if first == nil {
+				first = f
+			} else if fmt.Sprint(f) != fmt.Sprint(first) {
+				t.Errorf("args %s: shape %d answered %v, the canonical shape %v", args, j, f, first)
+			}
+		}
+	}
+	h.Send(`{"type":"call","id":"e\u0031","fn":"add","args":[1,2]}`) // an escaped id: the general parser
+	if f, _ := h.Answer(); f["id"] != "e1" || fmt.Sprint(f["value"]) != "3" {
+		t.Fatalf("escaped id: %v", f)
+	}
+	h.Wait()
+}

@@ -22,10 +22,15 @@ const HostUnit = "Tether.java"
 // Compile builds the classes in the work dir holding the source
 // ({source}, Solution.java) and the files WriteTo wrote. Run starts the
 // host there with the solution's class name as its argument; {memory_mb}
-// is the solution's memory limit, so the heap follows it.
+// is the solution's memory limit, so the heap follows it (from a small
+// start, -Xms16m: the JVM's default commits 1/64 of the machine's memory at
+// once, which the rootless sandbox's limit of the data size refuses): a heap that
+// reaches it ends the JVM (ExitOnOutOfMemoryError), which writes
+// OutOfMemory to stderr (DisplayVMOutputToStderr: not into the channel), and the judge counts that as the memory limit.
 var (
-	Compile = []string{"javac", "-J-Xmx512m", "-encoding", "UTF-8", "-nowarn", "-d", ".", "{source}", HostUnit}
-	Run     = []string{"java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss64m", "-Xmx{memory_mb}m", "-cp", ".", "Tether", "Solution"}
+	Compile     = []string{"javac", "-J-Xmx512m", "-encoding", "UTF-8", "-nowarn", "-d", ".", "{source}", HostUnit}
+	Run         = []string{"java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xms16m", "-Xmx{memory_mb}m", "-XX:+ExitOnOutOfMemoryError", "-XX:+DisplayVMOutputToStderr", "-cp", ".", "Tether", "Solution"}
+	OutOfMemory = "Terminating due to java.lang.OutOfMemoryError"
 )
 
 // FS returns the embedded files, "Tether.java" at its root.

@@ -25,9 +25,11 @@ const (
 
 // Compile builds the executable main in the work dir holding Source and
 // the files WriteTo wrote; Run starts it there. Edition 2021 and nothing
-// newer than Debian's rustc (1.63) accepts.
+// newer than Debian's rustc (1.63) accepts. The linker is gcc by name:
+// rustc's default, cc, is a link into /etc/alternatives, which a sandbox
+// does not show.
 var (
-	Compile = []string{"rustc", "--edition", "2021", "-O", "-o", "main", CrateRoot}
+	Compile = []string{"rustc", "--edition", "2021", "-O", "-C", "linker=gcc", "-o", "main", CrateRoot}
 	Run     = []string{"./main"}
 )
 

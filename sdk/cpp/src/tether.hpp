@@ -29,12 +29,10 @@
 #ifndef TETHER_HPP
 #define TETHER_HPP
 
-#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <map>
-#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -51,8 +49,8 @@ namespace tether {
 struct bytes : std::vector<std::uint8_t> {
   using std::vector<std::uint8_t>::vector;
   bytes() = default;
-  explicit bytes(std::string_view s) : std::vector<std::uint8_t>(s.begin(), s.end()) {}
-  std::string str() const { return std::string(begin(), end()); }
+  explicit bytes(std::string_view s);
+  std::string str() const;
 };
 
 // A value outside the transferable set, or one that does not fit a C++
@@ -63,6 +61,11 @@ struct rejected : std::runtime_error {
 
 // Any transferable value. Integers beyond 64 bits are kept as their decimal
 // digits (kind::big_integer, text()).
+//
+// Members that use the containers are defined in tether_host.cpp, not
+// here: every solution parses this header, and a body here would make each
+// compile instantiate std::map and std::vector code for json whether it
+// uses them or not (docs/languages.md, compile time).
 class json;
 namespace detail {
 void put_json(std::string& out, const json& v, int depth);
@@ -94,30 +97,18 @@ class json {
   json(const char* s) : k_(kind::string), s_(s) {}
   json(std::string s) : k_(kind::string), s_(std::move(s)) {}
   json(std::string_view s) : k_(kind::string), s_(s) {}
-  json(const tether::bytes& b) : k_(kind::bytes), s_(b.begin(), b.end()) {}
-  json(array_t a) : k_(kind::array), a_(std::move(a)) {}
-  json(object_t o) : k_(kind::object), o_(std::make_unique<object_t>(std::move(o))) {}
-  json(const json& o) : k_(o.k_), u_(o.u_), s_(o.s_), a_(o.a_), o_(o.o_ ? std::make_unique<object_t>(*o.o_) : nullptr) {}
-  json(json&&) noexcept = default;
-  json& operator=(const json& o) {
-    if (this != &o) *this = json(o);
-    return *this;
-  }
-  json& operator=(json&&) noexcept = default;
+  json(const tether::bytes& b);
+  json(array_t a);
+  json(object_t o);
+  json(const json& o);
+  json(json&& o) noexcept;
+  json& operator=(const json& o);
+  json& operator=(json&& o) noexcept;
+  ~json();
 
   // An integer of any size from its decimal digits ("-123..."); not checked.
-  static json big_integer(std::string digits) {
-    json j;
-    j.k_ = kind::big_integer;
-    j.s_ = std::move(digits);
-    return j;
-  }
-  static json raw_bytes(std::string data) {
-    json j;
-    j.k_ = kind::bytes;
-    j.s_ = std::move(data);
-    return j;
-  }
+  static json big_integer(std::string digits);
+  static json raw_bytes(std::string data);
   // The value of one JSON text, decoded as the protocol's codec does;
   // throws tether::rejected.
   static json parse(std::string_view text);
@@ -135,21 +126,12 @@ class json {
   bool is_object() const { return k_ == kind::object; }
 
   bool as_bool() const { return want(kind::boolean), u_.b; }
-  long long as_int() const {
-    if (k_ == kind::big_integer) throw rejected("integer " + s_ + " does not fit in 64 bits");
-    return want(kind::integer), u_.i;
-  }
-  double as_double() const {
-    if (k_ == kind::integer) return static_cast<double>(u_.i);
-    return want(kind::number), u_.d;
-  }
+  long long as_int() const;
+  double as_double() const;
   const std::string& as_string() const { return want(kind::string), s_; }
-  tether::bytes as_bytes() const { return want(kind::bytes), tether::bytes(s_); }
+  tether::bytes as_bytes() const;
   // The digits of an integer of any size.
-  std::string text() const {
-    if (k_ == kind::integer) return std::to_string(u_.i);
-    return want(kind::big_integer), s_;
-  }
+  std::string text() const;
   const array_t& as_array() const { return want(kind::array), a_; }
   array_t& as_array() { return want(kind::array), a_; }
   const object_t& as_object() const { return want(kind::object), *o_; }
@@ -159,38 +141,20 @@ class json {
   template <class T>
   T get() const;
 
-  std::size_t size() const { return k_ == kind::array ? a_.size() : k_ == kind::object ? o_->size() : 0; }
-  const json& operator[](std::size_t i) const { return as_array().at(i); }
-  json& operator[](std::size_t i) { return as_array().at(i); }
-  const json& operator[](const std::string& key) const { return as_object().at(key); }
-  json& operator[](const std::string& key) {
-    if (k_ == kind::null) *this = object_t{};
-    return as_object()[key];
-  }
-  void push_back(json v) {
-    if (k_ == kind::null) *this = array_t{};
-    as_array().push_back(std::move(v));
-  }
+  std::size_t size() const;
+  const json& operator[](std::size_t i) const;
+  json& operator[](std::size_t i);
+  const json& operator[](const std::string& key) const;
+  json& operator[](const std::string& key);
+  void push_back(json v);
 
-  static const char* kind_name(kind k) {
-    switch (k) {
-      case kind::null: return "null";
-      case kind::boolean: return "a boolean";
-      case kind::integer:
-      case kind::big_integer: return "an integer";
-      case kind::number: return "a float";
-      case kind::string: return "a string";
-      case kind::bytes: return "bytes";
-      case kind::array: return "a list";
-      case kind::object: return "a map";
-    }
-    return "?";
-  }
+  static const char* kind_name(kind k);
 
  private:
   void want(kind k) const {
-    if (k_ != k) throw rejected(std::string("expected ") + kind_name(k) + ", got " + kind_name(k_));
+    if (k_ != k) wrong_kind(k);
   }
+  [[noreturn]] void wrong_kind(kind k) const;
   friend const std::string& detail_bytes(const json& j);
   kind k_ = kind::null;
   union {
@@ -200,7 +164,7 @@ class json {
   } u_{};
   std::string s_;  // string, bytes, big integer digits
   array_t a_;
-  std::unique_ptr<object_t> o_;
+  object_t* o_ = nullptr;  // owned (json is incomplete in its own members)
 };
 
 // A capability call failed. code() is the answer's wire code: "NotFound",
@@ -258,6 +222,8 @@ std::string key_path(const std::string& k);
 // These throw path_error (NaN, invalid UTF-8, ...), the path empty.
 void put_string(std::string& out, std::string_view s);
 void put_double(std::string& out, double d);
+void put_int(std::string& out, long long v);
+void put_uint(std::string& out, unsigned long long v);
 void put_base64(std::string& out, const unsigned char* p, std::size_t n);
 [[noreturn]] void too_deep();
 [[noreturn]] void reserved_bytes_key();
@@ -313,10 +279,10 @@ void put(std::string& out, const T& v, int depth) {
     put_json(out, v, depth);
   } else if constexpr (std::is_same_v<T, bool>) {
     out.append(v ? "true" : "false");
+  } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    put_int(out, v);
   } else if constexpr (std::is_integral_v<T>) {
-    char buf[24];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, r.ptr);
+    put_uint(out, v);
   } else if constexpr (std::is_floating_point_v<T>) {
     put_double(out, static_cast<double>(v));
   } else if constexpr (std::is_same_v<T, tether::bytes>) {
@@ -355,9 +321,18 @@ void put(std::string& out, const T& v, int depth) {
 struct reader {
   const char* p;
   const char* end;
+  // Whose value is being read or written, for the error's path: an
+  // argument's index, or one of these.
+  static constexpr int value_arg = -1, in_call = -2;
+  int arg = in_call;
+
+  bool args_begin();  // at the args array: true if it has an element
+  // After the arguments read: skips (and counts) any beyond want; throws
+  // rejected when the count is not want.
+  void args_end(const std::string& name, std::size_t want, std::size_t got, bool open);
 
   void ws() {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+    while (p < end && static_cast<unsigned char>(*p) <= ' ' && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
   }
   json::kind peek();
   bool is_bytes_object();
@@ -369,6 +344,9 @@ struct reader {
   }
   std::string string();
   std::string bytes_value();  // at a bytes object
+  // An integer in [min, max] (as its two's complement bits), else
+  // path_error naming the range.
+  unsigned long long integer(long long min, unsigned long long max);
   static double to_double(std::string_view number_token);
   void expect(char c) {
     ws();
@@ -404,34 +382,8 @@ struct reader {
       out = *p == 't';
       p += out ? 4 : 5;
     } else if constexpr (std::is_integral_v<T>) {
-      if (peek() != json::kind::integer) mismatch("an integer");
-      std::string_view t = token();
-      bool neg = t[0] == '-';
-      unsigned long long mag = 0;
-      bool over = t.size() - neg > 20;
-      for (std::size_t i = neg; i < t.size() && !over; i++) {
-        unsigned d = t[i] - '0';
-        if (mag > (std::numeric_limits<unsigned long long>::max() - d) / 10) over = true;
-        mag = mag * 10 + d;
-      }
       using L = std::numeric_limits<T>;
-      if (neg && mag == 0) {
-        out = 0;
-        return;
-      }
-      if (!over) {
-        if (!neg && mag <= static_cast<unsigned long long>(L::max())) {
-          out = static_cast<T>(mag);
-          return;
-        }
-        if (neg && std::is_signed_v<T> && mag - 1 <= static_cast<unsigned long long>(L::max())) {
-          out = static_cast<T>(-static_cast<long long>(mag - 1) - 1);
-          return;
-        }
-      }
-      std::string shown(t.substr(0, 40));
-      if (t.size() > 40) shown += "...";
-      throw path_error("", "integer " + shown + " is out of range [" + std::to_string(L::min()) + ", " + std::to_string(L::max()) + "]");
+      out = static_cast<T>(integer(L::min(), L::max()));
     } else if constexpr (std::is_floating_point_v<T>) {
       json::kind k = peek();
       if (k != json::kind::number && k != json::kind::integer) mismatch("a number");
@@ -529,63 +481,50 @@ struct function_entry {
   void (*invoke)(void (*raw)(), const std::string& name, reader& args, std::string& out);
 };
 
-std::map<std::string, function_entry>& registry();
+// Makes fn callable as name (out of line: the registry's code is compiled
+// once, with the host).
+void add_function(const char* name, function_entry e);
 
-template <class Tuple, std::size_t... I>
-void read_args(reader& r, Tuple& args, const std::string& name, std::index_sequence<I...>) {
-  constexpr std::size_t want = sizeof...(I);
-  r.ws();
-  if (*r.p != '[') throw rejected("args must be an array");
-  r.p++;
+// Reads args into the parameters, calls f and puts its result. Nothing
+// here catches: a path_error escapes with r.arg telling whose it is (an
+// argument's index, value_arg for the result, in_call for the function's
+// own), and the host's answer() words the error; the messages are built
+// there, compiled once.
+template <class R, class... A, std::size_t... I>
+void invoke_with(R (*f)(A...), const std::string& name, reader& r, std::string& out, std::index_sequence<I...>) {
+  std::tuple<std::decay_t<A>...> args;
+  bool open = r.args_begin();
   std::size_t got = 0;
-  bool closed = r.empty(']');
-  auto one = [&](auto& slot, std::size_t i) {
-    if (closed) return;
-    try {
-      r.read(slot);
-    } catch (path_error& e) {
-      throw rejected(rooted("args" + index_path(i), e));
-    }
+  auto one = [&](auto& slot, int i) {
+    if (!open) return;
+    r.arg = i;
+    r.read(slot);
     got++;
-    closed = !r.more(']');
+    open = r.more(']');
   };
-  (one(std::get<I>(args), I), ...);
-  if (!closed) {
-    do {
-      r.skip();
-      got++;
-    } while (r.more(']'));
+  (one(std::get<I>(args), static_cast<int>(I)), ...);
+  (void)one;  // a function of no parameters
+  r.args_end(name, sizeof...(A), got, open);
+  r.arg = reader::in_call;
+  if constexpr (std::is_void_v<R>) {
+    f(std::get<I>(args)...);
+    out.append("null", 4);
+  } else {
+    std::decay_t<R> v = f(std::get<I>(args)...);
+    r.arg = reader::value_arg;
+    put(out, v, 0);
   }
-  if (got != want)
-    throw rejected(name + "() takes " + std::to_string(want) + " argument" + (want == 1 ? "" : "s") + " but " +
-                   std::to_string(got) + (got == 1 ? " was" : " were") + " given");
 }
 
 template <class R, class... A>
 void invoke(void (*raw)(), const std::string& name, reader& r, std::string& out) {
-  auto f = reinterpret_cast<R (*)(A...)>(raw);
-  std::tuple<std::decay_t<A>...> args;
-  read_args(r, args, name, std::index_sequence_for<A...>{});
-  auto call = [&](auto... i) -> decltype(auto) { return f(std::get<decltype(i)::value>(args)...); };
-  if constexpr (std::is_void_v<R>) {
-    std::apply([&](auto&... a) { f(a...); }, args);
-    (void)call;
-    out.append("null");
-  } else {
-    std::decay_t<R> v = std::apply([&](auto&... a) -> R { return f(a...); }, args);
-    (void)call;
-    try {
-      put(out, v, 0);
-    } catch (path_error& e) {
-      throw rejected(rooted("value", e));
-    }
-  }
+  invoke_with(reinterpret_cast<R (*)(A...)>(raw), name, r, out, std::index_sequence_for<A...>{});
 }
 
 struct registrar {
   template <class R, class... A>
   registrar(const char* name, R (*fn)(A...)) {
-    registry()[name] = function_entry{reinterpret_cast<void (*)()>(fn), &invoke<R, A...>};
+    add_function(name, function_entry{reinterpret_cast<void (*)()>(fn), &invoke<R, A...>});
   }
 };
 

@@ -4,6 +4,9 @@
 #include "tether.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <atomic>
+#include <forward_list>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -11,6 +14,8 @@
 #include <typeinfo>
 
 #include <cxxabi.h>
+#include <stdio_ext.h>
+#include <sys/ioctl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -227,6 +232,16 @@ void put_json(std::string& out, const json& v, int depth) {
 
 // ---------------------------------------------------------------- decoding
 
+// plain_char[c]: byte c stands for itself inside a JSON string (printable
+// ASCII but '"' and '\\').
+constexpr struct plain_chars {
+  bool v[256] = {};
+  constexpr plain_chars() {
+    for (int c = 0x20; c < 0x80; c++) v[c] = c != '"' && c != '\\';
+  }
+  constexpr bool operator[](unsigned char c) const { return v[c]; }
+} plain_char;
+
 // One pass over a JSON text that checks everything the codec demands
 // (docs/protocol/judge.md, "Transferable values"). Syntax errors stop it
 // (ok() false); a codec error (NaN, a duplicate key, bad base64, ...) is
@@ -243,7 +258,7 @@ struct scanner {
   }
   bool fail() { return syntax_ok = false; }
   void ws() {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+    while (p < end && static_cast<unsigned char>(*p) <= ' ' && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
   }
   bool lit(const char* s, std::size_t n) {
     if (static_cast<std::size_t>(end - p) < n || std::memcmp(p, s, n) != 0) return fail();
@@ -262,6 +277,7 @@ struct scanner {
     p++;
     const char* run = p;
     for (;;) {
+      while (p < end && plain_char[static_cast<unsigned char>(*p)]) p++;  // the common bytes, fast
       if (p >= end) return fail();
       unsigned char c = static_cast<unsigned char>(*p);
       if (c == '"') {
@@ -415,7 +431,7 @@ struct scanner {
     ws();
     if (p >= end) return fail();
     switch (*p) {
-      case '{': return object(depth + 1, static_cast<void (*)(const std::string&, std::string_view)>(nullptr));
+      case '{': return object(depth + 1, static_cast<void (*)(std::string_view, std::string_view)>(nullptr));
       case '[': {
         if (depth + 1 > max_depth) {
           codec("nesting too deep (more than 512)");
@@ -474,20 +490,30 @@ struct scanner {
       p++;
       return true;
     }
-    // Keys of this object, for the duplicate check; the first few without
-    // a heap allocation (a frame has four or five).
-    std::string few[8];
-    std::vector<std::string> more;
+    // Keys of this object, for the duplicate check: views of the text when
+    // they hold no escape (the common case: no copy, no allocation), else
+    // of their decoded copies in owned; the first few without a heap
+    // allocation (a frame has four or five).
+    std::string_view few[8];
+    std::vector<std::string_view> more;
+    std::forward_list<std::string> owned;  // stable addresses for the views
     std::size_t nkeys = 0;
-    auto key_at = [&](std::size_t i) -> std::string& { return i < 8 ? few[i] : more[i - 8]; };
+    auto key_at = [&](std::size_t i) -> std::string_view { return i < 8 ? few[i] : more[i - 8]; };
     bool single_bytes_key = false;
     const char* first_value = nullptr;
     const char* first_value_end = nullptr;
     for (;;) {
       ws();
       if (p >= end || *p != '"') return fail();
-      std::string key;
-      if (!str(&key)) return false;
+      const char* ks = p;
+      if (!str(nullptr)) return false;
+      std::string_view key(ks + 1, p - ks - 2);
+      if (std::memchr(key.data(), '\\', key.size())) {
+        owned.emplace_front();
+        scanner again{ks, p, {}, true};
+        again.str(&owned.front());
+        key = owned.front();
+      }
       ws();
       if (p >= end || *p != ':') return fail();
       p++;
@@ -505,9 +531,9 @@ struct scanner {
         first_value_end = p;
       }
       if (nkeys < 8)
-        few[nkeys] = std::move(key);
+        few[nkeys] = key;
       else
-        more.push_back(std::move(key));
+        more.push_back(key);
       nkeys++;
       ws();
       if (p >= end) return fail();
@@ -523,7 +549,7 @@ struct scanner {
     }
     if (nkeys > 1) {
       // Duplicate keys are refused (after unescaping).
-      const std::string* dup = nullptr;
+      const std::string_view* dup = nullptr;
       if (nkeys <= 8) {
         for (std::size_t i = 1; i < nkeys && !dup; i++)
           for (std::size_t j = 0; j < i; j++)
@@ -532,12 +558,15 @@ struct scanner {
               break;
             }
       } else {
-        std::vector<const std::string*> sorted;
+        std::vector<std::string_view> sorted;
         sorted.reserve(nkeys);
-        for (std::size_t i = 0; i < nkeys; i++) sorted.push_back(&key_at(i));
-        std::sort(sorted.begin(), sorted.end(), [](const std::string* x, const std::string* y) { return *x < *y; });
+        for (std::size_t i = 0; i < nkeys; i++) sorted.push_back(key_at(i));
+        std::sort(sorted.begin(), sorted.end());
         for (std::size_t i = 1; i < sorted.size() && !dup; i++)
-          if (*sorted[i] == *sorted[i - 1]) dup = sorted[i];
+          if (sorted[i] == sorted[i - 1]) {
+            few[0] = sorted[i];
+            dup = &few[0];
+          }
       }
       if (dup) {
         std::string shown;
@@ -721,6 +750,59 @@ std::string reader::bytes_value() {
   return detail_bytes(j);
 }
 
+bool reader::args_begin() {
+  ws();
+  if (p >= end || *p != '[') throw rejected("args must be an array");
+  p++;
+  return !empty(']');
+}
+
+void reader::args_end(const std::string& name, std::size_t want, std::size_t got, bool open) {
+  if (open) {
+    do {
+      skip();
+      got++;
+    } while (more(']'));
+  }
+  if (got != want)
+    throw rejected(name + "() takes " + std::to_string(want) + " argument" + (want == 1 ? "" : "s") + " but " +
+                   std::to_string(got) + (got == 1 ? " was" : " were") + " given");
+}
+
+unsigned long long reader::integer(long long min, unsigned long long max) {
+  if (peek() != json::kind::integer) mismatch("an integer");
+  std::string_view t = token();
+  bool neg = t[0] == '-';
+  unsigned long long mag = 0;
+  bool over = t.size() - neg > 20;
+  for (std::size_t i = neg; i < t.size() && !over; i++) {
+    unsigned d = t[i] - '0';
+    if (mag > (std::numeric_limits<unsigned long long>::max() - d) / 10) over = true;
+    mag = mag * 10 + d;
+  }
+  if (neg && mag == 0) return 0;
+  if (!over) {
+    if (!neg && mag <= max) return mag;
+    // -mag >= min, for mag >= 1: mag - 1 <= -(min + 1)
+    if (neg && min < 0 && mag - 1 <= static_cast<unsigned long long>(-(min + 1))) return 0 - mag;
+  }
+  std::string shown(t.substr(0, 40));
+  if (t.size() > 40) shown += "...";
+  throw path_error("", "integer " + shown + " is out of range [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+}
+
+void put_int(std::string& out, long long v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void put_uint(std::string& out, unsigned long long v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
 double reader::to_double(std::string_view t) {
   double d = 0;
   scanner::parse_double(t.data(), t.data() + t.size(), &d);
@@ -737,19 +819,55 @@ struct frame {
 };
 
 // False when line is not a JSON object (plain text: ignored).
+// The call frame as every SDK and the judge write it, compact, members in
+// this order: {"type":"call","id":"ID","fn":"FN","args":[...]}, ID and FN
+// plain ASCII. Read by its fixed text, args by the full scanner; false
+// for anything else, which parse_frame reads the general way (the same
+// members result either way).
+bool parse_canonical_call(std::string_view line, frame& f) {
+  using namespace std::string_view_literals;
+  const char* p = line.data();
+  const char* end = p + line.size();
+  auto lit = [&](std::string_view want) {
+    if (static_cast<std::size_t>(end - p) < want.size() || std::memcmp(p, want.data(), want.size()) != 0) return false;
+    p += want.size();
+    return true;
+  };
+  auto plain = [&](std::string_view& out) {  // at the opening quote's next byte
+    const char* s = p - 1;
+    while (p < end && plain_char[static_cast<unsigned char>(*p)]) p++;
+    if (p >= end || *p != '"') return false;
+    p++;
+    out = std::string_view(s, p - s);
+    return true;
+  };
+  if (!lit("{\"type\":\"call\",\"id\":\""sv)) return false;
+  f.type = line.substr(8, 6);
+  if (!plain(f.id) || !lit(",\"fn\":\""sv) || !plain(f.fn) || !lit(",\"args\":["sv)) return false;
+  scanner s{p - 1, end, {}, true};
+  const char* args = s.p;
+  if (!s.value(1) || !s.syntax_ok || s.end - s.p != 1 || *s.p != '}') return false;
+  f.args = std::string_view(args, s.p - args);
+  f.codec_error = std::move(s.codec_error);
+  return true;
+}
+
 bool parse_frame(std::string_view line, frame& f) {
+  f = frame{};
+  if (parse_canonical_call(line, f)) return true;
   f = frame{};
   scanner s{line.data(), line.data() + line.size(), {}, true};
   s.ws();
   if (s.p >= s.end || *s.p != '{') return false;
-  auto members = [&f](const std::string& key, std::string_view v) {
-    if (key == "type") f.type = v;
-    else if (key == "id") f.id = v;
-    else if (key == "fn") f.fn = v;
-    else if (key == "args") f.args = v;
-    else if (key == "value") f.value = v;
-    else if (key == "code") f.code = v;
-    else if (key == "message") f.message = v;
+  auto members = [&f](std::string_view key, std::string_view v) {
+    using namespace std::string_view_literals;  // lengths known: no strlen per key
+    if (key == "type"sv) f.type = v;
+    else if (key == "id"sv) f.id = v;
+    else if (key == "fn"sv) f.fn = v;
+    else if (key == "args"sv) f.args = v;
+    else if (key == "value"sv) f.value = v;
+    else if (key == "code"sv) f.code = v;
+    else if (key == "message"sv) f.message = v;
   };
   if (!s.object(1, members)) return false;
   s.ws();
@@ -766,10 +884,36 @@ bool string_of(std::string_view raw, std::string& out) {
   return s.str(&out) && s.codec_error.empty();
 }
 
-std::map<std::string, function_entry>& registry() {
-  static std::map<std::string, function_entry> r;
+// The text of a raw JSON span that is a string, as a view: of the span
+// itself when it is plain ASCII without escapes (ids and names almost
+// always are), else of its decoded copy in scratch. False if it is not a
+// string the codec accepts.
+bool text_of(std::string_view raw, std::string& scratch, std::string_view& out) {
+  if (raw.size() >= 2 && raw.front() == '"') {
+    std::string_view in = raw.substr(1, raw.size() - 2);
+    bool plain = true;
+    for (char c : in)
+      if (c == '\\' || static_cast<unsigned char>(c) >= 0x80) {
+        plain = false;
+        break;
+      }
+    if (plain) {
+      out = in;
+      return true;
+    }
+  }
+  if (!string_of(raw, scratch)) return false;
+  out = scratch;
+  return true;
+}
+
+// The exported functions by name (std::less<>: found by a string_view).
+std::map<std::string, function_entry, std::less<>>& registry() {
+  static std::map<std::string, function_entry, std::less<>> r;
   return r;
 }
+
+void add_function(const char* name, function_entry e) { registry()[name] = e; }
 
 // ---------------------------------------------------------------- the host
 
@@ -803,6 +947,7 @@ struct host_state {
 
   pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
   std::string log_carry[2];
+  std::atomic<bool> carry_pending{false};  // a log_carry is not empty
   pthread_t main_thread{};  // an unfinished UTF-8 sequence per stream
 
   unsigned long long id_state = 0;
@@ -856,7 +1001,10 @@ void emit_log(int stream, const char* p, std::size_t n, bool final) {
   const std::size_t chunk = 64 * 1024;
   std::size_t cut = text.size();
   if (!final && cut < chunk) {
-    if (n > 0 && !std::memchr(p, '\n', n)) return;  // no new line ended: nothing to send yet
+    if (n > 0 && !std::memchr(p, '\n', n)) {  // no new line ended: nothing to send yet
+      h.carry_pending.store(true, std::memory_order_relaxed);
+      return;
+    }
     std::size_t nl = text.rfind('\n');
     cut = nl == std::string::npos ? 0 : nl + 1;
   }
@@ -868,7 +1016,10 @@ void emit_log(int stream, const char* p, std::size_t n, bool final) {
     std::size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
     if (lead >= 0xC0 && need > back + 1) cut = cut - 1 - back;
   }
-  if (cut == 0) return;
+  if (cut == 0) {
+    h.carry_pending.store(true, std::memory_order_relaxed);
+    return;
+  }
   for (std::size_t i = 0; i < cut; i += chunk) {
     std::string frame = "{\"type\":\"log\",\"stream\":\"";
     frame += stream ? "stderr" : "stdout";
@@ -880,6 +1031,7 @@ void emit_log(int stream, const char* p, std::size_t n, bool final) {
     h.out.append(frame);
   }
   text.erase(0, cut);
+  h.carry_pending.store(!h.log_carry[0].empty() || !h.log_carry[1].empty(), std::memory_order_relaxed);
 }
 
 // Reads what the solution wrote to fd 1 and 2 so far into log frames; true
@@ -986,14 +1138,17 @@ void flush_carry() {
     if (!h.log_carry[s].empty()) emit_log(s, nullptr, 0, true);
 }
 
-// Everything the call wrote through stdio or C++ streams, as logs.
+// Everything the call wrote through stdio or C++ streams, as logs. Each
+// step is skipped when it has nothing to do (the common call prints
+// nothing): the C++ streams still on the host's unbuffered log_buf, stdio
+// with nothing pending, no partial line kept.
 void flush_user_streams() {
-  std::cout.flush();
-  std::cerr.flush();
-  std::clog.flush();
-  std::fflush(stdout);
-  std::fflush(stderr);
-  flush_carry();
+  if (std::cout.rdbuf() != &cout_buf()) std::cout.flush();
+  if (std::cerr.rdbuf() != &cerr_buf()) std::cerr.flush();
+  if (std::clog.rdbuf() != &cerr_buf()) std::clog.flush();
+  if (__fpending(stdout)) std::fflush(stdout);
+  if (__fpending(stderr)) std::fflush(stderr);
+  if (state().carry_pending.load(std::memory_order_relaxed)) flush_carry();
 }
 
 // Takes the next complete line out of buf (skipping lines over the limit);
@@ -1022,12 +1177,17 @@ bool take_line(std::string& line) {
 
 void classify_locked(std::string& line, bool keep_calls);
 
-// One read from the judge; in_mu held on entry and exit. If another thread
-// is reading, waits for it instead.
+// One read from the judge (a blocking read(2): one system call when the
+// judge is slower than the host); in_mu held on entry and exit. If another
+// thread is reading, sends what is owed and waits for it instead: the
+// judge may be waiting for that output before it writes again.
 void fill_locked() {
   host_state& h = state();
   if (h.reading) {
-    pthread_cond_wait(&h.in_cv, &h.in_mu);
+    pthread_mutex_unlock(&h.in_mu);
+    flush_out();
+    pthread_mutex_lock(&h.in_mu);
+    if (h.reading) pthread_cond_wait(&h.in_cv, &h.in_mu);
     return;
   }
   h.reading = true;
@@ -1039,7 +1199,7 @@ void fill_locked() {
     n = ::read(h.in_fd, tmp, sizeof tmp);
     if (n >= 0) break;
     if (errno == EINTR) continue;
-    if (errno == EAGAIN) {
+    if (errno == EAGAIN) {  // a stdin the judge made non-blocking
       pollfd r{h.in_fd, POLLIN, 0};
       ::poll(&r, 1, -1);
       continue;
@@ -1114,41 +1274,49 @@ std::string clip(std::string s, std::size_t limit) {
   return s + "... (" + std::to_string(more) + " more bytes)";
 }
 
-// The answer frame (a whole line) for one call frame.
-std::string answer(const frame& f, const std::string& id) {
-  if (!f.codec_error.empty()) return error_frame(id, "Rejected", "args: " + f.codec_error);
-  std::string name;
-  if (!string_of(f.fn, name)) {
+// The answer frame (a whole line) for one call frame, into out (its
+// buffer kept from call to call).
+void answer(const frame& f, const std::string& id, std::string& out) {
+  out.clear();
+  using namespace std::string_view_literals;
+  if (!f.codec_error.empty()) return void(out = error_frame(id, "Rejected", "args: " + f.codec_error));
+  std::string scratch;
+  std::string_view name;
+  if (!text_of(f.fn, scratch, name)) {
     std::string shown = f.fn.empty() ? "null" : std::string(f.fn.substr(0, 200));
-    return error_frame(id, "NotFound", "function " + shown + " not registered");
+    return void(out = error_frame(id, "NotFound", "function " + shown + " not registered"));
   }
   auto& reg = registry();
   auto it = reg.find(name);
-  if (it == reg.end()) return error_frame(id, "NotFound", "function '" + name + "' not registered");
+  if (it == reg.end()) return void(out = error_frame(id, "NotFound", "function '" + std::string(name) + "' not registered"));
   std::string_view args = f.args.empty() ? std::string_view("[]") : f.args;
-  if (args[0] != '[') return error_frame(id, "Rejected", "args must be an array");
-  std::string out = "{\"type\":\"result\",\"id\":";
+  if (args[0] != '[') return void(out = error_frame(id, "Rejected", "args must be an array"));
+  out += "{\"type\":\"result\",\"id\":"sv;
   put_escaped(out, id);
-  out += ",\"value\":";
+  out += ",\"value\":"sv;
   reader r{args.data(), args.data() + args.size()};
   try {
-    it->second.invoke(it->second.raw, name, r, out);
+    it->second.invoke(it->second.raw, it->first, r, out);
+  } catch (const path_error& e) {
+    if (r.arg >= 0) return void(out = error_frame(id, "Rejected", rooted("args" + index_path(r.arg), e)));
+    if (r.arg == reader::value_arg) return void(out = error_frame(id, "Rejected", rooted("value", e)));
+    std::string line = clip(demangle(typeid(e).name()) + ": " + e.what(), 64 * 1024);  // the function's own
+    return void(out = error_frame(id, "Exception", line, &line));
   } catch (const rejected& e) {
-    return error_frame(id, "Rejected", e.what());
+    return void(out = error_frame(id, "Rejected", e.what()));
   } catch (const std::exception& e) {
     std::string line = demangle(typeid(e).name()) + ": " + e.what();
     line = clip(line, 64 * 1024);
-    return error_frame(id, "Exception", line, &line);
+    return void(out = error_frame(id, "Exception", line, &line));
   } catch (...) {
     std::type_info* t = abi::__cxa_current_exception_type();
     std::string line = t ? demangle(t->name()) : std::string("unknown exception");
     line = "exception of type " + line;
-    return error_frame(id, "Exception", line, &line);
+    return void(out = error_frame(id, "Exception", line, &line));
   }
-  out += "}\n";
+  out += "}\n"sv;
   if (out.size() - 1 > max_frame)
-    return error_frame(id, "Rejected", "frame size " + std::to_string(out.size() - 1) + " > " + std::to_string(max_frame));
-  return out;
+    out = error_frame(id, "Rejected", "frame size " + std::to_string(out.size() - 1) + " > " + std::to_string(max_frame));
 }
 
 // Handles one line read from the judge; in_mu held. A call is queued when
@@ -1157,11 +1325,12 @@ std::string answer(const frame& f, const std::string& id) {
 bool route_locked(std::string& line, frame& f, bool keep_calls) {
   host_state& h = state();
   if (!parse_frame(line, f)) return false;
-  std::string type;
-  if (!string_of(f.type, type)) return false;
+  std::string scratch;
+  std::string_view type;
+  if (!text_of(f.type, scratch, type)) return false;
   if (type == "call") {
-    std::string id;
-    if (!string_of(f.id, id) || id.empty()) return false;
+    std::string_view id;
+    if (!text_of(f.id, scratch, id) || id.empty()) return false;
     if (keep_calls) {
       h.queued.push_back(line);
       return false;
@@ -1169,7 +1338,7 @@ bool route_locked(std::string& line, frame& f, bool keep_calls) {
     return true;
   }
   if (type == "result" || type == "error") {
-    std::string id;
+    std::string id;  // (type may view scratch: not reused here)
     if (!string_of(f.id, id)) return false;
     auto it = h.answers.find(id);
     if (it != h.answers.end() && it->second.empty()) {
@@ -1236,7 +1405,12 @@ void* pump(void*) {
     }
     if (watch_in && (fds[2].revents & (POLLIN | POLLHUP))) {
       lock_guard g(&h.in_mu);
-      if (h.busy && !h.reading && !h.eof) {
+      // Nobody else reads while reading is false and in_mu is held, so
+      // bytes FIONREAD counts now (or the writer's end, POLLHUP) are still
+      // there: the read below cannot block, whoever read since the poll.
+      int avail = 0;
+      bool ready = ::ioctl(h.in_fd, FIONREAD, &avail) == 0 ? avail > 0 || (fds[2].revents & POLLHUP) : true;
+      if (h.busy && h.busy_seq == seen_seq && !h.reading && !h.eof && ready) {
         fill_locked();
         std::string line;
         while (take_line(line)) classify_locked(line, true);
@@ -1262,7 +1436,6 @@ void setup() {
     (void)ignored;
     ::_exit(1);
   }
-  ::fcntl(h.in_fd, F_SETFL, ::fcntl(h.in_fd, F_GETFL) | O_NONBLOCK);
   int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   if (null_fd >= 0) {
     ::dup2(null_fd, 0);
@@ -1321,25 +1494,26 @@ int serve() {
     h.started = true;
   }
   flush_out();
-  std::string line, id;
+  std::string line, id, a;
   frame f;
+  // One lock of in_mu per call: taken at the end of a call, it is kept to
+  // read the next one.
+  pthread_mutex_lock(&h.in_mu);
   for (;;) {
-    pthread_mutex_lock(&h.in_mu);
-    bool have = next_call_locked(line, f);
-    if (have) {
-      h.busy = true;
-      h.busy_seq++;
-    }
+    if (!next_call_locked(line, f)) break;
+    h.busy = true;
+    h.busy_seq++;
     pthread_mutex_unlock(&h.in_mu);
-    if (!have) break;
-    string_of(f.id, id);
-    std::string a = answer(f, id);
+    std::string_view idv;
+    text_of(f.id, id, idv);
+    if (idv.data() != id.data()) id.assign(idv);
+    answer(f, id, a);
     flush_user_streams();
+    append_out(a);
     pthread_mutex_lock(&h.in_mu);
     h.busy = false;
-    pthread_mutex_unlock(&h.in_mu);
-    append_out(a);
   }
+  pthread_mutex_unlock(&h.in_mu);
   flush_user_streams();
   flush_out();
   ::_exit(0);
@@ -1347,6 +1521,88 @@ int serve() {
 
 
 }  // namespace detail
+
+bytes::bytes(std::string_view s) : std::vector<std::uint8_t>(s.begin(), s.end()) {}
+std::string bytes::str() const { return std::string(begin(), end()); }
+
+json::json(const tether::bytes& b) : k_(kind::bytes), s_(b.begin(), b.end()) {}
+json::json(array_t a) : k_(kind::array), a_(std::move(a)) {}
+json::json(object_t o) : k_(kind::object), o_(new object_t(std::move(o))) {}
+json::json(const json& o) : k_(o.k_), u_(o.u_), s_(o.s_), a_(o.a_), o_(o.o_ ? new object_t(*o.o_) : nullptr) {}
+json::json(json&& o) noexcept : k_(o.k_), u_(o.u_), s_(std::move(o.s_)), a_(std::move(o.a_)), o_(o.o_) {
+  o.o_ = nullptr;
+}
+json& json::operator=(const json& o) {
+  if (this != &o) *this = json(o);
+  return *this;
+}
+json& json::operator=(json&& o) noexcept {
+  if (this != &o) {
+    k_ = o.k_;
+    u_ = o.u_;
+    s_ = std::move(o.s_);
+    a_ = std::move(o.a_);
+    std::swap(o_, o.o_);  // o takes the old map, freed with it
+  }
+  return *this;
+}
+json::~json() { delete o_; }
+
+json json::big_integer(std::string digits) {
+  json j;
+  j.k_ = kind::big_integer;
+  j.s_ = std::move(digits);
+  return j;
+}
+json json::raw_bytes(std::string data) {
+  json j;
+  j.k_ = kind::bytes;
+  j.s_ = std::move(data);
+  return j;
+}
+
+long long json::as_int() const {
+  if (k_ == kind::big_integer) throw rejected("integer " + s_ + " does not fit in 64 bits");
+  return want(kind::integer), u_.i;
+}
+double json::as_double() const {
+  if (k_ == kind::integer) return static_cast<double>(u_.i);
+  return want(kind::number), u_.d;
+}
+tether::bytes json::as_bytes() const { return want(kind::bytes), tether::bytes(s_); }
+std::string json::text() const {
+  if (k_ == kind::integer) return std::to_string(u_.i);
+  return want(kind::big_integer), s_;
+}
+std::size_t json::size() const { return k_ == kind::array ? a_.size() : k_ == kind::object ? o_->size() : 0; }
+const json& json::operator[](std::size_t i) const { return as_array().at(i); }
+json& json::operator[](std::size_t i) { return as_array().at(i); }
+const json& json::operator[](const std::string& key) const { return as_object().at(key); }
+json& json::operator[](const std::string& key) {
+  if (k_ == kind::null) *this = object_t{};
+  return as_object()[key];
+}
+void json::push_back(json v) {
+  if (k_ == kind::null) *this = array_t{};
+  as_array().push_back(std::move(v));
+}
+const char* json::kind_name(kind k) {
+  switch (k) {
+    case kind::null: return "null";
+    case kind::boolean: return "a boolean";
+    case kind::integer:
+    case kind::big_integer: return "an integer";
+    case kind::number: return "a float";
+    case kind::string: return "a string";
+    case kind::bytes: return "bytes";
+    case kind::array: return "a list";
+    case kind::object: return "a map";
+  }
+  return "?";
+}
+void json::wrong_kind(kind k) const {
+  throw rejected(std::string("expected ") + kind_name(k) + ", got " + kind_name(k_));
+}
 
 json json::parse(std::string_view text) {
   detail::scanner s{text.data(), text.data() + text.size(), {}, true};

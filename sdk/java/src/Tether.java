@@ -939,7 +939,28 @@ public final class Tether {
     throw new CapabilityException(code instanceof String ? (String) code : "SystemError", String.valueOf(message));
   }
 
+  /** The stack of the thread that runs the solution's calls: deep recursion fits. */
+  static final long CALL_STACK_BYTES = 64L << 20;
+
   public static void main(String[] argv) throws Exception {
+    // The calls run on a thread of their own with a big stack, not on one
+    // made by -Xss: that would give every JVM thread the same size, which
+    // a limit of the data size (the rootless sandbox) refuses.
+    Throwable[] failed = new Throwable[1];
+    Thread serving = new Thread(null, () -> {
+      try {
+        serve(argv);
+      } catch (Throwable e) {
+        failed[0] = e;
+      }
+    }, "tether-main", CALL_STACK_BYTES);
+    serving.start();
+    serving.join();
+    if (failed[0] instanceof Exception) throw (Exception) failed[0];
+    if (failed[0] != null) throw (Error) failed[0];
+  }
+
+  static void serve(String[] argv) throws Exception {
     String className = argv.length > 0 ? argv[0] : System.getenv().getOrDefault("TETHER_SOLUTION_CLASS", "Solution");
     mainThread = Thread.currentThread();
     protocolOut = new FileOutputStream(FileDescriptor.out);

@@ -1,0 +1,27 @@
+/* A + B in C: integers beyond 64 bits arrive as TETHER_BIGINT, whose
+ * digits tether_as_string gives; the sum is computed in 128 bits. */
+#include "tether.h"
+
+#include <stdio.h>
+
+static __int128 wide(const tether_value *v) {
+  if (tether_kind_of(v) == TETHER_INT) return tether_as_int(v);
+  const char *s = tether_as_string(v);
+  int neg = *s == '-';
+  __int128 n = 0;
+  for (s += neg; *s; s++) n = n * 10 + (*s - '0');
+  return neg ? -n : n;
+}
+
+static tether_value *narrow(__int128 n) {
+  if (n >= -9223372036854775807LL - 1 && n <= 9223372036854775807LL) return tether_int((long long)n);
+  char digits[48], *p = digits + sizeof digits - 1;
+  unsigned __int128 u = n < 0 ? -(unsigned __int128)n : (unsigned __int128)n;
+  *p = '\0';
+  do *--p = (char)('0' + (int)(u % 10)); while (u /= 10);
+  if (n < 0) *--p = '-';
+  return tether_bigint(p);
+}
+
+tether_value *add(const tether_value *args) { return narrow(wide(tether_at(args, 0)) + wide(tether_at(args, 1))); }
+TETHER_EXPORT(add)
