@@ -10,7 +10,7 @@ import (
 
 // conn is one process's pipes and the frames accepted for its stdin and
 // not yet written. A send into an idle conn writes what the pipe takes at
-// once, without blocking, on the sender's goroutine (a reader, right
+// once, without blocking, on the sender's goroutine (the poller, right
 // after routing what one read brought in, as a plain line forwarder
 // would); what the pipe does not take waits in pending, and a goroutine
 // of the conn (flush) writes it, and whatever is sent meanwhile, blocking
@@ -25,12 +25,11 @@ type conn struct {
 	gone     bool             // guarded by Relay.mu
 
 	mu      sync.Mutex
-	room    sync.Cond // broadcast when a write ends and when the conn closes
-	pending []byte    // accepted, not yet written
-	spare   []byte    // flush's last buffer, reused for pending
-	writing bool      // a sender or flush is writing: others only add to pending
+	pending []byte // accepted, not yet written
+	spare   []byte // flush's last buffer, reused for pending
+	writing bool   // a sender or flush is writing: others only add to pending
 	closed  bool
-	limit   int // pending bytes beyond which a waiting send waits
+	limit   int // pending bytes beyond which the poller reads no more for c
 
 	// Positions in the byte stream of the stdin: in counts the bytes
 	// accepted, out those written into the pipe, unaskedEnd where the last
@@ -45,23 +44,18 @@ type conn struct {
 func newConn(r *Relay, side Side, ep Endpoint) *conn {
 	c := &conn{r: r, side: side, ep: ep, writeNow: nonBlockingWriter(ep.Stdin), limit: r.cfg.QueueBytes,
 		slack: pipeSize(ep.Stdin)}
-	c.room.L = &c.mu
 	c.stall = time.AfterFunc(time.Hour, c.stalled)
 	c.stall.Stop()
 	return c
 }
 
-// send accepts buf (frames with their newlines) for c's stdin. With wait
-// it first waits while more than the limit is pending (back-pressure for
-// forwarded frames, which a reader sends); without, it never waits (the
-// engine's own frames: a stuck peer must not stall a deadline). Neither
-// blocks on the pipe. buf stays the caller's.
-func (c *conn) send(buf []byte, wait, unasked bool) {
+// send accepts buf (frames with their newlines) for c's stdin. It never
+// blocks on the pipe nor waits for room: the poller holds back the reading
+// of a side whose lines would go to a full conn (hasRoom). buf stays the
+// caller's.
+func (c *conn) send(buf []byte, unasked bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for wait && !c.closed && len(c.pending) > 0 && len(c.pending)+len(buf) > c.limit {
-		c.room.Wait()
-	}
 	if c.closed {
 		return
 	}
@@ -91,6 +85,13 @@ func (c *conn) send(buf []byte, wait, unasked bool) {
 		}
 		batch, c.pending = c.pending, nil
 	}
+}
+
+// hasRoom reports whether fewer than the limit's bytes are pending.
+func (c *conn) hasRoom() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.pending) < c.limit
 }
 
 // startFlush has a goroutine write what is pending, unless a write is
@@ -126,7 +127,7 @@ func (c *conn) flush() {
 		if cap(batch) <= maxKept {
 			c.spare = batch[:0] // one huge frame does not stay pinned
 		}
-		c.room.Broadcast()
+		c.r.roomMade()
 		if err != nil {
 			c.writing = false
 			c.mu.Unlock()
@@ -165,14 +166,14 @@ func (c *conn) unaskedUnread() bool {
 	return c.unaskedEnd > 0 && c.unaskedEnd > c.out-c.slack
 }
 
-// close drops what is pending, wakes every waiting send and closes the
+// close drops what is pending, wakes the poller (c has room now) and closes the
 // stdin, which ends a write blocked in it.
 func (c *conn) close() {
 	c.mu.Lock()
 	c.closed = true
 	c.pending, c.spare = nil, nil
-	c.room.Broadcast()
 	c.mu.Unlock()
+	c.r.roomMade()
 	c.stall.Stop()
 	c.ep.Stdin.Close()
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"io"
 	"sync"
 	"time"
 
@@ -13,14 +12,14 @@ import (
 
 // Relay runs an Engine between two processes' pipes. A line takes one path:
 //
-//  1. read: a goroutine per side reads its stdout (read), as much as the
-//     pipe holds, through a wire.LineReader;
+//  1. read: one goroutine, the poller (poll.go), reads both stdouts, as
+//     much as a pipe holds, through a wire.LineReader each;
 //  2. route: under the relay's lock the Engine turns each whole line into
 //     actions, and dispatchLocked carries them out, collecting the frames
 //     to forward, one buffer per destination (outgoing);
-//  3. write: before the reader reads again, each buffer goes to its
+//  3. write: before the poller reads again, each buffer goes to its
 //     destination's conn, which writes it into the stdin with one write
-//     (conn.flush, on the reader's goroutine unless a write is under way).
+//     (on the poller's goroutine; conn.flush's when the pipe is full).
 //
 // The Run goroutine owns the one timer for the earliest deadline and the
 // restarts. A peer that stops reading stalls only the writes to it (and,
@@ -33,6 +32,8 @@ type Relay struct {
 	wake chan struct{}
 	done chan struct{} // closed when Run starts shutting down
 	wg   sync.WaitGroup
+
+	rd reading // how the stdouts are read (poll_linux.go, read_other.go)
 
 	mu            sync.Mutex // protects the fields below; taken before any conn's
 	eng           *engine
@@ -141,7 +142,7 @@ func (r *Relay) Run(ctx context.Context) (Summary, error) {
 			r.acts = r.eng.Expire(now, r.acts[:0])
 			var out outgoing
 			r.dispatchLocked(&out, now)
-			r.send(&out, false)
+			r.send(&out)
 			r.mu.Unlock()
 			r.tell()
 		case rs := <-restartDone:
@@ -188,12 +189,6 @@ func (r *Relay) signal() {
 	}
 }
 
-// start has a goroutine read c's stdout. Called with r.mu held.
-func (r *Relay) start(c *conn) {
-	r.wg.Add(1)
-	go r.read(c)
-}
-
 // closeConn stops c: its stdin and stdout. Called with r.mu held.
 func (r *Relay) closeConn(c *conn) {
 	if c == nil {
@@ -201,66 +196,7 @@ func (r *Relay) closeConn(c *conn) {
 	}
 	c.gone = true
 	c.close()
-	c.ep.Stdout.Close()
-}
-
-// read is the reader goroutine of c's stdout. It routes every whole line
-// one read brought in under one taking of the relay's lock, and sends the
-// frames collected, waiting for room (back-pressure), only when it is
-// about to read from the pipe again or stops: the lines one read brought
-// in reach each destination as one buffer, in order, written with one
-// write.
-func (r *Relay) read(c *conn) {
-	defer r.wg.Done()
-	var out outgoing
-	told := true // no hook call this reader queued waits to be made
-	src := &batchReader{r: c.ep.Stdout, flush: func() {
-		r.send(&out, true)
-		if !told {
-			told = true
-			r.tell()
-		}
-	}}
-	lr := wire.NewLineReader(src, r.cfg.MaxLine)
-	for {
-		src.batching = false
-		line, err := lr.ReadLine() // the first line of a batch: may wait for input
-		r.mu.Lock()
-		src.batching = true
-		ok := r.routeLocked(c, line, err, &out)
-		for ok {
-			if line, err = lr.ReadLine(); err == wire.ErrWouldBlock {
-				break // no whole line left without reading the pipe again
-			}
-			ok = r.routeLocked(c, line, err, &out)
-		}
-		told = told && len(r.queued.calls) == 0
-		r.mu.Unlock()
-		if !ok {
-			src.flush()
-			r.sourceEnded(c, err)
-			return
-		}
-	}
-}
-
-// batchReader is a stdout as the reader's LineReader sees it. While the
-// reader routes a batch it holds nothing more (wire.ErrWouldBlock, so the
-// LineReader hands back only the whole lines it has); otherwise it calls
-// flush before every Read of the pipe: the frames collected go out before
-// the reader may block waiting for more input.
-type batchReader struct {
-	r        io.Reader
-	flush    func()
-	batching bool
-}
-
-func (b *batchReader) Read(p []byte) (int, error) {
-	if b.batching {
-		return 0, wire.ErrWouldBlock
-	}
-	b.flush()
-	return b.r.Read(p)
+	r.stopReading(c)
 }
 
 // routeLocked hands one line read from c (or the error ReadLine gave
@@ -296,14 +232,14 @@ func (r *Relay) routeLocked(c *conn, line []byte, err error, out *outgoing) bool
 }
 
 // send hands the frames collected in out to their conns and empties it.
-// With wait, a send waits while its conn has QueueBytes pending: a
-// reader's back-pressure.
-func (r *Relay) send(out *outgoing, wait bool) {
+// It never waits: the poller reads no more from a side while a conn its
+// lines go to has QueueBytes pending (back-pressure, see sources).
+func (r *Relay) send(out *outgoing) {
 	for side, buf := range out.buf {
 		if len(buf) == 0 {
 			continue
 		}
-		out.to[side].send(buf, wait, out.unasked[side])
+		out.to[side].send(buf, out.unasked[side])
 		if cap(buf) > maxKept {
 			buf = nil
 		}
@@ -365,7 +301,7 @@ func (r *Relay) sideGone(c *conn, reason string) {
 	r.acts = r.eng.Gone(c.side, reason, now, r.acts[:0])
 	var out outgoing
 	r.dispatchLocked(&out, now)
-	r.send(&out, false)
+	r.send(&out)
 	if c.side == Evaluator {
 		r.evalGone = reason
 		r.ended = true

@@ -432,10 +432,10 @@ func TestConnKeepsOrderBehindAWrite(t *testing.T) {
 		stdin := &slowStdin{release: make(chan struct{})}
 		r := &Relay{cfg: RelayConfig{QueueBytes: 1 << 20, WriteStall: time.Hour}, base: time.Now()}
 		c := newConn(r, Solution, Endpoint{Stdin: stdin})
-		c.send([]byte("first\n"), true, false) // written by the conn's goroutine, which waits in the pipe
+		c.send([]byte("first\n"), false) // written by the conn's goroutine, which waits in the pipe
 		synctest.Wait()
-		c.send([]byte("second\n"), false, false) // returns at once
-		c.send([]byte("third\n"), false, false)
+		c.send([]byte("second\n"), false) // returns at once
+		c.send([]byte("third\n"), false)
 		close(stdin.release)
 		synctest.Wait()
 		r.wg.Wait()
@@ -447,7 +447,7 @@ func TestConnKeepsOrderBehindAWrite(t *testing.T) {
 }
 
 // As TestHooksComeAfterTheirFramesAreForwarded, for sides whose stdout
-// the relay reads with a goroutine each (io.Pipe here).
+// the relay reads through a feed (io.Pipe here).
 func TestHooksComeAfterTheirFramesAreForwardedByReaders(t *testing.T) {
 	evEP, ev := newFake()
 	solEP, sol := newFake()
