@@ -127,7 +127,7 @@ func (c *conn) flush() {
 		if cap(batch) <= maxKept {
 			c.spare = batch[:0] // one huge frame does not stay pinned
 		}
-		c.r.roomMade()
+		c.r.rd.wake()
 		if err != nil {
 			c.writing = false
 			c.mu.Unlock()
@@ -173,7 +173,7 @@ func (c *conn) close() {
 	c.closed = true
 	c.pending, c.spare = nil, nil
 	c.mu.Unlock()
-	c.r.roomMade()
+	c.r.rd.wake()
 	c.stall.Stop()
 	c.ep.Stdin.Close()
 }

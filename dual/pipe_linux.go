@@ -63,10 +63,8 @@ const pollsPipes = true
 
 // newWakeFD makes the poller's eventfd, which wakeFD makes readable.
 func newWakeFD() (int, error) { return unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC) }
-
-func wakeFD(fd int) { unix.Write(fd, []byte{1, 0, 0, 0, 0, 0, 0, 0}) }
-
-func closeFD(fd int) { unix.Close(fd) }
+func wakeFD(fd int)           { unix.Write(fd, []byte{1, 0, 0, 0, 0, 0, 0, 0}) }
+func closeFD(fd int)          { unix.Close(fd) }
 
 // pollPipes waits in poll(2) until one of fds has input or hangs up, or
 // wake is readable, and then empties wake.

@@ -20,8 +20,7 @@ func pipeSize(w io.Writer) int64 {
 // nonBlockingWriter is nil here: the conn's flush writes every stdin.
 func nonBlockingWriter(io.Writer) func([]byte) int { return nil }
 
-// pollsPipes: here the poller reads every stdout through a feed, and
-// sleeps on its channel alone.
+// pollsPipes: here every stdout is read through a feed, so the stubs below are never called.
 const pollsPipes = false
 
 func newWakeFD() (int, error)           { return -1, nil }

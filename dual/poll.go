@@ -1,7 +1,6 @@
 package dual
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -12,24 +11,20 @@ import (
 	"github.com/tether-dev/tether/wire"
 )
 
-// reading is how the relay reads the sides' stdouts: one goroutine, the
-// poller (poll), reads every stdout (on Linux a pipe through a descriptor
-// of its own that the Go runtime does not watch, see pipe_linux.go;
-// anything else through a feed), routes what each holds, and writes the
-// frames into the destinations' pipes (conn.send) itself; after the last
-// line it polls the pipes again for a while (spinWindow) before it sleeps.
-// A round trip through quick peers then costs no wake-up of a relay thread
-// and no hand-off between goroutines. Only the poller reads or closes the
-// descriptors it polls, so none is closed under its poll(2).
+// reading is how the relay reads the stdouts: one goroutine, the poller
+// (poll), reads both (a pipe on Linux through a descriptor the runtime
+// does not watch, pipe_linux.go; anything else through a feed), routes,
+// writes the frames (conn.send), and polls a while (spinWindow) before it
+// sleeps: a round trip through quick peers wakes no relay thread. Only the
+// poller reads or closes the descriptors it polls.
 type reading struct {
 	srcs    []*source // guarded by Relay.mu, as is started
 	started bool
-	fds     []int // the pipes sleep polls
 
 	wakeMu sync.Mutex
-	wakeFD int           // an eventfd (Linux): a write ends the poll(2) (a source stopped, a conn has room)
-	open   bool          // the wakes work: wakeFD is open
-	woken  chan struct{} // the same, for a sleep without a pipe to poll
+	wakeFD int           // an eventfd (Linux) that ends the poll(2)
+	open   bool          // wakeFD is open
+	woken  chan struct{} // ends a sleep without a pipe to poll
 }
 
 // source is one stdout the poller reads.
@@ -78,10 +73,9 @@ func (r *Relay) start(c *conn) {
 // (which ends a feed's Read). r.mu held.
 func (r *Relay) stopReading(c *conn) {
 	for _, s := range r.rd.srcs {
-		if s.c == c {
-			s.stopped = true
-			if s.feed != nil {
-				s.feed.stop()
+		if s.c == c && !s.stopped {
+			if s.stopped = true; s.feed != nil {
+				close(s.feed.stop)
 			}
 		}
 	}
@@ -89,10 +83,8 @@ func (r *Relay) stopReading(c *conn) {
 	c.ep.Stdout.Close()
 }
 
-// roomMade wakes the poller: a conn wrote, or closed, so a source held
-// back for want of room may be readable again.
-func (r *Relay) roomMade() { r.rd.wake() }
-
+// wake ends the poller's sleep: a source stopped or has input, or a conn
+// wrote or closed (a source held back for want of room may be readable).
 func (p *reading) wake() {
 	p.wakeMu.Lock()
 	if p.open {
@@ -220,13 +212,13 @@ func (r *Relay) drain(s *source, out *outgoing) bool {
 // comes (a feed's input is one): in poll(2) when there are pipes to poll,
 // else on woken (where synctest, too, sees the wait).
 func (p *reading) sleep(srcs []*source) {
-	fds := p.fds[:0]
+	var fds []int
 	for _, s := range srcs {
 		if s.readable && s.fd >= 0 {
 			fds = append(fds, s.fd)
 		}
 	}
-	if p.fds = fds; len(fds) == 0 {
+	if len(fds) == 0 {
 		<-p.woken
 		return
 	}
@@ -242,36 +234,37 @@ func (s *source) Read(b []byte) (int, error) {
 	return readPipe(s.fd, b)
 }
 
-// feed holds what a goroutine of the run read from a stdout the poller
-// does not poll (an io.Pipe), up to maxKept bytes; then the goroutine
-// waits for the poller to take them.
+// feed carries to the poller, a chunk at a time, what a goroutine of the
+// run reads from a stdout the poller does not poll (an io.Pipe); the
+// goroutine waits while two chunks are untaken.
 type feed struct {
-	mu      sync.Mutex
-	taken   sync.Cond // signalled when the poller takes input, and on stop
-	buf     []byte
-	err     error // how the stdout ended, once buf is empty
-	stopped bool
+	chunks chan []byte // closed once err is set
+	err    error
+	rest   []byte // the poller's: what it has not taken of a chunk
+	stop   chan struct{}
 }
 
-// startFeed starts the goroutine that reads src into a feed.
 func (r *Relay) startFeed(src io.Reader) *feed {
-	f := &feed{}
-	f.taken.L = &f.mu
+	f := &feed{chunks: make(chan []byte, 2), stop: make(chan struct{})}
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		chunk := make([]byte, 32<<10)
-		for done := false; !done; {
-			n, err := src.Read(chunk)
-			f.mu.Lock()
-			f.buf = append(f.buf, chunk[:n]...)
-			f.err = err
-			for !f.stopped && err == nil && len(f.buf) >= maxKept {
-				f.taken.Wait()
+		defer r.rd.wake()
+		defer close(f.chunks)
+		for {
+			b := make([]byte, 16<<10)
+			n, err := src.Read(b)
+			if n > 0 {
+				select {
+				case f.chunks <- b[:n]:
+					r.rd.wake()
+				case <-f.stop:
+					return
+				}
 			}
-			done = f.stopped || err != nil
-			f.mu.Unlock()
-			r.rd.wake()
+			if f.err = err; err != nil {
+				return
+			}
 		}
 	}()
 	return f
@@ -280,43 +273,30 @@ func (r *Relay) startFeed(src io.Reader) *feed {
 // Read takes what the feed holds: wire.ErrWouldBlock when it holds
 // nothing yet, the stdout's error once it holds nothing more.
 func (f *feed) Read(b []byte) (int, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.buf) == 0 {
-		return 0, cmp.Or(f.err, wire.ErrWouldBlock)
+	if len(f.rest) == 0 {
+		select {
+		case c, ok := <-f.chunks:
+			if !ok {
+				return 0, f.err
+			}
+			f.rest = c
+		default:
+			return 0, wire.ErrWouldBlock
+		}
 	}
-	n := copy(b, f.buf)
-	if f.buf = f.buf[n:]; len(f.buf) == 0 {
-		f.buf = nil
-	}
-	f.taken.Signal()
+	n := copy(b, f.rest)
+	f.rest = f.rest[n:]
 	return n, nil
 }
 
-// stop ends the feed's wait for room; closing the stdout ends its Read.
-func (f *feed) stop() {
-	f.mu.Lock()
-	f.stopped = true
-	f.taken.Signal()
-	f.mu.Unlock()
-}
-
 // spinWindow is how long the poller polls before it sleeps, adapted to
-// the gaps between lines the way KVM adapts its halt polling: a gap the
-// window just missed, yet no longer than max, grows it; a longer gap,
-// which spinning could not have caught, shrinks it. A relay whose peers
-// answer slower than max stops spinning; one between quick peers spins
-// up to max after each line.
-type spinWindow struct {
-	cur, max time.Duration
-}
+// the gaps between lines as KVM adapts its halt polling: a gap the window
+// just missed, yet no longer than max, grows it; a longer one shrinks it.
+type spinWindow struct{ cur, max time.Duration }
 
 // minSpin is the first window after none; reschedule is how often the
 // poller passes through the Go scheduler while it keeps busy (see poll).
-const (
-	minSpin    = 5 * time.Microsecond
-	reschedule = time.Millisecond
-)
+const minSpin, reschedule = 5 * time.Microsecond, time.Millisecond
 
 // adapt learns from a gap of idle after which the poller had to sleep.
 func (w *spinWindow) adapt(idle time.Duration) {
