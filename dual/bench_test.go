@@ -10,7 +10,7 @@ import (
 
 // BenchmarkEngineCallResult routes one call and its result (steady state).
 func BenchmarkEngineCallResult(b *testing.B) {
-	e := NewEngine(Config{})
+	e := newEngine(Config{})
 	e.SolutionStarted(t0, nil)
 	out := e.Line(Solution, []byte(ready), t0, nil)
 	call := []byte(`{"type":"call","id":"3f2a9c7e5b1d4e6f8a0b2c4d6e8f0a1b","fn":"solve","args":[[1,2,3],{"k":"v"}]}`)

@@ -23,11 +23,11 @@ func TestCallEventsReportEveryOutcome(t *testing.T) {
 	// a duplicate id is refused at the door: no CallOpened, the first stays open
 	h.eval(`{"type":"call","id":"c","fn":"h","args":[]}`)
 	h.expect(h.eval(`{"type":"call","id":"c","fn":"h","args":[]}`),
-		"call-closed evaluator c h refused 0s | send evaluator "+errFrame("c", "Rejected", MsgDuplicateCall))
+		"call-closed evaluator c h refused 0s | send evaluator "+errFrame("c", "Rejected", msgDuplicateCall))
 	// an answer over MaxFrame closes the call as rejected
 	big := `{"type":"result","id":"c","value":"` + strings.Repeat("x", 300) + `"}`
 	acts := h.sol(big)
-	if len(acts) != 2 || acts[0].Kind != CallClosed || acts[0].Outcome != OutcomeRejected || string(acts[0].ID) != "c" {
+	if len(acts) != 2 || acts[0].Kind != actCallClosed || acts[0].End != EndRejected || string(acts[0].ID) != "c" {
 		t.Fatalf("oversize answer: %s", describe(acts))
 	}
 
@@ -48,8 +48,8 @@ func TestCallEventsReportEveryOutcome(t *testing.T) {
 
 	quiet := liveHarness(t, Config{})
 	for _, a := range append(quiet.eval(callA), quiet.sol(resultA)...) {
-		if a.Kind == CallOpened || a.Kind == CallClosed {
-			t.Fatalf("call events without ReportCalls: %s", describe([]Action{a}))
+		if a.Kind == actCallOpened || a.Kind == actCallClosed {
+			t.Fatalf("call events without ReportCalls: %s", describe([]action{a}))
 		}
 	}
 }
@@ -97,7 +97,7 @@ func TestRelayCallHook(t *testing.T) {
 func describeCall(e *CallEvent) string {
 	s := e.From.String() + " " + string(e.ID) + " " + string(e.Name)
 	if e.Closed {
-		s += " " + e.Outcome.String()
+		s += " " + e.End.String()
 	}
 	return s
 }

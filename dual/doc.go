@@ -12,10 +12,11 @@
 // name, stream, data and timeout_ms; args and value are never decoded and a
 // forwarded frame is the original trimmed bytes.
 //
-// Engine is the routing state machine: lines and clock readings in, actions
-// out; no goroutines, no clock, no I/O. Relay is the plumbing around it.
+// The engine (engine.go) is the routing state machine: lines and clock
+// readings in, actions out; no goroutines, no clock, no I/O. Relay is the
+// plumbing around it.
 //
-// # Routing rules (Engine)
+// # Routing rules (the engine)
 //
 //   - One in-flight table for calls (evaluator waits, solution owes) and
 //     capabilities (solution waits, evaluator owes), keyed by direction and
@@ -77,32 +78,29 @@
 //
 // # Relay
 //
-// Relay runs an Engine between two processes' pipes; relay.go is the path
-// of a line. Each side's stdout is read through a wire.LineReader (4 MiB
-// cap); each line is routed under the relay's lock, and the forwarded
-// frames are collected, one buffer per destination, until the reader is
-// about to read again; they then go into the destination's bounded queue,
-// which one writer goroutine per side drains into its stdin, up to 64 KiB
-// of lines per Write. Lines to one side keep their order on every path.
-// How stdouts are read is the pump's business (pump.go): a reader
-// goroutine each, or on Linux one goroutine polling every non-blocking
-// pipe, which polls a while after the last line before it sleeps, and
-// writes into a stdin whose queue is empty and whose pipe has room without
-// waking the writer. It decides how long to poll from the machine (none
-// with one CPU); there is no knob.
+// Relay runs the engine between two processes' pipes; relay.go is the
+// path of a line, the same on every platform. Each side's stdout is read
+// by a goroutine of its own through a wire.LineReader (4 MiB cap), as much
+// as the pipe holds per read; each line is routed under the relay's lock,
+// and the forwarded frames are collected, one buffer per destination,
+// until the reader is about to read again; each buffer then goes to its
+// destination's conn (conn.go) and into the stdin with one write: what
+// the pipe takes at once on the reader's goroutine, the rest by a
+// goroutine of the conn that waits for room. Lines to one side keep their
+// order on every path.
 // Frames the engine writes itself (timeouts, rejections) never wait for
 // queue room, so a stuck peer never stalls a deadline; a write blocked for
 // WriteStall (3 s) or failing makes that side gone, except an evaluator
 // held up by the solution: one that owes it a capability, or may not yet
-// have read a frame the solution sent it unasked (Action.Unasked: a
-// capability, a log, a shutdown; the queue tracks the byte positions, and
+// have read a frame the solution sent it unasked (action.Unasked: a
+// capability, a log, a shutdown; the conn tracks the byte positions, and
 // the pipe's capacity says what may sit unread in it). That stall is the
 // solution's doing: the evaluator is waited for, not ended, and its time
 // limit (the caller's) bounds the wait. The Run goroutine owns the single
 // timer for the earliest deadline and the restart hook. Hooks are called
-// once the frames of the lines they report are put (owed.go), so an
+// once the frames of the lines they report are sent (hooks.go), so an
 // observer never holds up a frame. Memory is bounded by three times the
 // line cap per side (its buffer, the frames collected from one read of it,
-// and the copies its hooks are owed) plus QueueBytes per side and one
-// batch in each writer's hand, whatever the sides write.
+// and the copies its queued hook calls keep) plus QueueBytes per side and
+// one batch in each conn's write, whatever the sides write.
 package dual

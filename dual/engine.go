@@ -26,7 +26,7 @@ const (
 //
 // Every method appends its actions to out and returns it, so a caller that
 // reuses one slice allocates nothing in steady state.
-type Engine struct {
+type engine struct {
 	cfg   Config
 	t     *table
 	f     Frame
@@ -66,12 +66,12 @@ type Engine struct {
 // LastLine returns the class and the trimmed bytes of the line the last
 // Line call routed (a trace records them without scanning the line again).
 // The bytes are valid as long as that line.
-func (e *Engine) LastLine() (LineKind, []byte) { return e.lastKind, e.lastLine }
+func (e *engine) LastLine() (LineKind, []byte) { return e.lastKind, e.lastLine }
 
 // NewEngine returns an engine for one run. The solution counts as starting:
 // call SolutionStarted when its process is up to arm the ready timeout.
-func NewEngine(cfg Config) *Engine {
-	e := &Engine{cfg: cfg.withDefaults(), t: newTable(), capTimeouts: make(map[string]time.Duration)}
+func newEngine(cfg Config) *engine {
+	e := &engine{cfg: cfg.withDefaults(), t: newTable(), capTimeouts: make(map[string]time.Duration)}
 	if cfg.ResultNonce != "" {
 		e.signedMarker = codec.SignedResultMarker(cfg.ResultNonce)
 	}
@@ -88,19 +88,19 @@ const (
 )
 
 // Config returns the engine's configuration with defaults filled in.
-func (e *Engine) Config() Config { return e.cfg }
+func (e *engine) Config() Config { return e.cfg }
 
 // Stats returns the counters so far.
-func (e *Engine) Stats() Stats { return e.stats }
+func (e *engine) Stats() Stats { return e.stats }
 
 // InFlight returns how many calls (evaluator waiting) and capabilities
 // (solution waiting) are in flight.
-func (e *Engine) InFlight() (calls, capabilities int) {
-	return e.t.count[toSolution], e.t.count[toEvaluator]
+func (e *engine) InFlight() (calls, capabilities int) {
+	return e.t.count(toSolution), e.t.count(toEvaluator)
 }
 
 // NextDeadline returns the earliest time at which Expire has work to do.
-func (e *Engine) NextDeadline() (time.Time, bool) {
+func (e *engine) NextDeadline() (time.Time, bool) {
 	var d time.Time
 	ok := false
 	if i := e.t.earliest(); i >= 0 {
@@ -115,7 +115,7 @@ func (e *Engine) NextDeadline() (time.Time, bool) {
 // SolutionStarted tells the engine a solution process is up (the first one,
 // or a fresh one after RestartSolution): it now has ReadyTimeout to send
 // ready. Calls queued meanwhile are forwarded when it does.
-func (e *Engine) SolutionStarted(now time.Time, out []Action) []Action {
+func (e *engine) SolutionStarted(now time.Time, out []action) []action {
 	e.scratch = e.scratch[:0]
 	if e.sol == dead {
 		return out
@@ -130,7 +130,7 @@ func (e *Engine) SolutionStarted(now time.Time, out []Action) []Action {
 // Line routes one line read from side from's stdout (with or without its
 // newline; it is trimmed here to classify it, and an evaluator's text is
 // reported as printed). line is not kept after Line returns.
-func (e *Engine) Line(from Side, line []byte, now time.Time, out []Action) []Action {
+func (e *engine) Line(from Side, line []byte, now time.Time, out []action) []action {
 	e.scratch = e.scratch[:0]
 	kind, t := Classify(line, &e.f)
 	e.lastKind, e.lastLine = kind, t
@@ -145,32 +145,32 @@ func (e *Engine) Line(from Side, line []byte, now time.Time, out []Action) []Act
 				e.rawPayload, e.awaitingResult = nil, markerSigned
 			}
 			// The nonce is the run's secret: the line is told as the plain marker.
-			return append(out, Action{Kind: ResultLine, Text: plainMarker})
+			return append(out, action{Kind: actResultLine, Text: plainMarker})
 		}
 		switch kind {
 		case Marker:
 			if !e.resultDone {
 				e.rawPayload, e.awaitingResult = nil, markerPlain
 			}
-			return append(out, Action{Kind: ResultLine, Text: printed})
+			return append(out, action{Kind: actResultLine, Text: printed})
 		case Text:
 			if len(t) == 0 {
 				if e.awaitingResult != markerNone {
-					return append(out, Action{Kind: ResultLine, Text: printed})
+					return append(out, action{Kind: actResultLine, Text: printed})
 				}
-				return append(out, Action{Kind: Output, Text: printed})
+				return append(out, action{Kind: actOutput, Text: printed})
 			}
 			switch e.awaitingResult {
 			case markerSigned:
 				e.awaitingResult, e.resultDone = markerNone, true
-				return append(out, Action{Kind: ResultLine, Text: printed}, Action{Kind: Result, Text: t})
+				return append(out, action{Kind: actResultLine, Text: printed}, action{Kind: actResult, Text: t})
 			case markerPlain:
 				e.awaitingResult = markerNone
 				e.rawPayload = append(e.rawPayload[:0], t...)
-				return append(out, Action{Kind: ResultLine, Text: printed})
+				return append(out, action{Kind: actResultLine, Text: printed})
 			}
 			e.rawPayload = nil // output after a plain result cancels it
-			return append(out, Action{Kind: Output, Text: printed})
+			return append(out, action{Kind: actOutput, Text: printed})
 		}
 		return e.evaluatorFrame(t, now, out)
 	}
@@ -198,10 +198,10 @@ func printedLine(line []byte) []byte {
 // string type and id, it is handled as an oversize frame of that type and id
 // (Rejected to the waiting side or the sender); otherwise it is dropped and
 // counted (DropLineTooLong): an evaluator's text line that long is not output.
-func (e *Engine) LineTooLong(from Side, length int64, head []byte, now time.Time, out []Action) []Action {
+func (e *engine) LineTooLong(from Side, length int64, head []byte, now time.Time, out []action) []action {
 	e.scratch = e.scratch[:0]
 	var f Frame
-	if from == Solution && e.sol != live || from == Evaluator && e.evaluatorGone || !ScanHead(head, &f) {
+	if from == Solution && e.sol != live || from == Evaluator && e.evaluatorGone || !scanHead(head, &f) {
 		return e.drop(out, from, DropLineTooLong)
 	}
 	size := int(min(length, int64(^uint(0)>>1)))
@@ -216,17 +216,17 @@ func (e *Engine) LineTooLong(from Side, length int64, head []byte, now time.Time
 
 // Drop counts a line the caller dropped before it reached the engine (for
 // example a line from a solution process already replaced).
-func (e *Engine) Drop(from Side, reason DropReason, out []Action) []Action {
+func (e *engine) Drop(from Side, reason DropReason, out []action) []action {
 	e.scratch = e.scratch[:0]
 	return e.drop(out, from, reason)
 }
 
-func (e *Engine) drop(out []Action, from Side, r DropReason) []Action {
+func (e *engine) drop(out []action, from Side, r DropReason) []action {
 	e.stats.Dropped[r]++
-	return append(out, Action{Kind: Warn, From: from, Reason: r})
+	return append(out, action{Kind: actWarn, From: from, Reason: r})
 }
 
-func (e *Engine) evaluatorFrame(line []byte, now time.Time, out []Action) []Action {
+func (e *engine) evaluatorFrame(line []byte, now time.Time, out []action) []action {
 	f := &e.f
 	switch f.Type {
 	case TypeCall:
@@ -250,7 +250,7 @@ func (e *Engine) evaluatorFrame(line []byte, now time.Time, out []Action) []Acti
 	return e.drop(out, Evaluator, DropType)
 }
 
-func (e *Engine) solutionFrame(line []byte, now time.Time, out []Action) []Action {
+func (e *engine) solutionFrame(line []byte, now time.Time, out []action) []action {
 	f := &e.f
 	switch e.sol {
 	case awaitingReady:
@@ -282,16 +282,16 @@ func (e *Engine) solutionFrame(line []byte, now time.Time, out []Action) []Actio
 		// The evaluator needs to hear it once, and nothing the solution
 		// added to it.
 		e.shutdownSent = true
-		return append(out, Action{Kind: Send, To: Evaluator, Frame: shutdownFrame, Unasked: true})
+		return append(out, action{Kind: actSend, To: Evaluator, Frame: shutdownFrame, Unasked: true})
 	}
 	return e.drop(out, Solution, DropType)
 }
 
 // ready marks the solution live and forwards the calls queued for it.
-func (e *Engine) ready(now time.Time, out []Action) []Action {
+func (e *engine) ready(now time.Time, out []action) []action {
 	e.sol = live
 	e.readyArmed = false
-	out = append(out, Action{Kind: SolutionReady, First: !e.readySeen})
+	out = append(out, action{Kind: actSolutionReady, First: !e.readySeen})
 	e.readySeen = true
 	for _, i := range e.queue {
 		en := &e.t.slots[i]
@@ -299,7 +299,7 @@ func (e *Engine) ready(now time.Time, out []Action) []Action {
 			continue // answered or expired while queued
 		}
 		en.sent = true
-		out = append(out, Action{Kind: Send, To: Solution, Frame: en.frame})
+		out = append(out, action{Kind: actSend, To: Solution, Frame: en.frame})
 	}
 	e.queue = e.queue[:0]
 	e.queuedBytes = 0
@@ -307,9 +307,9 @@ func (e *Engine) ready(now time.Time, out []Action) []Action {
 }
 
 // requestID checks a request's id; on failure it answers or drops and reports false.
-func (e *Engine) requestID(out []Action, from Side, size int) ([]Action, bool) {
+func (e *engine) requestID(out []action, from Side, size int) ([]action, bool) {
 	f := &e.f
-	if f.ID == nil || len(f.ID) == 2 {
+	if f.ID == nil || string(f.ID) == `""` { // absent, not a string, or empty
 		return e.drop(out, from, DropNoID), false
 	}
 	if size > e.cfg.MaxFrame {
@@ -323,7 +323,7 @@ func (e *Engine) requestID(out []Action, from Side, size int) ([]Action, bool) {
 	return out, true
 }
 
-func (e *Engine) call(line []byte, now time.Time, out []Action) []Action {
+func (e *engine) call(line []byte, now time.Time, out []action) []action {
 	out, ok := e.requestID(out, Evaluator, len(line))
 	if !ok {
 		return out
@@ -333,13 +333,13 @@ func (e *Engine) call(line []byte, now time.Time, out []Action) []Action {
 	var counter *int64
 	switch {
 	case e.t.find(toSolution, id) >= 0:
-		code, msg, counter = codec.CodeRejected, MsgDuplicateCall, &e.stats.Rejected
-	case e.t.count[toSolution] >= e.cfg.MaxInFlight:
-		code, msg, counter = codec.CodeRejected, MsgTooManyInFlight, &e.stats.Rejected
+		code, msg, counter = codec.CodeRejected, msgDuplicateCall, &e.stats.Rejected
+	case e.t.count(toSolution) >= e.cfg.MaxInFlight:
+		code, msg, counter = codec.CodeRejected, msgTooManyInFlight, &e.stats.Rejected
 	case e.sol == dead:
 		code, msg = codec.CodeSystemError, msgGonePrefix+e.goneReason
 	case e.sol != live && e.queuedBytes+len(line) > e.cfg.MaxQueuedBytes:
-		code, msg = codec.CodeSystemError, MsgQueueFull
+		code, msg = codec.CodeSystemError, msgQueueFull
 	}
 	if code != "" {
 		out = e.refused(out, Evaluator, &e.f)
@@ -354,7 +354,7 @@ func (e *Engine) call(line []byte, now time.Time, out []Action) []Action {
 	out = e.opened(out, i, e.f.Fn, now)
 	if e.sol == live {
 		e.t.slots[i].sent = true
-		return append(out, Action{Kind: Send, To: Solution, Frame: line})
+		return append(out, action{Kind: actSend, To: Solution, Frame: line})
 	}
 	en := &e.t.slots[i]
 	en.frame = append(en.frame[:0], line...)
@@ -363,12 +363,12 @@ func (e *Engine) call(line []byte, now time.Time, out []Action) []Action {
 	if e.sol == down {
 		e.sol = restarting
 		e.stats.Restarts++
-		out = append(out, Action{Kind: RestartSolution})
+		out = append(out, action{Kind: actRestartSolution})
 	}
 	return out
 }
 
-func (e *Engine) capability(line []byte, now time.Time, out []Action) []Action {
+func (e *engine) capability(line []byte, now time.Time, out []action) []action {
 	if e.evaluatorGone {
 		return e.drop(out, Solution, DropEvaluatorGone)
 	}
@@ -379,11 +379,11 @@ func (e *Engine) capability(line []byte, now time.Time, out []Action) []Action {
 	id := Unquote(e.f.ID)
 	if e.t.find(toEvaluator, id) >= 0 {
 		out = e.refused(out, Solution, &e.f)
-		return e.reply(out, Solution, e.f.ID, codec.CodeRejected, MsgDuplicateCap, &e.stats.Rejected)
+		return e.reply(out, Solution, e.f.ID, codec.CodeRejected, msgDuplicateCap, &e.stats.Rejected)
 	}
-	if e.t.count[toEvaluator] >= e.cfg.MaxInFlight {
+	if e.t.count(toEvaluator) >= e.cfg.MaxInFlight {
 		out = e.refused(out, Solution, &e.f)
-		return e.reply(out, Solution, e.f.ID, codec.CodeRejected, MsgTooManyInFlight, &e.stats.Rejected)
+		return e.reply(out, Solution, e.f.ID, codec.CodeRejected, msgTooManyInFlight, &e.stats.Rejected)
 	}
 	// The deadline is the evaluator's (cap_reg) or the problem's: a
 	// timeout_ms in the frame is the untrusted side's and is ignored.
@@ -396,14 +396,14 @@ func (e *Engine) capability(line []byte, now time.Time, out []Action) []Action {
 	i := e.t.insert(toEvaluator, id, e.f.ID, now.Add(timeout))
 	e.stats.Capabilities++
 	out = e.opened(out, i, e.f.Name, now)
-	return append(out, Action{Kind: Send, To: Evaluator, Frame: line, Unasked: true})
+	return append(out, action{Kind: actSend, To: Evaluator, Frame: line, Unasked: true})
 }
 
 // response routes a result or error frame f from side from. line is nil
 // when the frame was too long to hold; size is its length.
-func (e *Engine) response(out []Action, from Side, f *Frame, line []byte, size int, now time.Time) []Action {
+func (e *engine) response(out []action, from Side, f *Frame, line []byte, size int, now time.Time) []action {
 	rawID := f.ID
-	if rawID == nil || len(rawID) == 2 {
+	if rawID == nil || string(rawID) == `""` {
 		return e.drop(out, from, DropNoID)
 	}
 	id := Unquote(rawID)
@@ -428,145 +428,22 @@ func (e *Engine) response(out []Action, from Side, f *Frame, line []byte, size i
 	}
 	if line == nil || size > e.cfg.MaxFrame {
 		e.stats.Rejected++
-		out = e.closed(out, en, OutcomeRejected, now)
+		out = e.closed(out, en, EndRejected, now)
 		msg := string(frameSizeMessage(nil, size, e.cfg.MaxFrame))
 		return e.reply(out, from.Other(), en.rawID, codec.CodeRejected, msg, nil)
 	}
-	o := OutcomeResult
+	o := EndResult
 	if f.Type == TypeError {
-		o = OutcomeError
+		o = EndError
 	}
 	out = e.closed(out, en, o, now)
-	return append(out, Action{Kind: Send, To: from.Other(), Frame: line})
+	return append(out, action{Kind: actSend, To: from.Other(), Frame: line})
 }
 
 // rejectRequest answers an oversize call or capability f to its sender.
-func (e *Engine) rejectRequest(out []Action, from Side, f *Frame, size int) []Action {
+func (e *engine) rejectRequest(out []action, from Side, f *Frame, size int) []action {
 	e.stats.Rejected++
 	out = e.refused(out, from, f)
 	msg := frameSizeMessage(nil, size, e.cfg.MaxFrame)
 	return e.reply(out, from, f.ID, codec.CodeRejected, string(msg), nil)
-}
-
-// opened reports entry i, named name (a raw token or nil), as opened.
-func (e *Engine) opened(out []Action, i int32, name []byte, now time.Time) []Action {
-	if !e.cfg.ReportCalls {
-		return out
-	}
-	en := &e.t.slots[i]
-	en.opened = now
-	en.fn = en.fn[:0]
-	if name != nil {
-		en.fn = append(en.fn, Unquote(name)...)
-	}
-	return append(out, Action{Kind: CallOpened, From: en.dir.waiter(), ID: en.id, Text: en.fn})
-}
-
-// closed reports entry en as closed with outcome o; call it after
-// removing en (its buffers stay valid until the next insert).
-func (e *Engine) closed(out []Action, en *entry, o Outcome, now time.Time) []Action {
-	if !e.cfg.ReportCalls {
-		return out
-	}
-	return append(out, Action{Kind: CallClosed, From: en.dir.waiter(), ID: en.id, Text: en.fn,
-		Outcome: o, Took: now.Sub(en.opened)})
-}
-
-// refused reports request f from side from as answered without being opened.
-func (e *Engine) refused(out []Action, from Side, f *Frame) []Action {
-	if !e.cfg.ReportCalls || f.ID == nil {
-		return out
-	}
-	name := f.Fn
-	if from == Solution {
-		name = f.Name
-	}
-	if name != nil {
-		name = Unquote(name)
-	}
-	return append(out, Action{Kind: CallClosed, From: from, ID: Unquote(f.ID), Text: name, Outcome: OutcomeRefused})
-}
-
-// reply appends an engine-written error frame to side to.
-func (e *Engine) reply(out []Action, to Side, rawID []byte, code, msg string, counter *int64) []Action {
-	if counter != nil {
-		*counter++
-	}
-	start := len(e.scratch)
-	e.scratch = AppendError(e.scratch, rawID, code, msg)
-	return append(out, Action{Kind: Send, To: to, Frame: e.scratch[start:]})
-}
-
-// log keeps and forwards a solution log frame within the budgets. The
-// whole frame counts, bytes and one frame, against the run's budget and
-// against the budget of every call in flight to the solution (which one
-// printed it cannot be known), so no call sees more than its budget of
-// logs while it runs, however many overlap it, and neither a long stream
-// name, an extra member nor a flood of empty frames is free. The evaluator
-// gets the frame rebuilt from what it needs (stream and data), never the
-// solution's other members.
-func (e *Engine) log(line []byte, out []Action) []Action {
-	f := &e.f
-	if f.Data == nil {
-		return e.drop(out, Solution, DropMalformed)
-	}
-	size := len(line)
-	overCall := false
-	if e.t.count[toSolution] > 0 {
-		for _, i := range e.t.heap {
-			en := &e.t.slots[i]
-			if en.dir == toSolution && (en.logBytes+size > e.cfg.MaxLogPerCall || en.logFrames >= e.cfg.MaxLogFramesPerCall) {
-				overCall = true
-				break
-			}
-		}
-	}
-	if size > e.cfg.MaxFrame || e.runLogBytes+size > e.cfg.MaxLogPerRun || e.runLogFrames >= e.cfg.MaxLogFramesPerRun ||
-		overCall || e.evaluatorGone {
-		e.stats.LogDroppedFrames++
-		e.stats.LogDroppedBytes += int64(size)
-		return e.drop(out, Solution, DropLogBudget)
-	}
-	if e.t.count[toSolution] > 0 {
-		for _, i := range e.t.heap {
-			if en := &e.t.slots[i]; en.dir == toSolution {
-				en.logBytes += size
-				en.logFrames++
-			}
-		}
-	}
-	e.runLogBytes += size
-	e.runLogFrames++
-	e.stats.LogKeptFrames++
-	e.stats.LogKeptBytes += int64(size)
-	stream := streamName(f.Stream)
-	start := len(e.scratch)
-	e.scratch = append(e.scratch, `{"type":"log","stream":"`...)
-	e.scratch = append(e.scratch, stream...)
-	e.scratch = append(e.scratch, `","data":`...)
-	e.scratch = append(e.scratch, f.Data...)
-	e.scratch = append(e.scratch, '}')
-	return append(out,
-		Action{Kind: Send, To: Evaluator, Frame: e.scratch[start:], Unasked: true},
-		Action{Kind: Log, From: Solution, Stream: stream, Text: Unquote(f.Data)})
-}
-
-// Log streams: what a solution names a stream is one of these, so a name
-// costs nothing to keep whatever the solution wrote there.
-const (
-	StreamStdout = "stdout"
-	StreamStderr = "stderr"
-	StreamOther  = "other" // any other name, or none
-)
-
-func streamName(tok []byte) string {
-	if tok != nil {
-		switch string(Unquote(tok)) {
-		case StreamStdout:
-			return StreamStdout
-		case StreamStderr:
-			return StreamStderr
-		}
-	}
-	return StreamOther
 }

@@ -95,22 +95,22 @@ func bigCall(id string, size int) string {
 
 func TestOversizeFrames(t *testing.T) {
 	h := liveHarness(t, Config{})
-	over := bigCall("big", DefaultMaxFrame+1)
+	over := bigCall("big", defaultMaxFrame+1)
 	h.expect(h.eval(over), "send evaluator "+errFrame("big", "Rejected", "frame size 1048577 > 1048576"))
 	if c, _ := h.e.InFlight(); c != 0 {
 		t.Fatal("oversize call entered the table")
 	}
-	h.expect(h.eval(bigCall("fits", DefaultMaxFrame)), "send solution "+bigCall("fits", DefaultMaxFrame))
+	h.expect(h.eval(bigCall("fits", defaultMaxFrame)), "send solution "+bigCall("fits", defaultMaxFrame))
 
 	capHead := `{"type":"capability","id":"k","name":"n","args":["`
-	capLine := capHead + strings.Repeat("y", DefaultMaxFrame) + `"]}`
+	capLine := capHead + strings.Repeat("y", defaultMaxFrame) + `"]}`
 	h.expect(h.sol(capLine), "send solution "+errFrame("k", "Rejected", fmt.Sprintf("frame size %d > 1048576", len(capLine))))
 
 	resHead := `{"type":"result","id":"fits","value":"`
-	res := resHead + strings.Repeat("z", DefaultMaxFrame) + `"}`
+	res := resHead + strings.Repeat("z", defaultMaxFrame) + `"}`
 	h.expect(h.sol(res), "send evaluator "+errFrame("fits", "Rejected", fmt.Sprintf("frame size %d > 1048576", len(res))))
 	h.expect(h.sol(`{"type":"result","id":"fits","value":1}`), "warn solution unknown-id")
-	h.expect(h.sol(`{"type":"shutdown","pad":"`+strings.Repeat("s", DefaultMaxFrame)+`"}`), "warn solution oversize")
+	h.expect(h.sol(`{"type":"shutdown","pad":"`+strings.Repeat("s", defaultMaxFrame)+`"}`), "warn solution oversize")
 }
 
 func TestLineTooLong(t *testing.T) {
@@ -234,7 +234,7 @@ func TestSolutionNeverReady(t *testing.T) {
 	h.eval(callA)
 	h.expect(h.advance(1999*time.Millisecond), "")
 	acts := h.advance(time.Millisecond)
-	if len(acts) != 2 || acts[1].Kind != Fatal || !errors.Is(acts[1].Err, ErrSolutionNotReady) {
+	if len(acts) != 2 || acts[1].Kind != actFatal || !errors.Is(acts[1].Err, ErrSolutionNotReady) {
 		t.Fatalf("got %s", describe(acts))
 	}
 	h.expect(acts[:1], "send evaluator "+errFrame("a", "SystemError", "solution is gone: solution host did not start"))
@@ -476,7 +476,7 @@ func TestQueuedCallExpiresBeforeReady(t *testing.T) {
 }
 
 func TestEngineSteadyStateAllocatesNothing(t *testing.T) {
-	e := NewEngine(Config{})
+	e := newEngine(Config{})
 	e.SolutionStarted(t0, nil)
 	out := e.Line(Solution, []byte(ready), t0, nil)
 	call, res := []byte(callA), []byte(resultA)
@@ -507,7 +507,7 @@ func TestUnaskedSends(t *testing.T) {
 		{Evaluator, `{"type":"result","id":"c","value":1}`, false},
 	} {
 		acts := h.e.Line(tc.from, []byte(tc.line), h.now, nil)
-		if len(acts) == 0 || acts[0].Kind != Send || acts[0].Unasked != tc.want {
+		if len(acts) == 0 || acts[0].Kind != actSend || acts[0].Unasked != tc.want {
 			t.Errorf("%s: %s, unasked %v, want a send with unasked %v", tc.line, describe(acts), len(acts) > 0 && acts[0].Unasked, tc.want)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 // past its deadline is removed and its waiting side gets the CallTimeout
 // error. Under the Restart policy a call's timeout also restarts the
 // solution (see doc.go). A ready deadline that passed gives Fatal.
-func (e *Engine) Expire(now time.Time, out []Action) []Action {
+func (e *engine) Expire(now time.Time, out []action) []action {
 	e.scratch = e.scratch[:0]
 	if e.sol == awaitingReady && e.readyArmed && !now.Before(e.readyDeadline) {
 		out = e.fatal(out, fmt.Errorf("%w: no ready within %v", ErrSolutionNotReady, e.cfg.ReadyTimeout), now)
@@ -29,8 +29,8 @@ func (e *Engine) Expire(now time.Time, out []Action) []Action {
 		} else {
 			e.stats.CapabilityTimeouts++
 		}
-		out = e.closed(out, en, OutcomeTimeout, now)
-		out = e.reply(out, dir.waiter(), en.rawID, codec.CodeCallTimeout, MsgCallTimeout, nil)
+		out = e.closed(out, en, EndTimeout, now)
+		out = e.reply(out, dir.waiter(), en.rawID, codec.CodeCallTimeout, msgCallTimeout, nil)
 		if dir == toSolution && sent && e.cfg.OnCallTimeout == Restart && e.sol == live {
 			out = e.restartAfterTimeout(out, now)
 		}
@@ -39,17 +39,17 @@ func (e *Engine) Expire(now time.Time, out []Action) []Action {
 
 // restartAfterTimeout fails every call sent to the current solution, forgets
 // its capabilities, and asks for a fresh solution.
-func (e *Engine) restartAfterTimeout(out []Action, now time.Time) []Action {
-	out = e.failSent(out, MsgRestarted, now)
+func (e *engine) restartAfterTimeout(out []action, now time.Time) []action {
+	out = e.failSent(out, msgRestarted, now)
 	e.sol = restarting
 	e.stats.Restarts++
-	return append(out, Action{Kind: RestartSolution})
+	return append(out, action{Kind: actRestartSolution})
 }
 
 // failSent answers every call the current solution owes with SystemError
 // msg, and drops the capabilities it is waiting for: their late answers from
 // the evaluator are then dropped as unknown ids.
-func (e *Engine) failSent(out []Action, msg string, now time.Time) []Action {
+func (e *engine) failSent(out []action, msg string, now time.Time) []action {
 	for i := range e.t.slots {
 		en := &e.t.slots[i]
 		if !en.used {
@@ -58,17 +58,17 @@ func (e *Engine) failSent(out []Action, msg string, now time.Time) []Action {
 		switch {
 		case en.dir == toEvaluator:
 			e.t.remove(int32(i))
-			out = e.closed(out, en, OutcomeAbandoned, now)
+			out = e.closed(out, en, EndAbandoned, now)
 		case en.sent:
 			e.t.remove(int32(i))
-			out = e.closed(out, en, OutcomeFailed, now)
+			out = e.closed(out, en, EndFailed, now)
 			out = e.reply(out, Evaluator, en.rawID, codec.CodeSystemError, msg, nil)
 		}
 	}
 	return out
 }
 
-func (e *Engine) fatal(out []Action, err error, now time.Time) []Action {
+func (e *engine) fatal(out []action, err error, now time.Time) []action {
 	e.sol = dead
 	e.readyArmed = false
 	e.goneReason = "solution host did not start"
@@ -76,12 +76,12 @@ func (e *Engine) fatal(out []Action, err error, now time.Time) []Action {
 	for _, i := range e.queue {
 		if en := &e.t.slots[i]; en.used && !en.sent && en.dir == toSolution {
 			e.t.remove(i)
-			out = e.closed(out, en, OutcomeFailed, now)
+			out = e.closed(out, en, EndFailed, now)
 			out = e.reply(out, Evaluator, en.rawID, codec.CodeSystemError, msgGonePrefix+e.goneReason, nil)
 		}
 	}
 	e.queue, e.queuedBytes = e.queue[:0], 0
-	return append(out, Action{Kind: Fatal, Err: err})
+	return append(out, action{Kind: actFatal, Err: err})
 }
 
 // Gone tells the engine that side's process is gone: its stdout reached
@@ -98,19 +98,19 @@ func (e *Engine) fatal(out []Action, err error, now time.Time) []Action {
 // dropped and every later evaluator line is ignored (the run is ending);
 // the payload of its last plain marker, if nothing came after it, is the
 // Result (Plain).
-func (e *Engine) Gone(side Side, reason string, now time.Time, out []Action) []Action {
+func (e *engine) Gone(side Side, reason string, now time.Time, out []action) []action {
 	e.scratch = e.scratch[:0]
 	if side == Evaluator {
 		if !e.evaluatorGone {
 			e.evaluatorGone = true
 			if e.rawPayload != nil && !e.resultDone {
 				e.resultDone = true
-				out = append(out, Action{Kind: Result, Text: e.rawPayload, Plain: true})
+				out = append(out, action{Kind: actResult, Text: e.rawPayload, Plain: true})
 			}
 			e.t.each(toEvaluator, func(i int32) {
 				en := &e.t.slots[i]
 				e.t.remove(i)
-				out = e.closed(out, en, OutcomeFailed, now)
+				out = e.closed(out, en, EndFailed, now)
 				out = e.reply(out, Solution, en.rawID, codec.CodeSystemError, msgEvaluatorGone+reason, nil)
 			})
 		}

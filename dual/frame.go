@@ -16,25 +16,28 @@ const (
 	Framed                 // a valid JSON object (UTF-8, NaN and ±Infinity allowed) whose "type" is a string
 )
 
+// String names the kind as a trace does: text, marker or frame.
 func (k LineKind) String() string { return nameOf([]string{"text", "marker", "frame"}, k, "text") }
 
 // FrameType is the "type" of a frame; TypeOther covers every unknown type.
 type FrameType uint8
 
+// The frame types of the judge protocol (docs/protocol/judge.md).
 const (
-	TypeOther FrameType = iota
-	TypeReady
-	TypeCall
-	TypeResult
-	TypeError
-	TypeCapability
-	TypeCapReg
-	TypeLog
-	TypeShutdown
+	TypeOther      FrameType = iota // any type not below
+	TypeReady                       // "ready": the solution host is up
+	TypeCall                        // "call": the evaluator calls a solution function
+	TypeResult                      // "result": an answer to a call or capability
+	TypeError                       // "error": an error answer to a call or capability
+	TypeCapability                  // "capability": the solution asks the evaluator
+	TypeCapReg                      // "cap_reg": the evaluator sets a capability's timeout
+	TypeLog                         // "log": a solution log line
+	TypeShutdown                    // "shutdown": the solution host is ending
 )
 
 var typeNames = [...]string{"other", "ready", "call", "result", "error", "capability", "cap_reg", "log", "shutdown"}
 
+// String is the type as the protocol spells it.
 func (t FrameType) String() string { return nameOf(typeNames[:], t, "other") }
 
 // Frame holds what routing needs from one frame, as slices of the line it was
@@ -43,16 +46,16 @@ func (t FrameType) String() string { return nameOf(typeNames[:], t, "other") }
 // not a string; with a repeated key the last one wins, as in Python's json.
 // args and value are never decoded: the original bytes are forwarded.
 type Frame struct {
-	Type       FrameType
-	TypeRaw    []byte // the "type" token
-	ID         []byte // the "id" token, nil unless a string
-	HasID      bool   // "id" present, whatever its JSON type
-	Fn         []byte
-	Name       []byte
-	Stream     []byte
-	Data       []byte
-	TimeoutMS  int64 // the "timeout_ms" value if it is a positive integer literal, else 0
-	HasTimeout bool  // "timeout_ms" present, whatever its value
+	Type       FrameType // the "type" member, decoded
+	TypeRaw    []byte    // the "type" token
+	ID         []byte    // the "id" token, nil unless a string
+	HasID      bool      // "id" present, whatever its JSON type
+	Fn         []byte    // the "fn" token (a call's function)
+	Name       []byte    // the "name" token (a capability's or cap_reg's name)
+	Stream     []byte    // the "stream" token (a log's stream)
+	Data       []byte    // the "data" token (a log's text)
+	TimeoutMS  int64     // the "timeout_ms" value if it is a positive integer literal, else 0
+	HasTimeout bool      // "timeout_ms" present, whatever its value
 }
 
 // Classify trims line (Unicode white space at both ends) and classifies it.
@@ -79,7 +82,7 @@ func Classify(line []byte, f *Frame) (LineKind, []byte) {
 // that was too long to hold: the members fully present in head are read,
 // and the scan stops where head is cut. ok reports that a string type and a
 // string id were found. Nothing is validated past the cut.
-func ScanHead(head []byte, f *Frame) (ok bool) {
+func scanHead(head []byte, f *Frame) (ok bool) {
 	t := bytes.TrimLeft(head, " \t\r\n\v\f")
 	*f = Frame{}
 	if len(t) == 0 || t[0] != '{' {

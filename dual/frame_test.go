@@ -100,26 +100,26 @@ func TestClassifyDepth(t *testing.T) {
 
 func TestScanHead(t *testing.T) {
 	var f Frame
-	if !ScanHead([]byte(`{"type":"call","id":"abc","args":["xxxxxxx`), &f) || f.Type != TypeCall || string(f.ID) != `"abc"` {
+	if !scanHead([]byte(`{"type":"call","id":"abc","args":["xxxxxxx`), &f) || f.Type != TypeCall || string(f.ID) != `"abc"` {
 		t.Fatalf("head with type and id: %+v", f)
 	}
-	if ScanHead([]byte(`{"type":"call","args":["xxxx`), &f) {
+	if scanHead([]byte(`{"type":"call","args":["xxxx`), &f) {
 		t.Fatal("head without id accepted")
 	}
-	if ScanHead([]byte(`hello {"type":"call","id":"a"}`), &f) {
+	if scanHead([]byte(`hello {"type":"call","id":"a"}`), &f) {
 		t.Fatal("text accepted")
 	}
-	if ScanHead([]byte(`{"type":"call","id":"ab`), &f) {
+	if scanHead([]byte(`{"type":"call","id":"ab`), &f) {
 		t.Fatal("cut id accepted")
 	}
 }
 
 func TestAppendError(t *testing.T) {
-	got := string(AppendError(nil, []byte(`"id1"`), codec.CodeCallTimeout, MsgCallTimeout))
+	got := string(appendError(nil, []byte(`"id1"`), codec.CodeCallTimeout, msgCallTimeout))
 	if want := `{"type":"error","id":"id1","code":"CallTimeout","message":"call timeout"}`; got != want {
 		t.Fatalf("got %s want %s", got, want)
 	}
-	got = string(AppendError(nil, []byte(`"i"`), codec.CodeSystemError, "a\"b\\c\n\x01\xff"))
+	got = string(appendError(nil, []byte(`"i"`), codec.CodeSystemError, "a\"b\\c\n\x01\xff"))
 	var v map[string]string
 	if err := json.Unmarshal([]byte(got), &v); err != nil {
 		t.Fatalf("%s: %v", got, err)

@@ -23,8 +23,8 @@ func checkTable(t *testing.T, tb *table) {
 			t.Fatalf("entry %d heap index %d broken", i, e.heapIdx)
 		}
 	}
-	if used != tb.count || used[0]+used[1] != len(tb.heap) {
-		t.Fatalf("counts %v, table says %v, heap %d", used, tb.count, len(tb.heap))
+	if counted := [2]int{tb.count(0), tb.count(1)}; used != counted || used[0]+used[1] != len(tb.heap) {
+		t.Fatalf("counts %v, table says %v, heap %d", used, counted, len(tb.heap))
 	}
 	for j := 1; j < len(tb.heap); j++ {
 		if tb.less(j, (j-1)/2) {
@@ -42,7 +42,7 @@ func FuzzEngine(f *testing.F) {
 	f.Add([]byte("s{\"type\":\"ready\"}\ns{\"type\":\"capability\",\"id\":\"c\",\"name\":\"n\"}\ne{\"type\":\"cap_reg\",\"name\":\"n\",\"timeout_ms\":1}\nt\nge\ne---RESULT---\neok\n"))
 	f.Add([]byte("s{\"type\":\"ready\"}\ns{\"type\":\"log\",\"stream\":\"stdout\",\"data\":\"x\"}\nl{\"type\":\"call\",\"id\":\"z\"\n"))
 	f.Fuzz(func(t *testing.T, script []byte) {
-		e := NewEngine(Config{CallTimeout: 3 * time.Millisecond, MaxInFlight: 8, MaxLogPerCall: 4, MaxLogPerRun: 16, ReadyTimeout: 20 * time.Millisecond})
+		e := newEngine(Config{CallTimeout: 3 * time.Millisecond, MaxInFlight: 8, MaxLogPerCall: 4, MaxLogPerRun: 16, ReadyTimeout: 20 * time.Millisecond})
 		now := t0
 		out := e.SolutionStarted(now, nil)
 		for _, op := range bytes.Split(script, []byte("\n")) {
@@ -73,7 +73,7 @@ func FuzzEngine(f *testing.F) {
 				out = e.Line(Evaluator, op, now, out)
 			}
 			for _, a := range out {
-				if a.Kind == Send {
+				if a.Kind == actSend {
 					var fr Frame
 					if k, _ := Classify(a.Frame, &fr); k != Framed {
 						t.Fatalf("engine sent a non-frame %q", a.Frame)

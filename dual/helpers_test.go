@@ -22,13 +22,13 @@ var testSignedMarker = codec.SignedResultMarker(testNonce)
 // harness drives an Engine with a fake clock.
 type harness struct {
 	t   *testing.T
-	e   *Engine
+	e   *engine
 	now time.Time
 }
 
 func newHarness(t *testing.T, cfg Config) *harness {
 	t.Helper()
-	h := &harness{t: t, e: NewEngine(cfg), now: t0}
+	h := &harness{t: t, e: newEngine(cfg), now: t0}
 	h.e.SolutionStarted(h.now, nil)
 	return h
 }
@@ -38,27 +38,27 @@ func liveHarness(t *testing.T, cfg Config) *harness {
 	t.Helper()
 	h := newHarness(t, cfg)
 	acts := h.sol(`{"type":"ready"}`)
-	if len(acts) != 1 || acts[0].Kind != SolutionReady {
+	if len(acts) != 1 || acts[0].Kind != actSolutionReady {
 		t.Fatalf("ready gave %v", describe(acts))
 	}
 	return h
 }
 
-func (h *harness) eval(line string) []Action {
+func (h *harness) eval(line string) []action {
 	return snapshot(h.e.Line(Evaluator, []byte(line), h.now, nil))
 }
 
-func (h *harness) sol(line string) []Action {
+func (h *harness) sol(line string) []action {
 	return snapshot(h.e.Line(Solution, []byte(line), h.now, nil))
 }
 
-func (h *harness) advance(d time.Duration) []Action {
+func (h *harness) advance(d time.Duration) []action {
 	h.now = h.now.Add(d)
 	return snapshot(h.e.Expire(h.now, nil))
 }
 
 // snapshot copies the byte slices of acts, which are only valid until the next engine call.
-func snapshot(acts []Action) []Action {
+func snapshot(acts []action) []action {
 	for i := range acts {
 		acts[i].Frame = append([]byte(nil), acts[i].Frame...)
 		acts[i].Text = append([]byte(nil), acts[i].Text...)
@@ -68,7 +68,7 @@ func snapshot(acts []Action) []Action {
 }
 
 // describe renders actions compactly for failure messages and comparisons.
-func describe(acts []Action) string {
+func describe(acts []action) string {
 	var b strings.Builder
 	for i, a := range acts {
 		if i > 0 {
@@ -76,31 +76,31 @@ func describe(acts []Action) string {
 		}
 		b.WriteString(a.Kind.String())
 		switch a.Kind {
-		case Send:
+		case actSend:
 			b.WriteString(" " + a.To.String() + " " + string(a.Frame))
-		case Output, ResultLine:
+		case actOutput, actResultLine:
 			b.WriteString(" " + string(a.Text))
-		case Result:
+		case actResult:
 			if a.Plain {
 				b.WriteString(" plain")
 			}
 			b.WriteString(" " + string(a.Text))
-		case Log:
+		case actLog:
 			b.WriteString(" " + a.Stream + " " + string(a.Text))
-		case Warn:
+		case actWarn:
 			b.WriteString(" " + a.From.String() + " " + a.Reason.String())
-		case Fatal:
+		case actFatal:
 			b.WriteString(" " + a.Err.Error())
-		case CallOpened:
-			b.WriteString(" " + a.From.String() + " " + string(a.ID) + " " + string(a.Text))
-		case CallClosed:
-			b.WriteString(" " + a.From.String() + " " + string(a.ID) + " " + string(a.Text) + " " + a.Outcome.String() + " " + a.Took.String())
+		case actCallOpened:
+			b.WriteString(" " + a.From.String() + " " + string(a.ID) + " " + string(a.Name))
+		case actCallClosed:
+			b.WriteString(" " + a.From.String() + " " + string(a.ID) + " " + string(a.Name) + " " + a.End.String() + " " + a.Took.String())
 		}
 	}
 	return b.String()
 }
 
-func (h *harness) expect(acts []Action, want string) {
+func (h *harness) expect(acts []action, want string) {
 	h.t.Helper()
 	if got := describe(acts); got != want {
 		h.t.Fatalf("actions\n got: %s\nwant: %s", got, want)

@@ -4,10 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/tether-dev/tether/wire"
@@ -15,33 +12,32 @@ import (
 
 // Relay runs an Engine between two processes' pipes. A line takes one path:
 //
-//  1. read: a side's stdout is read line by line (read below; on Linux the
-//     pump reads every pipe on one goroutine instead, see pump.go);
-//  2. route: under the relay's lock the Engine turns the line into
+//  1. read: one goroutine, the poller (poll.go), reads both stdouts, as
+//     much as a pipe holds, through a wire.LineReader each;
+//  2. route: under the relay's lock the Engine turns each whole line into
 //     actions, and dispatchLocked carries them out, collecting the frames
-//     to forward, one buffer per destination;
-//  3. put: before the reader reads again, each buffer goes into its
-//     destination's bounded queue (putSends);
-//  4. write: that side's writer goroutine drains the queue into its stdin
-//     (a put into an empty queue writes what the pipe takes at once itself,
-//     when the pump can write without blocking).
+//     to forward, one buffer per destination (outgoing);
+//  3. write: before the poller reads again, each buffer goes to its
+//     destination's conn, which writes it into the stdin with one write
+//     (on the poller's goroutine; conn.flush's when the pipe is full).
 //
 // The Run goroutine owns the one timer for the earliest deadline and the
-// restarts. A peer that stops reading stalls only its own queue (and, by
-// back-pressure, the reading of what is sent to it), never a deadline;
+// restarts. A peer that stops reading stalls only the writes to it (and,
+// by back-pressure, the reading of what is sent to it), never a deadline;
 // after WriteStall it counts as gone unless the stall is the solution's
 // doing (stallCausedBySolution).
 type Relay struct {
 	cfg  RelayConfig
-	pump pump      // how stdouts are read and stdins written without blocking
-	base time.Time // origin of the writers' busy clocks
+	base time.Time // origin of the conns' busy clocks
 	wake chan struct{}
 	done chan struct{} // closed when Run starts shutting down
 	wg   sync.WaitGroup
 
-	mu            sync.Mutex // protects the fields below
-	eng           *Engine
-	acts          []Action
+	rd reading // how the stdouts are read (poll_linux.go, read_other.go)
+
+	mu            sync.Mutex // protects the fields below; taken before any conn's
+	eng           *engine
+	acts          []action
 	conns         [2]*conn
 	closed        bool
 	ended         bool
@@ -54,35 +50,28 @@ type Relay struct {
 	lastProgress  int64
 	armedAt       time.Time // the deadline Run's timer is set for
 	armed         bool
-	owed          owedHooks // hook calls queued for tell
+	queued        hookQueue // hook calls queued for tell
 
 	tellMu  sync.Mutex // one tell at a time; guards telling
-	telling owedHooks
+	telling hookQueue
 }
 
-// conn is one process's pipes and its write queue.
-type conn struct {
-	side      Side
-	ep        Endpoint
-	q         *writeQueue
-	gone      bool         // guarded by Relay.mu
-	busySince atomic.Int64 // writer: 1 + ns since Relay.base when the current write began, 0 when idle
-}
-
-// pendingSend is a forwarded buffer a reader puts after dropping the lock.
-type pendingSend struct {
-	c       *conn
-	buf     []byte
-	unasked bool // holds an unasked frame (Action.Unasked)
+// outgoing is the frames routed for each side and not yet sent: whole
+// lines with their newlines, for the conn that was the side's when they
+// were routed.
+type outgoing struct {
+	to      [2]*conn
+	buf     [2][]byte
+	unasked [2]bool // the buffer holds a frame the solution sent unasked
 }
 
 // NewRelay prepares a run between the evaluator's and the first solution's
 // pipes. Nothing starts until Run.
 func NewRelay(evaluator, solution Endpoint, cfg RelayConfig) *Relay {
-	cfg.WriteStall = cmp.Or(cfg.WriteStall, DefaultWriteStall)
-	cfg.QueueBytes = cmp.Or(cfg.QueueBytes, DefaultQueueBytes)
-	cfg.MaxLine = cmp.Or(cfg.MaxLine, DefaultMaxLine)
-	cfg.ExitGrace = cmp.Or(cfg.ExitGrace, DefaultExitGrace)
+	cfg.WriteStall = cmp.Or(cfg.WriteStall, defaultWriteStall)
+	cfg.QueueBytes = cmp.Or(cfg.QueueBytes, defaultQueueBytes)
+	cfg.MaxLine = cmp.Or(cfg.MaxLine, defaultMaxLine)
+	cfg.ExitGrace = cmp.Or(cfg.ExitGrace, defaultExitGrace)
 	if cfg.Restart == nil {
 		cfg.Engine.OnCallTimeout = Continue
 	}
@@ -90,10 +79,9 @@ func NewRelay(evaluator, solution Endpoint, cfg RelayConfig) *Relay {
 		cfg.Engine.ReportCalls = true
 	}
 	r := &Relay{cfg: cfg, base: time.Now(), wake: make(chan struct{}, 1), done: make(chan struct{}),
-		eng: NewEngine(cfg.Engine)}
-	r.pump = newPump(r)
-	r.conns[Evaluator] = &conn{side: Evaluator, ep: evaluator}
-	r.conns[Solution] = &conn{side: Solution, ep: solution}
+		eng: newEngine(cfg.Engine)}
+	r.conns[Evaluator] = newConn(r, Evaluator, evaluator)
+	r.conns[Solution] = newConn(r, Solution, solution)
 	return r
 }
 
@@ -152,8 +140,9 @@ func (r *Relay) Run(ctx context.Context) (Summary, error) {
 			r.mu.Lock()
 			now := time.Now()
 			r.acts = r.eng.Expire(now, r.acts[:0])
-			sends := r.dispatchLocked(nil, now)
-			r.putSends(&sends, false)
+			var out outgoing
+			r.dispatchLocked(&out, now)
+			r.send(&out)
 			r.mu.Unlock()
 			r.tell()
 		case rs := <-restartDone:
@@ -163,7 +152,7 @@ func (r *Relay) Run(ctx context.Context) (Summary, error) {
 			}
 			restarts++
 			r.mu.Lock()
-			r.conns[Solution] = &conn{side: Solution, ep: rs.ep}
+			r.conns[Solution] = newConn(r, Solution, rs.ep)
 			r.start(r.conns[Solution])
 			r.acts = r.eng.SolutionStarted(time.Now(), r.acts[:0])
 			r.mu.Unlock()
@@ -182,8 +171,7 @@ func (r *Relay) Run(ctx context.Context) (Summary, error) {
 	r.mu.Unlock()
 	cancel()
 	r.wg.Wait()
-	r.pump.close()
-	r.tell() // what the last lines and the closing owed
+	r.tell() // the hook calls of the last lines and of the closing
 	if restarting {
 		if rs := <-restartDone; rs.err == nil {
 			rs.ep.Stdin.Close()
@@ -201,71 +189,25 @@ func (r *Relay) signal() {
 	}
 }
 
-// start gives c its queue and writer goroutine and has the pump read its
-// stdout. Called with r.mu held.
-func (r *Relay) start(c *conn) {
-	c.q = newWriteQueue(r.cfg.QueueBytes, r.pump.writer(c.ep.Stdin), pipeSize(c.ep.Stdin))
-	r.wg.Add(1)
-	go r.write(c)
-	r.pump.read(c)
-}
-
-// closeConn stops c: its queue, stdin and stdout. Called with r.mu held.
+// closeConn stops c: its stdin and stdout. Called with r.mu held.
 func (r *Relay) closeConn(c *conn) {
 	if c == nil {
 		return
 	}
 	c.gone = true
-	c.q.close()
-	c.ep.Stdin.Close()
-	r.pump.stop(c)
+	c.close()
+	r.stopReading(c)
 }
 
-// read is the reader goroutine of c's stdout. It routes each line and puts
-// the collected sends, waiting for queue room (back-pressure), only when
-// it is about to read from the pipe again or stops: the lines one read
-// brought in reach each destination's queue as one buffer, in order.
-func (r *Relay) read(c *conn) {
-	defer r.wg.Done()
-	sends := make([]pendingSend, 0, 4)
-	flush := func() {
-		r.putSends(&sends, true)
-		r.tell()
-	}
-	lr := wire.NewLineReader(flushingReader{c.ep.Stdout, flush}, r.cfg.MaxLine)
-	for {
-		line, err := lr.ReadLine()
-		if !r.route(c, line, err, &sends) {
-			flush()
-			r.sourceEnded(c, err)
-			return
-		}
-	}
-}
-
-// flushingReader calls flush before every Read of the pipe: the reader's
-// collected sends go out before it may block waiting for more input.
-type flushingReader struct {
-	r     io.Reader
-	flush func()
-}
-
-func (f flushingReader) Read(p []byte) (int, error) {
-	f.flush()
-	return f.r.Read(p)
-}
-
-// route hands one line read from c (or the error ReadLine gave instead) to
-// the engine and collects the frames to send in *sends. It reports false
-// when err ends c's stdout; the caller puts the sends, then calls
-// sourceEnded.
-func (r *Relay) route(c *conn, line []byte, err error, sends *[]pendingSend) bool {
+// routeLocked hands one line read from c (or the error ReadLine gave
+// instead) to the engine and collects the frames to send in out. It
+// reports false when err ends c's stdout; the caller sends out, then
+// calls sourceEnded. r.mu held.
+func (r *Relay) routeLocked(c *conn, line []byte, err error, out *outgoing) bool {
 	var tooLong *wire.LineTooLongError
 	if err != nil && !errors.As(err, &tooLong) {
 		return false
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed {
 		return true
 	}
@@ -280,8 +222,8 @@ func (r *Relay) route(c *conn, line []byte, err error, sends *[]pendingSend) boo
 		r.acts = r.eng.Line(c.side, line, now, r.acts[:0])
 		r.observe(c.side, now, line, nil)
 	}
-	*sends = r.dispatchLocked(*sends, now)
-	r.owed.line = 0
+	r.dispatchLocked(out, now)
+	r.queued.line = 0
 	if d, ok := r.eng.NextDeadline(); ok && (!r.armed || d.Before(r.armedAt)) {
 		r.armedAt, r.armed = d, true
 		r.signal() // Run re-arms its timer for the new earliest deadline
@@ -289,52 +231,19 @@ func (r *Relay) route(c *conn, line []byte, err error, sends *[]pendingSend) boo
 	return true
 }
 
-// putSends puts the collected sends into their destinations' queues. With
-// wait, a put waits while the queue is full: a reader goroutine's
-// back-pressure. The pump never waits; it stops reading the sides that
-// send to a full queue instead.
-func (r *Relay) putSends(sends *[]pendingSend, wait bool) {
-	for i, s := range *sends {
-		if !s.c.q.put(s.buf, wait, s.unasked) {
-			putLine(s.buf)
+// send hands the frames collected in out to their conns and empties it.
+// It never waits: the poller reads no more from a side while a conn its
+// lines go to has QueueBytes pending (back-pressure, see sources).
+func (r *Relay) send(out *outgoing) {
+	for side, buf := range out.buf {
+		if len(buf) == 0 {
+			continue
 		}
-		(*sends)[i] = pendingSend{}
-	}
-	*sends = (*sends)[:0]
-}
-
-// sourceEnded reports c's stdout ended with err. Naming the reason may
-// wait up to ExitGrace for the process's exit, so it runs on a goroutine
-// of its own: the other side is read meanwhile.
-func (r *Relay) sourceEnded(c *conn, err error) {
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		r.sideGone(c, r.endReason(c, err))
-	}()
-}
-
-// endReason names why c's stdout ended: the process's exit when the
-// endpoint reports it within ExitGrace, else the read error.
-func (r *Relay) endReason(c *conn, err error) string {
-	if err != io.EOF {
-		return "stdout read failed: " + err.Error()
-	}
-	if c.ep.Exited == nil {
-		return "stdout closed"
-	}
-	t := time.NewTimer(r.cfg.ExitGrace)
-	defer t.Stop()
-	select {
-	case s, ok := <-c.ep.Exited:
-		if ok && s != "" {
-			return s
+		out.to[side].send(buf, out.unasked[side])
+		if cap(buf) > maxKept {
+			buf = nil
 		}
-		return "exited"
-	case <-t.C:
-		return "stdout closed"
-	case <-r.done:
-		return "stdout closed"
+		out.buf[side], out.unasked[side], out.to[side] = buf[:0], false, nil
 	}
 }
 
@@ -349,56 +258,14 @@ func (r *Relay) observe(from Side, now time.Time, line []byte, tooLong *wire.Lin
 		}
 	}
 	if r.cfg.Hooks.Trace != nil {
-		hc := owedCall{kind: hookTrace, from: from, at: now, n: int64(len(line))}
+		hc := queuedHook{kind: hookTrace, from: from, at: now, n: int64(len(line))}
 		if tooLong != nil {
 			line, hc.n = tooLong.Head, tooLong.Length
 		} else {
 			hc.lineKind, line = r.eng.LastLine()
 		}
-		r.owed.add(hc, line)
-		r.owed.line = len(r.owed.calls) // its call event joins it
-	}
-}
-
-// write is c's writer goroutine; a failed write, or one blocked for
-// WriteStall, makes c gone. It takes the queued lines in batches and
-// writes each batch with one Write, so a burst of frames costs one system
-// call and one wake-up rather than one per frame.
-func (r *Relay) write(c *conn) {
-	defer r.wg.Done()
-	var stall *time.Timer
-	stall = time.AfterFunc(time.Hour, func() {
-		since := c.busySince.Load()
-		if since == 0 || time.Since(r.base)-time.Duration(since-1) < r.cfg.WriteStall {
-			return
-		}
-		if r.stallCausedBySolution(c) {
-			stall.Reset(r.cfg.WriteStall) // held up, not gone: look again later
-			return
-		}
-		r.sideGone(c, fmt.Sprintf("stdin write blocked for %v", r.cfg.WriteStall))
-	})
-	stall.Stop()
-	defer stall.Stop()
-	var batch []byte
-	for {
-		var ok bool
-		if batch, ok = c.q.pop(batch[:0]); !ok {
-			return
-		}
-		c.busySince.Store(int64(time.Since(r.base)) + 1)
-		stall.Reset(r.cfg.WriteStall)
-		n, err := c.ep.Stdin.Write(batch)
-		stall.Stop()
-		c.busySince.Store(0)
-		c.q.wrote(n)
-		if cap(batch) > maxPooled {
-			batch = nil // one huge frame does not stay pinned
-		}
-		if err != nil {
-			r.sideGone(c, "stdin write failed: "+err.Error())
-			return
-		}
+		r.queued.add(hc, line)
+		r.queued.line = len(r.queued.calls) // its call event joins it
 	}
 }
 
@@ -416,7 +283,7 @@ func (r *Relay) stallCausedBySolution(c *conn) bool {
 	r.mu.Lock()
 	_, owed := r.eng.InFlight()
 	r.mu.Unlock()
-	return owed > 0 || c.q.unaskedUnread()
+	return owed > 0 || c.unaskedUnread()
 }
 
 // sideGone marks c gone (once, and only while it is the side's current
@@ -429,12 +296,12 @@ func (r *Relay) sideGone(c *conn, reason string) {
 		return
 	}
 	c.gone = true
-	c.q.close()
-	c.ep.Stdin.Close()
+	c.close()
 	now := time.Now()
 	r.acts = r.eng.Gone(c.side, reason, now, r.acts[:0])
-	sends := r.dispatchLocked(nil, now)
-	r.putSends(&sends, false)
+	var out outgoing
+	r.dispatchLocked(&out, now)
+	r.send(&out)
 	if c.side == Evaluator {
 		r.evalGone = reason
 		r.ended = true
@@ -442,90 +309,73 @@ func (r *Relay) sideGone(c *conn, reason string) {
 	}
 }
 
-// InFlight returns how many calls (the evaluator waiting on the solution,
-// queued ones included) and capabilities (the solution waiting on the
-// evaluator) are in flight now. Safe to call at any time, also from a
-// timer; not from a hook.
-func (r *Relay) InFlight() (calls, capabilities int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.eng.InFlight()
-}
-
 // dispatchLocked carries out r.acts, produced at now. The frames to send
-// are copied onto sends, those to one destination joined in one buffer; a
-// reader puts them after dropping the lock, the timer and sideGone at once
-// without waiting. r.mu held.
-func (r *Relay) dispatchLocked(sends []pendingSend, now time.Time) []pendingSend {
+// are copied into out, one buffer per destination; a reader sends them
+// after dropping the lock, the timer and sideGone at once without waiting.
+// r.mu held.
+func (r *Relay) dispatchLocked(out *outgoing, now time.Time) {
 	h := &r.cfg.Hooks
 	for i := range r.acts {
 		a := &r.acts[i]
 		switch a.Kind {
-		case Send:
+		case actSend:
 			if c := r.conns[a.To]; c != nil && !c.gone {
-				sends = appendSend(sends, c, a.Frame, a.Unasked)
+				out.add(c, a.Frame, a.Unasked)
 			}
-		case Output:
+		case actOutput:
 			if h.Output != nil {
-				r.owed.add(owedCall{kind: hookOutput, at: now}, a.Text)
+				r.queued.add(queuedHook{kind: hookOutput, at: now}, a.Text)
 			}
-		case ResultLine:
+		case actResultLine:
 			if h.ResultLine != nil {
-				r.owed.add(owedCall{kind: hookResultLine, at: now}, a.Text)
+				r.queued.add(queuedHook{kind: hookResultLine, at: now}, a.Text)
 			}
-		case Result:
+		case actResult:
 			r.result = append([]byte(nil), a.Text...)
 			r.resultPlain = a.Plain
 			r.ended = true
 			r.signal()
 			if h.Result != nil {
-				r.owed.add(owedCall{kind: hookResult}, a.Text)
+				r.queued.add(queuedHook{kind: hookResult}, a.Text)
 			}
-		case Log:
+		case actLog:
 			if h.Log != nil {
-				r.owed.add(owedCall{kind: hookLog, stream: a.Stream, at: now}, a.Text)
+				r.queued.add(queuedHook{kind: hookLog, stream: a.Stream, at: now}, a.Text)
 			}
-		case Warn:
+		case actWarn:
 			if h.Warn != nil {
-				r.owed.add(owedCall{kind: hookWarn, from: a.From, reason: a.Reason, at: now}, nil)
+				r.queued.add(queuedHook{kind: hookWarn, from: a.From, reason: a.Reason, at: now}, nil)
 			}
-		case RestartSolution:
+		case actRestartSolution:
 			r.restartWanted = true
 			r.signal()
-		case Fatal:
+		case actFatal:
 			r.fatal = a.Err
 			r.signal()
-		case CallOpened, CallClosed:
+		case actCallOpened, actCallClosed:
 			if h.Call != nil {
-				r.owed.addCall(a, now)
+				r.queued.addCall(a, now)
 			}
 		}
-		*a = Action{}
+		*a = action{}
 	}
 	if h.Progress != nil {
 		st := r.eng.Stats()
 		if n := st.Completed + st.CallTimeouts; n != r.lastProgress {
 			r.lastProgress = n
-			r.owed.stats = append(r.owed.stats, st)
-			r.owed.add(owedCall{kind: hookProgress, n: int64(len(r.owed.stats) - 1)}, nil)
+			r.queued.stats = append(r.queued.stats, st)
+			r.queued.add(queuedHook{kind: hookProgress, n: int64(len(r.queued.stats) - 1)}, nil)
 		}
 	}
-	return sends
 }
 
-// appendSend adds frame and its newline to the last pending buffer for c
-// (keeping c's order), or starts a new one when there is none or it has
-// reached maxBatch.
-func appendSend(sends []pendingSend, c *conn, frame []byte, unasked bool) []pendingSend {
-	for i := len(sends) - 1; i >= 0; i-- {
-		if s := &sends[i]; s.c == c {
-			if len(s.buf)+len(frame) < maxBatch {
-				s.buf = append(append(s.buf, frame...), '\n')
-				s.unasked = s.unasked || unasked
-				return sends
-			}
-			break
-		}
+// add appends frame and its newline to the buffer for c. Frames routed
+// for a conn that has since been replaced are dropped with it: that
+// process is gone.
+func (o *outgoing) add(c *conn, frame []byte, unasked bool) {
+	if o.to[c.side] != c {
+		o.to[c.side], o.buf[c.side], o.unasked[c.side] = c, o.buf[c.side][:0], false
 	}
-	return append(sends, pendingSend{c, getLine(frame), unasked})
+	o.buf[c.side] = append(append(o.buf[c.side], frame...), '\n')
+	o.unasked[c.side] = o.unasked[c.side] || unasked
 }

@@ -12,8 +12,8 @@ import (
 // its reader. Close must unblock a pending Write or Read, as it does for
 // *os.File pipes and io.Pipe.
 type Endpoint struct {
-	Stdin  io.WriteCloser
-	Stdout io.ReadCloser
+	Stdin  io.WriteCloser // what the relay writes the side's frames to
+	Stdout io.ReadCloser  // what the relay reads the side's lines from
 	// Exited, if not nil, delivers how the process ended ("exit status 1",
 	// "signal: killed"), sent or closed once it has exited. When Stdout
 	// reaches EOF the relay waits up to ExitGrace for it, so the SystemError
@@ -71,22 +71,22 @@ type Hooks struct {
 // CallEvent is a call (From Evaluator) or a capability (From Solution)
 // opening or closing, as the engine saw it (CallOpened, CallClosed).
 type CallEvent struct {
-	Closed  bool
-	From    Side          // the side that made the request and waits for the answer
-	ID      []byte        // the decoded id
-	Name    []byte        // the call's fn or the capability's name, decoded; nil if absent
-	At      time.Time     // when the relay routed the line, or fired the deadline, that opened or closed it
-	Outcome Outcome       // Closed only
-	Took    time.Duration // Closed only: from its arrival; zero for OutcomeRefused
+	Closed bool          // closing (End and Took are set), not opening
+	From   Side          // the side that made the request and waits for the answer
+	ID     []byte        // the decoded id
+	Name   []byte        // the call's fn or the capability's name, decoded; nil if absent
+	At     time.Time     // when the relay routed the line, or fired the deadline, that opened or closed it
+	End    CallEnd       // Closed only
+	Took   time.Duration // Closed only: from its arrival; zero for OutcomeRefused
 }
 
 // TraceEvent is one line seen by the relay.
 type TraceEvent struct {
-	From   Side
-	At     time.Time
-	Kind   LineKind // TooLong lines are reported with Kind Text and Length > len(Line)
-	Line   []byte   // trimmed; for an over-cap line, its head
-	Length int64    // the line's full length
+	From   Side      // the side whose stdout the line came from
+	At     time.Time // when the relay routed it
+	Kind   LineKind  // TooLong lines are reported with Kind Text and Length > len(Line)
+	Line   []byte    // trimmed; for an over-cap line, its head
+	Length int64     // the line's full length
 	// Call is the call event the line caused, when Hooks.Call is set and
 	// it caused one: the call or capability it opened (Call.From is the
 	// line's side), answered (Call.From is the other side) or was refused
@@ -96,29 +96,29 @@ type TraceEvent struct {
 
 // Relay defaults; a zero RelayConfig field means its default.
 const (
-	DefaultWriteStall = 3 * time.Second
-	DefaultQueueBytes = 4 << 20 // bytes of frames waiting for one side's stdin
-	DefaultMaxLine    = 4 << 20 // the wire line cap
-	DefaultExitGrace  = 500 * time.Millisecond
+	defaultWriteStall = 3 * time.Second
+	defaultQueueBytes = 4 << 20 // bytes of frames waiting for one side's stdin
+	defaultMaxLine    = 4 << 20 // the wire line cap
+	defaultExitGrace  = 500 * time.Millisecond
 )
 
 // RelayConfig configures a Relay. The zero value means the defaults, no
 // restart hook and no hooks.
 type RelayConfig struct {
-	Engine     Config
+	Engine     Config        // the engine's limits and policy
 	WriteStall time.Duration // a stdin write blocked this long means the side is gone
 	QueueBytes int           // forwarded frames beyond this wait (back-pressure on the sender's reader)
-	MaxLine    int
+	MaxLine    int           // the longest line read from a stdout (DefaultMaxLine 4 MiB); longer ones are LineTooLong
 	ExitGrace  time.Duration // how long to wait on Endpoint.Exited after stdout EOF
 	// Restart is called on RestartSolution. Nil means the solution cannot be
 	// restarted: the engine then runs with the Continue policy.
 	Restart RestartFunc
-	Hooks   Hooks
+	Hooks   Hooks // what the run produces goes there
 }
 
 // Summary is how a run ended.
 type Summary struct {
-	Stats  Stats
+	Stats  Stats  // the engine's counters at the end
 	Result []byte // the result payload (a copy), nil if none
 	// ResultPlain: Result followed a plain ---RESULT--- (the last one, once
 	// the evaluator was gone), not the signed marker; it is the evaluator's
@@ -130,7 +130,20 @@ type Summary struct {
 }
 
 // RestartError is returned by Run when the restart hook failed.
-type RestartError struct{ Err error }
+type RestartError struct{ Err error } // Err: the restart hook's error
 
+// Error says the restart failed and why.
 func (e *RestartError) Error() string { return "dual: restarting the solution: " + e.Err.Error() }
+
+// Unwrap is the restart hook's error.
 func (e *RestartError) Unwrap() error { return e.Err }
+
+// InFlight returns how many calls (the evaluator waiting on the solution,
+// queued ones included) and capabilities (the solution waiting on the
+// evaluator) are in flight now. Safe to call at any time, also from a
+// timer; not from a hook.
+func (r *Relay) InFlight() (calls, capabilities int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.eng.InFlight()
+}

@@ -165,7 +165,7 @@ func TestRelaySolutionNeverReadsStdin(t *testing.T) {
 		sol.send(`{"type":"log","stream":"stdout","data":"still talking"}`)
 		ev.expect(t, `{"type":"log","stream":"stdout","data":"still talking"}`)
 		ev.expect(t, errFrame("1", "SystemError", "solution is gone: stdin write blocked for 3s"))
-		if el := time.Since(start); el != DefaultWriteStall {
+		if el := time.Since(start); el != defaultWriteStall {
 			t.Fatalf("gone after %v", el)
 		}
 		ev.stdout.Close()
@@ -211,7 +211,7 @@ func TestRelayEvaluatorHeldUpBySolutionIsNotGone(t *testing.T) {
 		sol.send(`{"type":"log","stream":"stdout","data":"hi"}`) // blocks the relay's write to the evaluator
 		sol.send(`{"type":"capability","id":"c","name":"n","args":[]}`)
 		sol.expect(t, errFrame("c", "CallTimeout", "call timeout"))
-		time.Sleep(10 * DefaultWriteStall) // the evaluator is busy elsewhere for a while (a fake clock)
+		time.Sleep(10 * defaultWriteStall) // the evaluator is busy elsewhere for a while (a fake clock)
 		for _, want := range []string{`{"type":"log","stream":"stdout","data":"hi"}`, `{"type":"capability","id":"c","name":"n","args":[]}`} {
 			ev.expect(t, want)
 		}
@@ -226,23 +226,21 @@ func TestRelayEvaluatorHeldUpBySolutionIsNotGone(t *testing.T) {
 	})
 }
 
-// The queue knows whether an unasked frame may still be unread: not yet
+// A conn knows whether an unasked frame may still be unread: not yet
 // written, or within the pipe's capacity of the bytes written.
-func TestQueueUnaskedUnread(t *testing.T) {
-	q := newWriteQueue(1<<20, nil, 64)
-	if q.unaskedUnread() {
-		t.Fatal("nothing put, yet unasked bytes unread")
+func TestConnUnaskedUnread(t *testing.T) {
+	c := &conn{}
+	if c.unaskedUnread() {
+		t.Fatal("nothing sent, yet unasked bytes unread")
 	}
-	q.put(make([]byte, 10), false, true)
-	q.put(make([]byte, 100), false, false)
+	c.in, c.unaskedEnd = 110, 10 // 10 bytes holding an unasked frame, then 100 others
 	for _, tc := range []struct {
-		wrote int
+		wrote int64
 		slack int64
 		want  bool
 	}{{0, 0, true}, {5, 0, true}, {10, 0, false}, {50, 64, true}, {74, 64, false}} {
-		q.out, q.slack = 0, tc.slack
-		q.wrote(tc.wrote)
-		if got := q.unaskedUnread(); got != tc.want {
+		c.out, c.slack = tc.wrote, tc.slack
+		if got := c.unaskedUnread(); got != tc.want {
 			t.Errorf("after writing %d with a %d-byte pipe: unread %v, want %v", tc.wrote, tc.slack, got, tc.want)
 		}
 	}
@@ -318,7 +316,7 @@ func TestRelayReadyTimeout(t *testing.T) {
 		r := NewRelay(evEP, solEP, RelayConfig{})
 		start := time.Now()
 		_, err := runRelay(context.Background(), r)()
-		if !errors.Is(err, ErrSolutionNotReady) || time.Since(start) != DefaultReadyTimeout {
+		if !errors.Is(err, ErrSolutionNotReady) || time.Since(start) != defaultReadyTimeout {
 			t.Fatalf("err %v after %v", err, time.Since(start))
 		}
 		ev.stdout.Close()
@@ -407,51 +405,49 @@ func TestRelayEvaluatorStdinBroken(t *testing.T) {
 	}
 }
 
-// The writer's first pop may come while a put is still writing into the
-// pipe itself (the writer goroutine starts as the pump starts reading):
-// a line put meanwhile must wait behind that write, not overtake it.
-func TestQueueKeepsOrderWhileAPutWritesItself(t *testing.T) {
+// slowStdin is a stdin whose write of "first\n" waits for release.
+type slowStdin struct {
+	release chan struct{}
+	mu      sync.Mutex
+	got     []string
+}
+
+func (w *slowStdin) Write(b []byte) (int, error) {
+	if string(b) == "first\n" {
+		<-w.release
+	}
+	w.mu.Lock()
+	w.got = append(w.got, string(b))
+	w.mu.Unlock()
+	return len(b), nil
+}
+
+func (w *slowStdin) Close() error { return nil }
+
+// Frames sent while a write is under way wait behind it and go out, in
+// order, in the next write, by the goroutine already writing: a sender
+// that must not wait (the deadlines) is not held up by a slow pipe.
+func TestConnKeepsOrderBehindAWrite(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		release := make(chan struct{})
-		var mu sync.Mutex
-		var pipe []string // what reached the pipe, in order
-		wrote := func(b []byte) {
-			mu.Lock()
-			pipe = append(pipe, string(b))
-			mu.Unlock()
-		}
-		q := newWriteQueue(1<<20, func(b []byte) int {
-			if string(b) == "first\n" {
-				<-release // the pipe write is slow
-			}
-			wrote(b)
-			return len(b)
-		}, 0)
-		go q.put([]byte("first\n"), true, false)
+		stdin := &slowStdin{release: make(chan struct{})}
+		r := &Relay{cfg: RelayConfig{QueueBytes: 1 << 20, WriteStall: time.Hour}, base: time.Now()}
+		c := newConn(r, Solution, Endpoint{Stdin: stdin})
+		c.send([]byte("first\n"), false) // written by the conn's goroutine, which waits in the pipe
 		synctest.Wait()
-		go func() { // the writer goroutine
-			for {
-				b, ok := q.pop(nil)
-				if !ok {
-					return
-				}
-				wrote(b)
-			}
-		}()
+		c.send([]byte("second\n"), false) // returns at once
+		c.send([]byte("third\n"), false)
+		close(stdin.release)
 		synctest.Wait()
-		q.put([]byte("second\n"), true, false)
-		synctest.Wait()
-		close(release)
-		synctest.Wait()
-		q.close()
-		if got := strings.Join(pipe, ""); got != "first\nsecond\n" {
-			t.Fatalf("the pipe got %q, want first then second", got)
+		r.wg.Wait()
+		c.close()
+		if got := strings.Join(stdin.got, "|"); got != "first\n|second\nthird\n" {
+			t.Fatalf("the pipe got writes %q, want first, then second and third in one", got)
 		}
 	})
 }
 
 // As TestHooksComeAfterTheirFramesAreForwarded, for sides whose stdout
-// the relay reads with a goroutine each (io.Pipe here).
+// the relay reads through a feed (io.Pipe here).
 func TestHooksComeAfterTheirFramesAreForwardedByReaders(t *testing.T) {
 	evEP, ev := newFake()
 	solEP, sol := newFake()

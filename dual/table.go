@@ -1,10 +1,6 @@
 package dual
 
-import (
-	"bytes"
-	"hash/maphash"
-	"time"
-)
+import "time"
 
 // direction is who waits and who owes an in-flight entry.
 type direction uint8
@@ -23,13 +19,11 @@ func (d direction) waiter() Side {
 
 // entry is one call or capability in flight. Entries live in table.slots and
 // are reused through a free list, keeping their buffers, so a steady stream
-// of calls allocates nothing.
+// of calls reuses its memory.
 type entry struct {
 	dir       direction
 	used      bool
-	sent      bool // forwarded to the current solution (calls only)
-	hash      uint64
-	next      int32  // next entry in the same hash chain, -1 at the end
+	sent      bool   // forwarded to the current solution (calls only)
 	heapIdx   int32  // position in table.heap
 	id        []byte // decoded id, the key
 	rawID     []byte // the id's JSON token, echoed in the engine's own frames
@@ -41,37 +35,26 @@ type entry struct {
 	fn        []byte    // decoded fn or capability name; kept only with Config.ReportCalls
 }
 
-// table is the in-flight table keyed by (direction, id) with one min-heap of
-// deadlines. Not safe for concurrent use.
+// table is the in-flight table keyed by direction and id, with one
+// min-heap of deadlines. Not safe for concurrent use.
 type table struct {
-	seed   maphash.Seed
-	chains map[uint64]int32 // hash → first entry
-	slots  []entry
-	free   []int32
-	heap   []int32 // entry indexes ordered by deadline
-	count  [2]int  // entries per direction
+	ids   [2]map[string]int32 // by direction: id → index in slots
+	slots []entry
+	free  []int32
+	heap  []int32 // entry indexes ordered by deadline
 }
 
 func newTable() *table {
-	return &table{seed: maphash.MakeSeed(), chains: make(map[uint64]int32)}
+	return &table{ids: [2]map[string]int32{make(map[string]int32), make(map[string]int32)}}
 }
 
-func (t *table) hashOf(d direction, id []byte) uint64 {
-	return maphash.Bytes(t.seed, id) ^ (uint64(d) * 0x9e3779b97f4a7c15)
-}
+// count is how many entries of direction d are in flight.
+func (t *table) count(d direction) int { return len(t.ids[d]) }
 
 // find returns the index of the entry (d, id), or -1.
 func (t *table) find(d direction, id []byte) int32 {
-	h := t.hashOf(d, id)
-	i, ok := t.chains[h]
-	if !ok {
-		return -1
-	}
-	for ; i >= 0; i = t.slots[i].next {
-		e := &t.slots[i]
-		if e.hash == h && e.dir == d && bytes.Equal(e.id, id) {
-			return i
-		}
+	if i, ok := t.ids[d][string(id)]; ok {
+		return i
 	}
 	return -1
 }
@@ -87,48 +70,28 @@ func (t *table) insert(d direction, id, rawID []byte, deadline time.Time) int32 
 		i = int32(len(t.slots) - 1)
 	}
 	e := &t.slots[i]
-	h := t.hashOf(d, id)
-	head, ok := t.chains[h]
-	if !ok {
-		head = -1
-	}
-	*e = entry{dir: d, used: true, hash: h, next: head, deadline: deadline,
+	*e = entry{dir: d, used: true, deadline: deadline,
 		id: append(e.id[:0], id...), rawID: append(e.rawID[:0], rawID...), frame: e.frame[:0], fn: e.fn[:0]}
-	t.chains[h] = i
-	t.count[d]++
+	t.ids[d][string(id)] = i
 	e.heapIdx = int32(len(t.heap))
 	t.heap = append(t.heap, i)
 	t.up(int(e.heapIdx))
 	return i
 }
 
-// remove deletes entry i from the chains and the heap and frees it. Its
+// remove deletes entry i from the index and the heap and frees it. Its
 // buffers stay valid until the next insert.
 func (t *table) remove(i int32) {
 	e := &t.slots[i]
 	if !e.used {
 		return
 	}
-	if head := t.chains[e.hash]; head == i {
-		if e.next < 0 {
-			delete(t.chains, e.hash)
-		} else {
-			t.chains[e.hash] = e.next
-		}
-	} else {
-		for j := head; j >= 0; j = t.slots[j].next {
-			if t.slots[j].next == i {
-				t.slots[j].next = e.next
-				break
-			}
-		}
-	}
+	delete(t.ids[e.dir], string(e.id))
 	t.heapRemove(int(e.heapIdx))
 	e.used = false
 	if cap(e.frame) > 64<<10 {
 		e.frame = nil // do not pin big queued frames
 	}
-	t.count[e.dir]--
 	t.free = append(t.free, i)
 }
 

@@ -60,9 +60,9 @@ func TestUnpolledLeavesTheNetpoller(t *testing.T) {
 		t.Fatalf("os.Pipe's read end %d is not watched by the netpoller to begin with", before)
 	}
 
-	after := unpolled(r)
-	if after < 0 {
-		t.Fatal("unpolled failed on an os.Pipe")
+	after, err := unpolled(r)
+	if err != nil {
+		t.Fatalf("unpolled failed on an os.Pipe: %v", err)
 	}
 	defer syscall.Close(after)
 	if watched := netpollFDs(t); watched[after] || watched[before] {
@@ -71,7 +71,7 @@ func TestUnpolledLeavesTheNetpoller(t *testing.T) {
 	if _, err := r.Read(make([]byte, 1)); !errors.Is(err, os.ErrClosed) {
 		t.Fatalf("the original file after unpolled: Read gave %v, want os.ErrClosed", err)
 	}
-	src := &polledSource{fd: after}
+	src := &source{fd: after}
 	buf := make([]byte, 16)
 	if _, err := src.Read(buf); err != wire.ErrWouldBlock {
 		t.Fatalf("reading an empty pipe: %v, want ErrWouldBlock (the duplicate is non-blocking)", err)

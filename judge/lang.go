@@ -124,7 +124,7 @@ func lastLinesOf(s string, n int) string {
 // solutionUsage is what a stopped solution used, at its memory limit also
 // when its runtime enforced that limit itself and said so on stderr
 // (lang.Language.OutOfMemory: the JVM's heap).
-func (r *run) solutionUsage(s *side) sandbox.Usage {
+func (r *run) solutionUsage(s *sandboxProcess) sandbox.Usage {
 	u := s.usage
 	if r.build != nil && r.build.OutOfMemory != "" && strings.Contains(s.stderrText(), r.build.OutOfMemory) {
 		u.MemoryExceeded = true

@@ -27,7 +27,7 @@ const (
 	// with ID and Name (fn or capability name).
 	EventCallOpened
 	// EventCallClosed: it ended with Outcome, Took after it opened.
-	// Outcome dual.OutcomeRefused had no EventCallOpened before it.
+	// Outcome dual.EndRefused had no EventCallOpened before it.
 	EventCallClosed
 	// EventDrop: a line or frame from Side was dropped for Reason.
 	EventDrop
@@ -77,7 +77,7 @@ type Event struct {
 	Text     []byte        // EventOutput, EventLog
 	Stream   string        // EventLog
 	ID, Name []byte        // EventCallOpened, EventCallClosed
-	Outcome  dual.Outcome  // EventCallClosed
+	Outcome  dual.CallEnd  // EventCallClosed
 	Took     time.Duration // EventCallClosed
 	Reason   dual.DropReason
 	Restarts int          // EventRestart; EventSideStart, EventSideExit: the solution's process number
@@ -101,10 +101,10 @@ type CompileStep struct {
 // told a call's own line with the call's event: an EventCallOpened with
 // the line that opened it (written by Side, who made the call), an
 // EventCallClosed with the line that answered it (written by the other
-// side) or, when its Outcome is dual.OutcomeRefused, with the request
+// side) or, when its Outcome is dual.EndRefused, with the request
 // refused (written by Side).
 func (ev *Event) LineSide() dual.Side {
-	if ev.Kind == EventCallClosed && ev.Outcome != dual.OutcomeRefused {
+	if ev.Kind == EventCallClosed && ev.Outcome != dual.EndRefused {
 		return ev.Side.Other()
 	}
 	return ev.Side
@@ -237,7 +237,7 @@ func (r *run) observeHooks(h *dual.Hooks) {
 func setCall(ev *Event, c *dual.CallEvent) {
 	ev.Kind, ev.At, ev.Side, ev.ID, ev.Name = EventCallOpened, c.At, c.From, c.ID, c.Name
 	if c.Closed {
-		ev.Kind, ev.Outcome, ev.Took = EventCallClosed, c.Outcome, c.Took
+		ev.Kind, ev.Outcome, ev.Took = EventCallClosed, c.End, c.Took
 	}
 }
 
@@ -252,7 +252,7 @@ func (r *run) watchSide(which dual.Side, n int) sideWatch {
 		}
 	}
 	if r.wants(EventSideExit) {
-		w.exited = func(s *side) {
+		w.exited = func(s *sandboxProcess) {
 			exit := s.exit()
 			r.emitNow(func(ev *Event) { ev.Kind, ev.Side, ev.Restarts, ev.Exit = EventSideExit, which, n, exit })
 		}

@@ -26,7 +26,7 @@ func BenchmarkEmitPerCall(b *testing.B) {
 	id, fn := call[21:53], []byte("add")
 	now := time.Now()
 	opened := dual.CallEvent{From: dual.Evaluator, ID: id, Name: fn, At: now}
-	closed := dual.CallEvent{Closed: true, From: dual.Evaluator, ID: id, Name: fn, At: now, Outcome: dual.OutcomeResult, Took: time.Millisecond}
+	closed := dual.CallEvent{Closed: true, From: dual.Evaluator, ID: id, Name: fn, At: now, End: dual.EndResult, Took: time.Millisecond}
 	for b.Loop() {
 		h.Trace(dual.TraceEvent{From: dual.Evaluator, At: now, Kind: dual.Framed, Line: call, Length: int64(len(call)), Call: &opened})
 		h.Trace(dual.TraceEvent{From: dual.Solution, At: now, Kind: dual.Framed, Line: res, Length: int64(len(res)), Call: &closed})

@@ -58,7 +58,7 @@ type run struct {
 	pythonPath  string
 	nonce       string // signs the evaluator's result marker (codec.ResultNonceEnv)
 	sdkDir      string // the run's own copy of the Python SDK, "" if none
-	evaluator   *side
+	evaluator   *sandboxProcess
 	solSpec     sandbox.Spec
 	lm          lmRun // the run's LM handler, if any
 	phase1      *time.Timer
@@ -72,8 +72,8 @@ type run struct {
 	endedAt     time.Time
 	stdout      *tailBuffer
 	logs        logKeeper
-	solution    *side           // the live solution; replaced on restart
-	lastSol     *side           // the last solution started; kept when a restart fails
+	solution    *sandboxProcess // the live solution; replaced on restart
+	lastSol     *sandboxProcess // the last solution started; kept when a restart fails
 	solUsage    []sandbox.Usage // of the solutions already stopped
 	counts      callCounts
 	lmUsage     json.RawMessage // set by stopLM
@@ -255,7 +255,7 @@ func (r *run) checkPlainResult(sum *dual.Summary) string {
 		" (a result printed by hand counts only when the evaluator exits with status 0 right after it; the SDKs' result calls always count)"
 }
 
-func endpointOf(s *side) dual.Endpoint {
+func endpointOf(s *sandboxProcess) dual.Endpoint {
 	in, out := s.endpoint()
 	return dual.Endpoint{Stdin: in, Stdout: out, Exited: s.exited}
 }
@@ -470,7 +470,7 @@ func (r *run) stopAll() {
 		last = nil
 	}
 	var wg sync.WaitGroup
-	for _, s := range []*side{r.evaluator, sol, last} {
+	for _, s := range []*sandboxProcess{r.evaluator, sol, last} {
 		if s == nil {
 			continue
 		}

@@ -12,11 +12,11 @@ import (
 	"github.com/tether-dev/tether/sandbox"
 )
 
-// side is one started sandbox process with its owned goroutines: a waiter
+// sandboxProcess is one side's started sandbox process with its owned goroutines: a waiter
 // that reaps it and reports how it ended, and a stderr reader that either
 // collects (evaluator) or discards (solution) so the child never blocks on
 // a full pipe. stop and close must be called from the run's goroutine.
-type side struct {
+type sandboxProcess struct {
 	proc   sandbox.Process
 	exited chan string // receives the exit description once, then is closed
 
@@ -36,7 +36,7 @@ type side struct {
 // fields are skipped.
 type sideWatch struct {
 	started func()
-	exited  func(*side)
+	exited  func(*sandboxProcess)
 }
 
 // startSide starts spec. collect == nil discards stderr. watch.started is
@@ -44,7 +44,7 @@ type sideWatch struct {
 // watch.exited on the waiter goroutine once the process has ended, before
 // stop can return.
 
-func startSide(ctx context.Context, r sandbox.Runner, spec sandbox.Spec, collect *tailBuffer, fail func(any), watch sideWatch) (*side, error) {
+func startSide(ctx context.Context, r sandbox.Runner, spec sandbox.Spec, collect *tailBuffer, fail func(any), watch sideWatch) (*sandboxProcess, error) {
 	proc, err := r.Start(ctx, spec)
 	if err != nil {
 		return nil, err
@@ -53,7 +53,7 @@ func startSide(ctx context.Context, r sandbox.Runner, spec sandbox.Spec, collect
 		watch.started()
 	}
 	exited := watch.exited
-	s := &side{proc: proc, exited: make(chan string, 1), done: make(chan struct{}),
+	s := &sandboxProcess{proc: proc, exited: make(chan string, 1), done: make(chan struct{}),
 		stderr: collect, stderrDone: make(chan struct{})}
 	go func() {
 		defer close(s.done)
@@ -73,7 +73,7 @@ func startSide(ctx context.Context, r sandbox.Runner, spec sandbox.Spec, collect
 	return s, nil
 }
 
-func (s *side) drainStderr() {
+func (s *sandboxProcess) drainStderr() {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := s.proc.Stderr().Read(buf)
@@ -89,7 +89,7 @@ func (s *side) drainStderr() {
 }
 
 // stderrText is the collected stderr tail; call after close.
-func (s *side) stderrText() string {
+func (s *sandboxProcess) stderrText() string {
 	if s.stderr == nil {
 		return ""
 	}
@@ -99,7 +99,7 @@ func (s *side) stderrText() string {
 }
 
 // stdout adapts the process's stdout to the relay's ReadCloser.
-func (s *side) endpoint() (io.WriteCloser, io.ReadCloser) {
+func (s *sandboxProcess) endpoint() (io.WriteCloser, io.ReadCloser) {
 	if rc, ok := s.proc.Stdout().(io.ReadCloser); ok {
 		return s.proc.Stdin(), rc
 	}
@@ -109,14 +109,14 @@ func (s *side) endpoint() (io.WriteCloser, io.ReadCloser) {
 // killCloser stops a reader that has no Close by killing its writer.
 type killCloser struct {
 	io.Reader
-	side *side
+	side *sandboxProcess
 }
 
 func (k killCloser) Close() error { return k.side.kill() }
 
 // kill kills the whole sandbox and remembers that the judge did it, unless
 // the process was already reaped (Kill then only reaches what it left).
-func (s *side) kill() error {
+func (s *sandboxProcess) kill() error {
 	select {
 	case <-s.done:
 	default:
@@ -129,11 +129,11 @@ func (s *side) kill() error {
 // exit), it gets grace to do so, then the whole sandbox is killed. Stderr is
 // drained until EOF (or until Close cuts the pipe) before stop returns, and
 // everything the side owns is released.
-func (s *side) stop(grace time.Duration) {
+func (s *sandboxProcess) stop(grace time.Duration) {
 	s.stopOnce.Do(func() { s.stopNow(grace) })
 }
 
-func (s *side) stopNow(grace time.Duration) {
+func (s *sandboxProcess) stopNow(grace time.Duration) {
 	s.proc.Stdin().Close()
 	waitUpTo(s.done, grace)
 	s.kill()
@@ -166,7 +166,7 @@ func describeExit(u sandbox.Usage, err error) string {
 }
 
 // exit is how the side's process ended; call after done is closed.
-func (s *side) exit() *ProcessExit {
+func (s *sandboxProcess) exit() *ProcessExit {
 	u, e := s.usage, &ProcessExit{}
 	switch {
 	case s.waitErr != nil:

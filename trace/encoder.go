@@ -35,7 +35,7 @@ type rec struct {
 	kind     judge.EventKind
 	side     dual.Side
 	lineKind dual.LineKind
-	outcome  dual.Outcome
+	outcome  dual.CallEnd
 	reason   dual.DropReason
 }
 
@@ -92,7 +92,7 @@ func carriesWhole(ev *judge.Event, line *rec) bool {
 		return false
 	}
 	return ev.Kind == judge.EventCallOpened ||
-		ev.Outcome == dual.OutcomeResult || ev.Outcome == dual.OutcomeError
+		ev.Outcome == dual.EndResult || ev.Outcome == dual.EndError
 }
 
 // event encodes r, or only counts it from the first event that would

@@ -29,12 +29,12 @@ type Header struct {
 	SubmissionID string           `json:"submission_id"`
 	Started      time.Time        `json:"started"` // event times are microseconds since this instant
 	Sandbox      string           `json:"sandbox,omitempty"`
-	Sides        map[string]Side  `json:"sides"`
+	Sides        map[string]Exec  `json:"sides"`
 	Limits       map[string]int64 `json:"limits,omitempty"` // the problem's limits by their problem.json names
 }
 
-// Side is how one side of the run is started.
-type Side struct {
+// Exec is how one side of the run is started (dual.Side names the side).
+type Exec struct {
 	Command []string `json:"command,omitempty"` // absent: the default (the solution's Python host)
 	File    string   `json:"file,omitempty"`    // the submission file, for the solution
 }
@@ -44,7 +44,7 @@ func HeaderFor(p *judge.Problem, sub *judge.Submission, submissionID, sandbox st
 	ev, sol := p.Runtime.Evaluator, p.Runtime.Solution
 	h := Header{Trace: Version, Tether: version.Version, Problem: p.Title, SubmissionID: submissionID,
 		Started: time.Now(), Sandbox: sandbox,
-		Sides: map[string]Side{"evaluator": {Command: ev.Command}, "solution": {Command: sol.Command}},
+		Sides: map[string]Exec{"evaluator": {Command: ev.Command}, "solution": {Command: sol.Command}},
 		Limits: map[string]int64{"time_limit_ms": ev.TimeLimitMs, "call_timeout_ms": sol.CallTimeoutMs,
 			"memory_limit_mb": sol.MemoryLimitMB, "cpu_time_limit_ms": sol.CPUTimeLimitMs}}
 	if sub != nil {

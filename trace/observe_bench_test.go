@@ -21,7 +21,7 @@ func BenchmarkObservePerCall(b *testing.B) {
 	opened := judge.Event{Kind: judge.EventCallOpened, At: at(1), Side: dual.Evaluator, ID: id, Name: fn,
 		Line: call, Length: int64(len(call)), LineKind: dual.Framed}
 	closed := judge.Event{Kind: judge.EventCallClosed, At: at(2), Side: dual.Evaluator, ID: id, Name: fn,
-		Outcome: dual.OutcomeResult, Took: time.Millisecond, Line: res, Length: int64(len(res)), LineKind: dual.Framed}
+		Outcome: dual.EndResult, Took: time.Millisecond, Line: res, Length: int64(len(res)), LineKind: dual.Framed}
 	for b.Loop() {
 		w.Observe(&opened)
 		w.Observe(&closed)

@@ -28,7 +28,7 @@ func everyKind() []*judge.Event {
 		{Kind: judge.EventLine, At: at(2), Side: dual.Solution, LineKind: dual.Text, Line: []byte("stray \"text\"\x01\xff"), Length: 15},
 		{Kind: judge.EventDrop, At: at(2), Side: dual.Solution, Reason: dual.DropSolutionText},
 		{Kind: judge.EventCallClosed, At: at(5), Side: dual.Evaluator, ID: []byte("c1"), Name: []byte("add"),
-			Outcome: dual.OutcomeTimeout, Took: 4 * time.Millisecond},
+			Outcome: dual.EndTimeout, Took: 4 * time.Millisecond},
 		{Kind: judge.EventRestart, At: at(6), Side: dual.Solution, Restarts: 1},
 		{Kind: judge.EventSideExit, At: at(6), Side: dual.Solution, Exit: &judge.ProcessExit{Signal: "SIGKILL", KilledByJudge: true}},
 		{Kind: judge.EventLM, At: at(7), Side: dual.Evaluator, LM: &judge.LMRequest{Model: "m", Backend: "echo", Depth: 1,
@@ -52,7 +52,7 @@ func record(t *testing.T, max int64, evs []*judge.Event) (string, Header, []*Eve
 	t.Helper()
 	var buf bytes.Buffer
 	w := NewWriter(&buf, Header{Problem: "p", SubmissionID: "s", Started: t0,
-		Sides: map[string]Side{"evaluator": {Command: []string{"python3", "evaluate.py"}}}}, max)
+		Sides: map[string]Exec{"evaluator": {Command: []string{"python3", "evaluate.py"}}}}, max)
 	for _, ev := range evs {
 		w.Observe(ev)
 	}
@@ -238,22 +238,22 @@ func TestCallsAndAnswersCarryTheirFrames(t *testing.T) {
 		}
 		return ev
 	}
-	closed := func(ms int, side dual.Side, id string, o dual.Outcome, line string) *judge.Event {
+	closed := func(ms int, side dual.Side, id string, o dual.CallEnd, line string) *judge.Event {
 		ev := opened(ms, side, id, line)
 		ev.Kind, ev.Outcome, ev.Took = judge.EventCallClosed, o, time.Millisecond
 		return ev
 	}
-	cut := closed(7, dual.Evaluator, "b", dual.OutcomeRejected, `{"type":"result","id":"b","value":"xx`)
+	cut := closed(7, dual.Evaluator, "b", dual.EndRejected, `{"type":"result","id":"b","value":"xx`)
 	cut.Length, cut.LineKind = 1<<30, dual.Text
 	evs := []*judge.Event{
-		opened(1, dual.Evaluator, "a", `{"type":"call","id":"a","fn":"f","args":[]}`),                                   // folded
-		opened(2, dual.Solution, "k", `{"type":"call","id":"k","fn":"f","args":[NaN]}`),                                 // folded, kept as text
-		closed(3, dual.Solution, "k", dual.OutcomeResult, `{"type":"result","id":"k","value":1}`),                       // folded
-		closed(4, dual.Evaluator, "a", dual.OutcomeError, `{"type":"error","id":"a","error":{"code":1,"message":"m"}}`), // folded
-		closed(5, dual.Evaluator, "a", dual.OutcomeRefused, `{"type":"call","id":"a","fn":"f","args":[]}`),              // not: refused
-		framed(6, dual.Evaluator, `{"type":"call","id":"b","fn":"f","args":[]}`), opened(6, dual.Evaluator, "b", ""),    // not: told apart
+		opened(1, dual.Evaluator, "a", `{"type":"call","id":"a","fn":"f","args":[]}`),                                // folded
+		opened(2, dual.Solution, "k", `{"type":"call","id":"k","fn":"f","args":[NaN]}`),                              // folded, kept as text
+		closed(3, dual.Solution, "k", dual.EndResult, `{"type":"result","id":"k","value":1}`),                        // folded
+		closed(4, dual.Evaluator, "a", dual.EndError, `{"type":"error","id":"a","error":{"code":1,"message":"m"}}`),  // folded
+		closed(5, dual.Evaluator, "a", dual.EndRefused, `{"type":"call","id":"a","fn":"f","args":[]}`),               // not: refused
+		framed(6, dual.Evaluator, `{"type":"call","id":"b","fn":"f","args":[]}`), opened(6, dual.Evaluator, "b", ""), // not: told apart
 		cut, // not: a cut line
-		closed(8, dual.Evaluator, "b", dual.OutcomeTimeout, ""), // no line
+		closed(8, dual.Evaluator, "b", dual.EndTimeout, ""), // no line
 	}
 	text, _, got := record(t, 0, evs)
 	if n := strings.Count(text, "\n"); n != 1+11+1 { // header, 11 events, end

@@ -1,13 +1,14 @@
 // Command relayfloor measures the judge relay against its floors: the same
 // raw-protocol Go evaluator and solution joined directly by two pipes
-// (direct), joined through the simplest relay, two goroutines copying bytes
-// each way with no parsing (forwarder), and joined through `tether judge
-// --sandbox none`, the three interleaved in every round. Direct is the
-// limit of any join; the forwarder does a relay's I/O (four pipe hops a
-// round trip, not two) and nothing else, the floor of a plain relay.
+// (direct), joined through the simplest relay, a line forwarder (a
+// goroutine each way that forwards whole lines, as many as each read
+// brings, with no parsing), and joined through `tether judge --sandbox
+// none`, the three interleaved in every round; then the medians. Direct is
+// the limit of any join; the forwarder does a relay's I/O (four pipe hops
+// a round trip, not two) and nothing else, the floor of a plain relay.
 //
 //	go build -o /tmp/tether ./cmd/tether
-//	go run ./bench/relayfloor -tether /tmp/tether -calls 20000 -rounds 3
+//	go run ./bench/relayfloor -tether /tmp/tether -calls 20000 -rounds 5
 //
 // One binary plays every part: run with -role evaluator or -role solution
 // it is a side (tether starts it through a problem folder it writes to a
@@ -28,7 +29,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -40,10 +43,10 @@ type measurement struct {
 
 func main() {
 	role := flag.String("role", "", "evaluator or solution (internal)")
-	tether := flag.String("tether", "", "the tether binary to measure (required for the driver)")
+	tether := flag.String("tether", "", "the tether binary to measure (required for the driver); several, comma-separated, are measured one after another in each round")
 	calls := flag.Int("calls", 20000, "calls per measurement")
 	inflight := flag.Int("inflight", 64, "calls in flight for the throughput measurement")
-	rounds := flag.Int("rounds", 3, "interleaved rounds of direct, forwarder and tether")
+	rounds := flag.Int("rounds", 5, "interleaved rounds of direct, forwarder and tether")
 	flag.Parse()
 	var err error
 	switch *role {
@@ -150,8 +153,8 @@ func evaluator(in io.Reader, out io.Writer, calls, inflight int) error {
 	return w.Flush()
 }
 
-func drive(tether string, calls, inflight, rounds int) error {
-	if tether == "" {
+func drive(tethers string, calls, inflight, rounds int) error {
+	if tethers == "" {
 		return fmt.Errorf("-tether: name the tether binary to measure (go build -o /tmp/tether ./cmd/tether)")
 	}
 	self, err := os.Executable()
@@ -165,6 +168,8 @@ func drive(tether string, calls, inflight, rounds int) error {
 	defer os.RemoveAll(problem)
 	fmt.Printf("%d calls per measurement, %d in flight for throughput, %d rounds\n", calls, inflight, rounds)
 	fmt.Printf("%-6s %-10s %14s %14s\n", "round", "path", "round trip", "calls/s")
+	binaries := strings.Split(tethers, ",")
+	all := make([][]measurement, 2+len(binaries)) // direct, forwarder, each tether
 	for round := 1; round <= rounds; round++ {
 		direct, err := runDirect(self, calls, inflight)
 		if err != nil {
@@ -174,24 +179,66 @@ func drive(tether string, calls, inflight, rounds int) error {
 		if err != nil {
 			return fmt.Errorf("forwarder: %w", err)
 		}
-		relayed, err := runTether(tether, problem)
-		if err != nil {
-			return fmt.Errorf("tether: %w", err)
+		all[0], all[1] = append(all[0], direct), append(all[1], fwd)
+		for i, tether := range binaries {
+			relayed, err := runTether(tether, problem)
+			if err != nil {
+				return fmt.Errorf("%s: %w", tether, err)
+			}
+			all[2+i] = append(all[2+i], relayed)
 		}
-		row := func(path string, m measurement) {
-			fmt.Printf("%-6d %-10s %11.1f µs %14.0f", round, path, m.RoundTripNs/1e3, m.CallsPerSec)
+		for i := range binaries {
+			printRow(fmt.Sprint(round), label(binaries, i), direct, fwd, all[2+i][round-1], i == 0)
 		}
+	}
+	median := func(ms []measurement) measurement {
+		rt := func(m measurement) float64 { return m.RoundTripNs }
+		cps := func(m measurement) float64 { return m.CallsPerSec }
+		mid := func(f func(measurement) float64) float64 {
+			v := make([]float64, len(ms))
+			for i, m := range ms {
+				v[i] = f(m)
+			}
+			slices.Sort(v)
+			if n := len(v); n%2 == 0 {
+				return (v[n/2-1] + v[n/2]) / 2
+			}
+			return v[len(v)/2]
+		}
+		return measurement{RoundTripNs: mid(rt), CallsPerSec: mid(cps)}
+	}
+	for i := range binaries {
+		printRow("median", label(binaries, i), median(all[0]), median(all[1]), median(all[2+i]), i == 0)
+	}
+	return nil
+}
+
+// label names the i-th tether binary in the table: "tether" when there is
+// one, else its file name.
+func label(binaries []string, i int) string {
+	if len(binaries) == 1 {
+		return "tether"
+	}
+	return filepath.Base(binaries[i])
+}
+
+// printRow prints one round's (or the medians') three measurements and
+// tether's ratios to the floors.
+func printRow(round, name string, direct, fwd, relayed measurement, floors bool) {
+	row := func(path string, m measurement) {
+		fmt.Printf("%-6s %-10s %11.1f µs %14.0f", round, path, m.RoundTripNs/1e3, m.CallsPerSec)
+	}
+	if floors {
 		row("direct", direct)
 		fmt.Println()
 		row("forwarder", fwd)
 		fmt.Printf("   (%.2fx direct's round trip, %.0f%% of its throughput)\n",
 			fwd.RoundTripNs/direct.RoundTripNs, 100*fwd.CallsPerSec/direct.CallsPerSec)
-		row("tether", relayed)
-		fmt.Printf("   (%.2fx direct's round trip, %.2fx the forwarder's; %.0f%% of direct's throughput, %.0f%% of the forwarder's)\n",
-			relayed.RoundTripNs/direct.RoundTripNs, relayed.RoundTripNs/fwd.RoundTripNs,
-			100*relayed.CallsPerSec/direct.CallsPerSec, 100*relayed.CallsPerSec/fwd.CallsPerSec)
 	}
-	return nil
+	row(name, relayed)
+	fmt.Printf("   (%.2fx direct's round trip, %.2fx the forwarder's; %.0f%% of direct's throughput, %.2fx the forwarder's)\n",
+		relayed.RoundTripNs/direct.RoundTripNs, relayed.RoundTripNs/fwd.RoundTripNs,
+		100*relayed.CallsPerSec/direct.CallsPerSec, relayed.CallsPerSec/fwd.CallsPerSec)
 }
 
 func sideArgs(self, role string, calls, inflight int) []string {
@@ -235,7 +282,8 @@ func runDirect(self string, calls, inflight int) (measurement, error) {
 
 // runForwarder joins the two sides through this process, the simplest
 // relay doing tether's I/O: a pipe to and from each side, and a goroutine
-// each way copying bytes (io.Copy), with no parsing and no routing.
+// each way forwarding whole lines (forwardLines), with no parsing and no
+// routing.
 func runForwarder(self string, calls, inflight int) (measurement, error) {
 	var p [8]*os.File // read and write ends: ev stdin, ev stdout, sol stdin, sol stdout
 	for i := 0; i < len(p); i += 2 {
@@ -258,7 +306,7 @@ func runForwarder(self string, calls, inflight int) (measurement, error) {
 	// the other side's stdin, as a relay would.
 	copied := make(chan struct{}, 2)
 	forward := func(dst, src *os.File) {
-		io.Copy(dst, src)
+		forwardLines(dst, src)
 		dst.Close()
 		src.Close()
 		copied <- struct{}{}
@@ -269,6 +317,39 @@ func runForwarder(self string, calls, inflight int) (measurement, error) {
 	<-copied
 	<-copied
 	return m, err
+}
+
+// forwardLines writes into dst the whole lines read from src, all those
+// one read brings in one write, and keeps a line's start until its end
+// comes; it returns at src's end or a failed write. Lines over the 64 KiB
+// buffer go out in pieces (this benchmark's lines are short).
+func forwardLines(dst io.Writer, src io.Reader) {
+	buf := make([]byte, 64<<10)
+	held := 0 // buf[:held] is the start of a line
+	for {
+		n, err := src.Read(buf[held:])
+		end := held + n
+		last := bytes.LastIndexByte(buf[held:end], '\n') + 1
+		if last > 0 {
+			last += held
+		} else if end == len(buf) {
+			last = end // a line longer than the buffer
+		}
+		if last > 0 {
+			if _, werr := dst.Write(buf[:last]); werr != nil {
+				return
+			}
+			held = copy(buf, buf[last:end])
+		} else {
+			held = end
+		}
+		if err != nil {
+			if held > 0 {
+				dst.Write(buf[:held])
+			}
+			return
+		}
+	}
 }
 
 // startSides starts the solution on solIn/solOut, drops its ready line

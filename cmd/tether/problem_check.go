@@ -394,7 +394,7 @@ func judgeOne(ctx context.Context, opts *judge.Options, problem *judge.Problem, 
 	var slowestFn string
 	slow := judge.ObserverFunc(func(ev *judge.Event) {
 		// The evaluator's calls to the solution, answered or not.
-		if ev.Kind == judge.EventCallClosed && ev.Side == dual.Evaluator && ev.Outcome != dual.OutcomeRefused && ev.Took > slowest {
+		if ev.Kind == judge.EventCallClosed && ev.Side == dual.Evaluator && ev.Outcome != dual.EndRefused && ev.Took > slowest {
 			slowest, slowestFn = ev.Took, string(ev.Name)
 		}
 	})

@@ -23,18 +23,18 @@ const (
 	hookResultLine
 )
 
-// span is where a queued call's bytes are in owedHooks.buf.
+// span is where a queued call's bytes are in hookQueue.buf.
 type span struct{ from, to int }
 
-// owedCall is one queued hook call. Its bytes are copied into owedHooks.buf
+// queuedHook is one queued hook call. Its bytes are copied into hookQueue.buf
 // (the line's, and a call's id and name), since the lines they come from
 // are reused once the next read begins.
-type owedCall struct {
+type queuedHook struct {
 	kind     hookKind
 	from     Side       // the line's, the drop's
 	callFrom Side       // call: the side that made it
 	lineKind LineKind   // trace
-	outcome  Outcome    // call
+	outcome  CallEnd    // call
 	reason   DropReason // warn
 	hasCall  bool       // trace: the line's own call event joined it (TraceEvent.Call)
 	closed   bool       // call
@@ -47,25 +47,25 @@ type owedCall struct {
 	id, name span          // call
 }
 
-// owedHooks is the hook calls queued and not yet made.
-type owedHooks struct {
-	calls []owedCall
+// hookQueue is the hook calls queued and not yet made.
+type hookQueue struct {
+	calls []queuedHook
 	buf   []byte
 	stats []Stats
 	line  int       // 1 + the index of the trace call for the line being routed; 0: none
 	call  CallEvent // a joined call event, valid during its Trace call
 }
 
-func (o *owedHooks) keep(b []byte) span {
+func (o *hookQueue) keep(b []byte) span {
 	s := span{from: len(o.buf)}
 	o.buf = append(o.buf, b...)
 	s.to = len(o.buf)
 	return s
 }
 
-func (o *owedHooks) bytes(s span) []byte { return o.buf[s.from:s.to] }
+func (o *hookQueue) bytes(s span) []byte { return o.buf[s.from:s.to] }
 
-func (o *owedHooks) add(hc owedCall, data []byte) {
+func (o *hookQueue) add(hc queuedHook, data []byte) {
 	hc.data = o.keep(data)
 	o.calls = append(o.calls, hc)
 }
@@ -73,28 +73,28 @@ func (o *owedHooks) add(hc owedCall, data []byte) {
 // addCall queues the call event a: with the trace call of the line being
 // routed, whose own it is (a line opens, answers or is refused at most one
 // call, and only a line does), or on its own.
-func (o *owedHooks) addCall(a *Action, at time.Time) {
-	var hc *owedCall
+func (o *hookQueue) addCall(a *action, at time.Time) {
+	var hc *queuedHook
 	if o.line > 0 {
 		hc, o.line = &o.calls[o.line-1], 0
 		hc.hasCall = true
 	} else {
-		o.calls = append(o.calls, owedCall{kind: hookCall, at: at})
+		o.calls = append(o.calls, queuedHook{kind: hookCall, at: at})
 		hc = &o.calls[len(o.calls)-1]
 	}
-	hc.callFrom, hc.closed, hc.outcome, hc.took, hc.named = a.From, a.Kind == CallClosed, a.Outcome, a.Took, a.Text != nil
-	hc.id, hc.name = o.keep(a.ID), o.keep(a.Text)
+	hc.callFrom, hc.closed, hc.outcome, hc.took, hc.named = a.From, a.Kind == actCallClosed, a.End, a.Took, a.Name != nil
+	hc.id, hc.name = o.keep(a.ID), o.keep(a.Name)
 }
 
 // reset empties o for reuse, dropping its references.
-func (o *owedHooks) reset() {
+func (o *hookQueue) reset() {
 	clear(o.calls)
 	o.calls, o.buf, o.stats, o.line = o.calls[:0], o.buf[:0], o.stats[:0], 0
 }
 
 // callEvent is hc's call event.
-func (o *owedHooks) callEvent(hc *owedCall) CallEvent {
-	ev := CallEvent{Closed: hc.closed, From: hc.callFrom, ID: o.bytes(hc.id), At: hc.at, Outcome: hc.outcome, Took: hc.took}
+func (o *hookQueue) callEvent(hc *queuedHook) CallEvent {
+	ev := CallEvent{Closed: hc.closed, From: hc.callFrom, ID: o.bytes(hc.id), At: hc.at, End: hc.outcome, Took: hc.took}
 	if hc.named {
 		ev.Name = o.bytes(hc.name)
 	}
@@ -102,7 +102,7 @@ func (o *owedHooks) callEvent(hc *owedCall) CallEvent {
 }
 
 // makeCalls makes the queued calls in order.
-func (o *owedHooks) makeCalls(h *Hooks) {
+func (o *hookQueue) makeAll(h *Hooks) {
 	for i := range o.calls {
 		hc := &o.calls[i]
 		data := o.bytes(hc.data)
@@ -135,22 +135,22 @@ func (o *owedHooks) makeCalls(h *Hooks) {
 
 // tell makes the hook calls queued so far, in order: one caller at a time,
 // so calls queued later wait for those before them.
-func (r *Relay) tell() { r.makeOwed(nil) }
+func (r *Relay) tell() { r.makeQueued(nil) }
 
 // Report calls f(at) in its place among the hook calls: after those for
 // everything the relay routed before at, before those for anything it
 // routes after. The caller tells of something that happened outside the
 // relay (a process's exit, a request to the LM) in the order, and with
 // times, consistent with the relay's own.
-func (r *Relay) Report(f func(at time.Time)) { r.makeOwed(f) }
+func (r *Relay) Report(f func(at time.Time)) { r.makeQueued(f) }
 
 // makeOwed makes the hook calls queued so far, then calls then (if set)
 // with a time after theirs and before any queued later.
-func (r *Relay) makeOwed(then func(at time.Time)) {
+func (r *Relay) makeQueued(then func(at time.Time)) {
 	r.tellMu.Lock()
 	defer r.tellMu.Unlock()
 	r.mu.Lock()
-	if then == nil && len(r.owed.calls) == 0 {
+	if then == nil && len(r.queued.calls) == 0 {
 		r.mu.Unlock()
 		return
 	}
@@ -158,9 +158,9 @@ func (r *Relay) makeOwed(then func(at time.Time)) {
 	if then != nil {
 		at = time.Now()
 	}
-	r.owed, r.telling = r.telling, r.owed
+	r.queued, r.telling = r.telling, r.queued
 	r.mu.Unlock()
-	r.telling.makeCalls(&r.cfg.Hooks)
+	r.telling.makeAll(&r.cfg.Hooks)
 	r.telling.reset()
 	if then != nil {
 		then(at)
