@@ -152,6 +152,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 		}
 		return nil, err
 	}
+	bd.Files = l.outputs(bd.Files)
 	bd.Run, bd.Binds, bd.OutOfMemory = run, binds, l.OutOfMemory
 	if b.Cache != nil {
 		// A failed publish costs only the next build its hit.

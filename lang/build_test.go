@@ -448,9 +448,10 @@ func TestToolchainTheSandboxCannotSeeIsPassedOver(t *testing.T) {
 
 // A Go submission builds in the sandbox against the embedded SDK, offline.
 // With a build cache, the compiler's GOCACHE is warmed once (the standard
-// library and the SDK) and shown read-only to every submission's compile:
-// a second submission builds on it, and no compile of a submission adds
-// anything to it (a hostile one cannot plant packages for the next).
+// library and the SDK), by one of two builds that start at once, and shown
+// read-only to every submission's compile: a third submission builds on
+// it, and no compile of a submission adds anything to it (a hostile one
+// cannot plant packages for the next).
 func TestGoBuildsOnAWarmReadOnlyCache(t *testing.T) {
 	requireTool(t, "go")
 	cache, err := OpenCache(filepath.Join(t.TempDir(), "cache"), 0)
@@ -462,33 +463,46 @@ func TestGoBuildsOnAWarmReadOnlyCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	build := func(n int) *Build {
-		t.Helper()
+	build := func(n int) (*Build, error) {
 		src := strings.Replace(l.Smoke, "args[1].(int64), nil", fmt.Sprintf("args[1].(int64) + %d, nil", n), 1)
 		bd, err := b.Build(context.Background(), Request{Language: l, Source: []byte(src), MemoryMB: 256})
-		if err != nil {
-			t.Fatal(err)
+		if err == nil {
+			t.Cleanup(func() { bd.Close() })
 		}
-		t.Cleanup(func() { bd.Close() })
-		if got := runBuilt(t, b.Runner, bd); got != "{\"type\":\"ready\"}\n" {
-			t.Errorf("build %d said %q, want its ready line", n, got)
-		}
-		return bd
+		return bd, err
 	}
-	build(1)
+	var wg sync.WaitGroup
+	builds := make([]*Build, 3)
+	errs := make([]error, 3)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			builds[i], errs[i] = build(i)
+		}()
+	}
+	wg.Wait()
+	if n := b.prebuilds.Load(); n != 1 {
+		t.Errorf("GOCACHE warmed %d times for two builds at once, want once", n)
+	}
 	warmed, _ := filepath.Glob(filepath.Join(cache.Dir(), toolCachePrefix+"*"))
 	if len(warmed) != 1 {
 		t.Fatalf("tool caches %q, want one", warmed)
 	}
 	before := treeOf(t, warmed[0])
-	second := build(2)
-	if n := b.prebuilds.Load(); n != 1 {
-		t.Errorf("GOCACHE warmed %d times for two submissions, want once", n)
+	builds[2], errs[2] = build(2)
+	for i, bd := range builds {
+		if errs[i] != nil {
+			t.Fatalf("build %d: %v", i, errs[i])
+		}
+		if got := runBuilt(t, b.Runner, bd); got != "{\"type\":\"ready\"}\n" {
+			t.Errorf("build %d said %q, want its ready line", i, got)
+		}
 	}
 	if after := treeOf(t, warmed[0]); after != before {
 		t.Errorf("a submission's compile changed the shared GOCACHE")
 	}
-	t.Logf("the compile on a warm GOCACHE took %d ms", second.Stats.TimeMs)
+	t.Logf("the compile on a warm GOCACHE took %d ms", builds[2].Stats.TimeMs)
 }
 
 // treeOf lists dir's files with their sizes and modification times.

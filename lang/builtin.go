@@ -138,6 +138,7 @@ var hosts = map[string]func(*Language){
 		l.Compile, l.Run = slices.Clone(gosdk.Compile), slices.Clone(gosdk.Run)
 		l.CompileEnv = slices.Clone(gosdk.Env)
 		l.ToolCache, l.Warm = "GOCACHE", gosdk.Warm
+		l.Outputs = []string{gosdk.Executable}
 		l.SelfExe = true // the go command finds GOROOT by its own path
 	},
 	"rust": func(l *Language) {

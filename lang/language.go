@@ -69,6 +69,17 @@ type Language struct {
 	// Warm is the program (saved as Source, beside Support) whose compile
 	// fills ToolCache: the host and what submissions commonly import.
 	Warm string `json:"-"`
+	// Outputs are the built files the run needs (Go's executable, not the
+	// SDK's sources beside it); nil: every file of the build dir.
+	Outputs []string `json:"-"`
+}
+
+// outputs are the files of a build the run needs (Outputs).
+func (l *Language) outputs(files []sandbox.File) []sandbox.File {
+	if len(l.Outputs) == 0 {
+		return files
+	}
+	return slices.DeleteFunc(files, func(f sandbox.File) bool { return !slices.Contains(l.Outputs, f.Name) })
 }
 
 // SourceFor is l with its source saved under the extension of fileName

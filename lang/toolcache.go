@@ -51,9 +51,10 @@ func (tc toolCacheMount) bind(parent string) (sandbox.Bind, error) {
 	return sandbox.Bind{Path: dir, Writable: true}, nil
 }
 
-// warmLocks holds a mutex per warm key: the builds of one process wait for
-// one warm step (Builders are made per run). Several processes may warm
-// the same key at once; the first rename wins.
+// warmLocks holds a lock (a channel of one) per warm key: the builds of
+// one process wait for one warm step, or for their ctx (Builders are made
+// per run). Several processes may warm the same key at once; the first
+// rename wins.
 var warmLocks sync.Map
 
 // warmToolCache is the dir of l's shared tool cache, warmed on a miss by
@@ -68,9 +69,13 @@ func (b *Builder) warmToolCache(ctx context.Context, l *Language, support []supp
 	if _, err := os.Stat(dir); err == nil {
 		return dir, nil
 	}
-	mu, _ := warmLocks.LoadOrStore(key, &sync.Mutex{})
-	mu.(*sync.Mutex).Lock()
-	defer mu.(*sync.Mutex).Unlock()
+	lock, _ := warmLocks.LoadOrStore(key, make(chan struct{}, 1))
+	select {
+	case lock.(chan struct{}) <- struct{}{}:
+		defer func() { <-lock.(chan struct{}) }()
+	case <-ctx.Done():
+		return "", fmt.Errorf("lang: compile cancelled: %w", ctx.Err())
+	}
 	if _, err := os.Stat(dir); err == nil {
 		return dir, nil
 	}

@@ -25,13 +25,16 @@ const (
 	SDKDir = "tether_sdk"
 )
 
+// Executable is the program Compile makes.
+const Executable = "main"
+
 // Compile builds the executable main in the work dir holding main.go and
 // what WriteTo wrote, with Env added to the environment: no network, no
 // toolchain or module download. Run starts it there.
 var (
-	Compile = []string{"go", "build", "-trimpath", "-o", "main", "."}
+	Compile = []string{"go", "build", "-trimpath", "-ldflags=-s -w", "-o", Executable, "."}
 	Env     = []string{"GOTOOLCHAIN=local", "GOPROXY=off", "GOSUMDB=off", "GOFLAGS=-mod=mod", "CGO_ENABLED=0", "GOWORK=off"}
-	Run     = []string{"./main"}
+	Run     = []string{"./" + Executable}
 )
 
 // Warm is a program compiled once, before any submission, to fill the
