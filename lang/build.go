@@ -403,6 +403,9 @@ func (b *Builder) compile(ctx context.Context, l *Language, files []supportFile,
 		if err != nil {
 			return nil, err
 		}
+		if tc.dir == "" {
+			defer os.RemoveAll(bind.Path) // tens of MB the run does not need
+		}
 		binds = append(binds, bind)
 		env = append(env, l.ToolCache+"="+bind.Path)
 	}
