@@ -12,12 +12,12 @@ import (
 // binary runs them as the unprivileged user testenv.RootlessUser, where
 // sandboxtest.Isolating picks the rootless runner (see
 // TestHostileSolutionsRootless). The toolchains there are those of
-// /usr/bin. To keep the package's time down, the languages whose runs
+// /usr/bin and the Go toolchain's. To keep the package's time down, the languages whose runs
 // differ there (a native program's allocation fails instead of the memory
 // limit; the JVM and Node reserve memory up front) and one Rust build (its
 // compiler's /proc/self/exe) stand for the others.
 func TestSolutionVerdictsInEveryLanguageRootless(t *testing.T) {
 	testenv.RunTestsAs(t, testenv.RootlessUser,
-		"^(TestSolutionVerdictsInEveryLanguage|TestAplusbInEveryLanguage|TestJavaScriptModuleSolution)$/^(python|c|java|javascript|solution.rs)$",
+		"^(TestSolutionVerdictsInEveryLanguage|TestAplusbInEveryLanguage|TestJavaScriptModuleSolution)$/^(python|c|java|javascript|go|solution.rs)$",
 		"TestSolutionVerdictsInEveryLanguage", []string{"TETHER_REQUIRE_ROOTLESS=1", "TETHER_REQUIRE_LANGUAGES=1"})
 }

@@ -152,6 +152,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 		}
 		return nil, err
 	}
+	bd.Files = l.outputs(bd.Files)
 	bd.Run, bd.Binds, bd.OutOfMemory = run, binds, l.OutOfMemory
 	if b.Cache != nil {
 		// A failed publish costs only the next build its hit.
@@ -266,6 +267,16 @@ func (b *Builder) compileSubmission(ctx context.Context, l *Language, source []b
 	}
 	units := compileUnits(l, support)
 	files := append(slices.Clip(support), supportFile{name: l.Source, data: source})
+	var tc toolCacheMount
+	if b.Cache != nil && l.ToolCache != "" {
+		// A warm step that fails (an operator's toolchain) leaves this
+		// compile a private, empty cache: slower, not wrong.
+		if dir, err := b.warmToolCache(ctx, l, support, cpus); err == nil {
+			tc = toolCacheMount{dir: dir}
+		} else if ctx.Err() != nil {
+			return nil, fmt.Errorf("lang: compile cancelled: %w", ctx.Err())
+		}
+	}
 	var prebuilt *Build
 	if b.Cache != nil {
 		// A prebuild that fails (an operator's compiler that is not
@@ -282,7 +293,7 @@ func (b *Builder) compileSubmission(ctx context.Context, l *Language, source []b
 			}
 		}
 	}
-	bd, err := b.compile(ctx, l, files, compileArgs(l, units), lim, cpus)
+	bd, err := b.compile(ctx, l, files, compileArgs(l, units), lim, cpus, tc)
 	if err != nil || prebuilt == nil {
 		return bd, err
 	}
@@ -315,7 +326,7 @@ func (b *Builder) prebuilt(ctx context.Context, l *Language, support []supportFi
 		return nil, nil, fmt.Errorf("lang: the %s host's objects did not build before", l.ID)
 	}
 	b.prebuilds.Add(1)
-	bd, err := b.compile(ctx, l, support, argv, lim, cpus)
+	bd, err := b.compile(ctx, l, support, argv, lim, cpus, toolCacheMount{})
 	if err != nil {
 		if ctx.Err() == nil {
 			b.prebuildFailed.Store(key, true)
@@ -337,8 +348,9 @@ func (b *Builder) prebuilt(ctx context.Context, l *Language, support []supportFi
 	return bd, objects, nil
 }
 
-// compile writes files into a build dir of its own and runs argv there.
-func (b *Builder) compile(ctx context.Context, l *Language, files []supportFile, argv []string, lim CompileLimits, cpus []int) (bd *Build, err error) {
+// compile writes files into a build dir of its own and runs argv there,
+// with tc as the compiler's own cache when l has one (Language.ToolCache).
+func (b *Builder) compile(ctx context.Context, l *Language, files []supportFile, argv []string, lim CompileLimits, cpus []int, tc toolCacheMount) (bd *Build, err error) {
 	parent, err := sandbox.MkdirOwnedTemp(buildDirLabel)
 	if err != nil {
 		return nil, fmt.Errorf("lang: build dir: %w", err)
@@ -385,9 +397,20 @@ func (b *Builder) compile(ctx context.Context, l *Language, files []supportFile,
 		}
 		binds = append(binds, sandbox.Bind{Path: proc, Target: "/proc"})
 	}
-	env := b.Env
+	env := append(slices.Clip(b.Env), l.CompileEnv...)
 	if toolEnv != "" {
-		env = append(slices.Clip(env), toolEnv)
+		env = append(env, toolEnv)
+	}
+	if l.ToolCache != "" {
+		bind, err := tc.bind(parent)
+		if err != nil {
+			return nil, err
+		}
+		if tc.dir == "" {
+			defer os.RemoveAll(bind.Path) // tens of MB the run does not need
+		}
+		binds = append(binds, bind)
+		env = append(env, l.ToolCache+"="+bind.Path)
 	}
 	spec := sandbox.Spec{
 		Args:  args,

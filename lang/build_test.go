@@ -445,3 +445,83 @@ func TestToolchainTheSandboxCannotSeeIsPassedOver(t *testing.T) {
 		t.Errorf("with the folder in paths: %v", err)
 	}
 }
+
+// A Go submission builds in the sandbox against the embedded SDK, offline.
+// With a build cache, the compiler's GOCACHE is warmed once (the standard
+// library and the SDK), by one of two builds that start at once, and shown
+// read-only to every submission's compile: a third submission builds on
+// it, and no compile of a submission adds anything to it (a hostile one
+// cannot plant packages for the next).
+func TestGoBuildsOnAWarmReadOnlyCache(t *testing.T) {
+	requireTool(t, "go")
+	cache, err := OpenCache(filepath.Join(t.TempDir(), "cache"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := testBuilder(t, cache)
+	l, err := Builtin().Lookup("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(n int) (*Build, error) {
+		src := strings.Replace(l.Smoke, "args[1].(int64), nil", fmt.Sprintf("args[1].(int64) + %d, nil", n), 1)
+		bd, err := b.Build(context.Background(), Request{Language: l, Source: []byte(src), MemoryMB: 256})
+		if err == nil {
+			t.Cleanup(func() { bd.Close() })
+		}
+		return bd, err
+	}
+	var wg sync.WaitGroup
+	builds := make([]*Build, 3)
+	errs := make([]error, 3)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			builds[i], errs[i] = build(i)
+		}()
+	}
+	wg.Wait()
+	if n := b.prebuilds.Load(); n != 1 {
+		t.Errorf("GOCACHE warmed %d times for two builds at once, want once", n)
+	}
+	warmed, _ := filepath.Glob(filepath.Join(cache.Dir(), toolCachePrefix+"*"))
+	if len(warmed) != 1 {
+		t.Fatalf("tool caches %q, want one", warmed)
+	}
+	before := treeOf(t, warmed[0])
+	builds[2], errs[2] = build(2)
+	for i, bd := range builds {
+		if errs[i] != nil {
+			t.Fatalf("build %d: %v", i, errs[i])
+		}
+		if got := runBuilt(t, b.Runner, bd); got != "{\"type\":\"ready\"}\n" {
+			t.Errorf("build %d said %q, want its ready line", i, got)
+		}
+	}
+	if after := treeOf(t, warmed[0]); after != before {
+		t.Errorf("a submission's compile changed the shared GOCACHE")
+	}
+	t.Logf("the compile on a warm GOCACHE took %d ms", builds[2].Stats.TimeMs)
+}
+
+// treeOf lists dir's files with their sizes and modification times.
+func treeOf(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %d %v %v\n", path, info.Size(), info.Mode(), info.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}

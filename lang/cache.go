@@ -287,6 +287,9 @@ func (b *Builder) keyOf(ctx context.Context, l *Language, kind string, argv []st
 		field(a)
 	}
 	field(strings.Join(b.Env, "\x00"))
+	if len(l.CompileEnv) > 0 {
+		field(strings.Join(l.CompileEnv, "\x00"))
+	}
 	field(toolchain(ctx, l, b.Env))
 	field(l.SupportVersion)
 	support, err := supportFiles(l)

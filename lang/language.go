@@ -57,6 +57,29 @@ type Language struct {
 	// -l arguments dropped), kept in the build cache, and their objects
 	// linked into each submission instead of compiling them again.
 	PrebuildSupport bool `json:"-"`
+	// CompileEnv is added to the compile step's environment (Go's
+	// GOPROXY=off, GOFLAGS=-mod=mod, ...).
+	CompileEnv []string `json:"-"`
+	// ToolCache names the environment variable of the compiler's own
+	// cache dir (Go's GOCACHE). With a build cache, that dir is filled
+	// once per toolchain, host and Warm by compiling Warm, a trusted
+	// program, and shown read-only to every submission's compile
+	// (toolcache.go); without one, each compile gets an empty private dir.
+	ToolCache string `json:"-"`
+	// Warm is the program (saved as Source, beside Support) whose compile
+	// fills ToolCache: the host and what submissions commonly import.
+	Warm string `json:"-"`
+	// Outputs are the built files the run needs (Go's executable, not the
+	// SDK's sources beside it); nil: every file of the build dir.
+	Outputs []string `json:"-"`
+}
+
+// outputs are the files of a build the run needs (Outputs).
+func (l *Language) outputs(files []sandbox.File) []sandbox.File {
+	if len(l.Outputs) == 0 {
+		return files
+	}
+	return slices.DeleteFunc(files, func(f sandbox.File) bool { return !slices.Contains(l.Outputs, f.Name) })
 }
 
 // SourceFor is l with its source saved under the extension of fileName

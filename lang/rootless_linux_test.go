@@ -19,9 +19,9 @@ const rootlessTestUser = "tether-rootless"
 func TestBuildRootless(t *testing.T) {
 	requireTool(t, "g++")
 	out := testenv.RunTestsAs(t, rootlessTestUser,
-		"^(TestCompileAndRunCpp|TestCompileErrorShowsTheCompilerLine|TestCompilerBombs|TestCacheHitMissAndCorruption|TestCacheTwoBuildersAtOnce)$",
+		"^(TestCompileAndRunCpp|TestCompileErrorShowsTheCompilerLine|TestCompilerBombs|TestCacheHitMissAndCorruption|TestCacheTwoBuildersAtOnce|TestGoBuildsOnAWarmReadOnlyCache)$",
 		"TestCompileAndRunCpp", []string{"TETHER_REQUIRE_ROOTLESS=1", "TETHER_REQUIRE_LANGUAGES=1"})
-	if n := strings.Count("\n"+out, "\n--- PASS: Test"); n != 5 {
-		t.Fatalf("%d tests passed as %s, want 5", n, rootlessTestUser)
+	if n := strings.Count("\n"+out, "\n--- PASS: Test"); n != 6 {
+		t.Fatalf("%d tests passed as %s, want 6", n, rootlessTestUser)
 	}
 }

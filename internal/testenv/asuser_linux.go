@@ -19,8 +19,9 @@ const RootlessUser = "tether-rootless"
 // RunTestsAs runs the tests of this test binary that match run (a
 // -test.run pattern) as the unprivileged user name, made if missing
 // (useradd, then setpriv), with env as their whole environment and PATH
-// /usr/bin:/bin (the host's python3, not root's). It fails t if they fail
-// or if none named want passed, and returns their output. It needs root;
+// /usr/bin:/bin and the Go toolchain's dir (the host's python3, not
+// root's). It fails t if they fail or if none named want passed, and
+// returns their output. It needs root;
 // anything else missing skips t, or fails it when TETHER_REQUIRE_ROOTLESS
 // is "1". The tree the tests read must be world-readable; the binary is
 // copied out of the build cache (private to root).
@@ -47,7 +48,11 @@ func RunTestsAs(t *testing.T, name, run, want string, env []string) string {
 	}
 	cmd := exec.Command(setpriv, "--reuid="+name, "--regid="+name, "--clear-groups",
 		bin, "-test.run="+run, "-test.v", "-test.count=1")
-	cmd.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp"}, env...)
+	path := "PATH=/usr/bin:/bin"
+	if gobin, err := exec.LookPath("go"); err == nil {
+		path += ":" + filepath.Dir(gobin) // the official archive's /usr/local/go/bin
+	}
+	cmd.Env = append([]string{path, "HOME=/tmp", "TMPDIR=/tmp"}, env...)
 	out, err := cmd.CombinedOutput()
 	text := string(out)
 	t.Logf("as %s:\n%s", name, lastLines(text, 60))
