@@ -258,16 +258,6 @@ func rustFnPointer(f *Function) string {
 	return s
 }
 
-// cScalar reports whether a C solution gets t as a plain C value; every
-// other type is the host's tether_value.
-func cScalar(t *Type) bool {
-	switch t.Kind {
-	case Int, Float, Bool, String:
-		return true
-	}
-	return false
-}
-
 // CType is how a C solution spells t as a parameter (result false) or a
 // result: long long, double, bool, const char * (NUL-terminated), and the
 // host's value for the rest (const for a parameter: the host owns it; a

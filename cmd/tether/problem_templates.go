@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -83,7 +82,7 @@ func writeTemplates(dir string, d *sig.Declaration, languages []string, force bo
 		if err != nil {
 			return written, fmt.Errorf("problem templates: %w", err)
 		}
-		_, err = io.WriteString(f, string(t.Text))
+		_, err = f.Write(t.Text)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
