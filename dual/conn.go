@@ -39,6 +39,11 @@ type conn struct {
 
 	busySince atomic.Int64 // 1 + ns since Relay.base when flush's current write began; 0 when idle
 	stall     *time.Timer  // fires WriteStall after flush's write began
+
+	// exitMu serializes the readers of ep.Exited (the end of stdout and a
+	// failed write may both ask); exit keeps what it said for the other.
+	exitMu sync.Mutex
+	exit   string
 }
 
 func newConn(r *Relay, side Side, ep Endpoint) *conn {
@@ -131,7 +136,8 @@ func (c *conn) flush() {
 		if err != nil {
 			c.writing = false
 			c.mu.Unlock()
-			c.r.sideGone(c, "stdin write failed: "+err.Error())
+			// A side that exited breaks its pipe: its exit is the reason.
+			c.r.sideGone(c, c.r.exitReason(c, "stdin write failed: "+err.Error()))
 			return
 		}
 	}
@@ -195,20 +201,32 @@ func (r *Relay) endReason(c *conn, err error) string {
 	if err != io.EOF {
 		return "stdout read failed: " + err.Error()
 	}
+	return r.exitReason(c, "stdout closed")
+}
+
+// exitReason is how c's process ended, when the endpoint reports it within
+// ExitGrace, else otherwise.
+func (r *Relay) exitReason(c *conn, otherwise string) string {
 	if c.ep.Exited == nil {
-		return "stdout closed"
+		return otherwise
+	}
+	c.exitMu.Lock()
+	defer c.exitMu.Unlock()
+	if c.exit != "" {
+		return c.exit
 	}
 	t := time.NewTimer(r.cfg.ExitGrace)
 	defer t.Stop()
 	select {
 	case s, ok := <-c.ep.Exited:
+		c.exit = "exited"
 		if ok && s != "" {
-			return s
+			c.exit = s
 		}
-		return "exited"
+		return c.exit
 	case <-t.C:
-		return "stdout closed"
+		return otherwise
 	case <-r.done:
-		return "stdout closed"
+		return otherwise
 	}
 }

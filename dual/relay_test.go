@@ -309,6 +309,28 @@ func TestRelaySolutionClosesStdoutMidCall(t *testing.T) {
 	}
 }
 
+// A solution that exits while a call is written to it: the failed write
+// names how the process ended, as the end of its stdout does, not the
+// broken pipe (which would read as the judge's fault).
+func TestRelaySolutionStdinGoneNamesItsExit(t *testing.T) {
+	evEP, ev := newFake()
+	solEP, sol := newFake()
+	exited := make(chan string, 1)
+	solEP.Exited = exited
+	r := NewRelay(evEP, solEP, RelayConfig{Engine: Config{OnCallTimeout: Continue}})
+	wait := runRelay(context.Background(), r)
+	sol.send(ready)
+	exited <- "exit status 3"
+	sol.inR.CloseWithError(io.ErrClosedPipe) // its stdin is gone; its stdout not yet
+	ev.send(`{"type":"call","id":"1","fn":"f","args":[]}`)
+	ev.expect(t, errFrame("1", "SystemError", "solution is gone: exit status 3"))
+	sol.stdout.Close()
+	ev.stdout.Close()
+	if _, err := wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestRelayReadyTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		evEP, ev := newFake()

@@ -57,7 +57,7 @@ func RunTestsAs(t *testing.T, name, run, want string, env []string) string {
 	text := string(out)
 	t.Logf("as %s:\n%s", name, lastLines(text, 60))
 	if err != nil {
-		t.Fatalf("the tests as %s failed: %v", name, err)
+		t.Fatalf("the tests as %s failed: %v\n%s", name, err, failureLines(text))
 	}
 	if !strings.Contains(text, "--- PASS: "+want+" ") {
 		t.Fatalf("%s did not run as %s", want, name)
@@ -98,4 +98,18 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// failureLines are the lines of a verbose test run that say what failed
+// (its FAIL lines and the messages under them), which the run's tail may
+// not hold.
+func failureLines(text string) string {
+	var keep []string
+	for _, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "--- FAIL") || strings.Contains(trimmed, "_test.go:") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
 }
