@@ -1,8 +1,6 @@
 package csdk
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/tether-dev/tether/sdk/internal/hosttest"
@@ -12,25 +10,8 @@ import (
 // files WriteTo writes beside the source, then Compile.
 func build(t *testing.T, name string) string {
 	hosttest.Tool(t, "gcc", "apt-get install gcc")
-	dir := t.TempDir()
-	if err := WriteTo(dir); err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "main.c"), src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	argv := make([]string, len(Compile))
-	for i, a := range Compile {
-		if a == "{source}" {
-			a = "main.c"
-		}
-		argv[i] = a
-	}
-	hosttest.Build(t, dir, nil, argv...)
+	dir := hosttest.WorkDir(t, WriteTo, name, "main.c")
+	hosttest.Build(t, dir, nil, hosttest.WithSource(Compile, "main.c")...)
 	return dir
 }
 

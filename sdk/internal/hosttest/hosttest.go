@@ -26,6 +26,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +60,36 @@ func Build(t testing.TB, dir string, env []string, argv ...string) {
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, out)
 	}
+}
+
+// WorkDir is a fresh work dir as the judge prepares one: the host's files
+// (writeHost, the SDK's WriteTo) and testdata/name saved as source.
+func WorkDir(t testing.TB, writeHost func(dir string) error, name, source string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := writeHost(dir); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, source), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// WithSource is argv (an SDK's Compile or Run) with the {source} argument
+// replaced by source.
+func WithSource(argv []string, source string) []string {
+	out := slices.Clone(argv)
+	for i, a := range out {
+		if a == "{source}" {
+			out[i] = source
+		}
+	}
+	return out
 }
 
 // Lang describes what differs between languages in the shared checks.
