@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tether-dev/tether/internal/tail"
 	"github.com/tether-dev/tether/sandbox"
 	"github.com/tether-dev/tether/sig"
 )
@@ -615,7 +616,7 @@ func runCompiler(ctx context.Context, r sandbox.Runner, spec sandbox.Spec, max i
 	stop := context.AfterFunc(ctx, func() { proc.Kill() })
 	defer stop()
 	var mu sync.Mutex
-	tail := &tailWriter{max: max}
+	messages := tail.New(max)
 	var wg sync.WaitGroup
 	for _, rd := range []io.Reader{proc.Stdout(), proc.Stderr()} {
 		wg.Add(1)
@@ -626,7 +627,7 @@ func runCompiler(ctx context.Context, r sandbox.Runner, spec sandbox.Spec, max i
 				n, err := rd.Read(buf)
 				if n > 0 {
 					mu.Lock()
-					tail.Write(buf[:n])
+					messages.Write(buf[:n])
 					mu.Unlock()
 				}
 				if err != nil {
@@ -645,7 +646,7 @@ func runCompiler(ctx context.Context, r sandbox.Runner, spec sandbox.Spec, max i
 	if werr != nil {
 		return "", usage, false, fmt.Errorf("lang: compiler %q: %w", spec.Args[0], werr)
 	}
-	return tail.String(), usage, hit.Load(), nil
+	return compilerMessages(messages), usage, hit.Load(), nil
 }
 
 // builtFiles are every regular file under dir (sources included: some
