@@ -32,7 +32,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/tether-dev/tether/bench/internal/driver"
 )
 
 // measurement is what the evaluator reports.
@@ -101,52 +102,21 @@ func solution(in io.Reader, out io.Writer) error {
 // evaluator makes the calls and reports the measurement.
 func evaluator(in io.Reader, out io.Writer, calls, inflight int) error {
 	w := bufio.NewWriter(out)
-	r := bufio.NewReaderSize(in, 1<<16)
-	next := 0
-	send := func() {
-		id := strconv.Itoa(next)
-		next++
+	call := func(w *bufio.Writer, n int) {
+		id := strconv.Itoa(n)
 		w.WriteString(`{"type":"call","id":"` + id + `","fn":"echo","args":[` + id + "]}\n")
 	}
-	recv := func() error {
-		line, err := r.ReadSlice('\n')
-		if err != nil {
-			return fmt.Errorf("reading a result after %d calls: %w", next, err)
-		}
+	result := func(line []byte) error {
 		if !bytes.Contains(line, []byte(`"type":"result"`)) {
 			return fmt.Errorf("not a result: %.200s", line)
 		}
 		return nil
 	}
-	var m measurement
-	start := time.Now()
-	for range calls {
-		send()
-		w.Flush()
-		if err := recv(); err != nil {
-			return err
-		}
+	d, err := driver.Measure(w, bufio.NewReaderSize(in, 1<<16), calls, inflight, call, result)
+	if err != nil {
+		return err
 	}
-	m.RoundTripNs = float64(time.Since(start).Nanoseconds()) / float64(calls)
-
-	start = time.Now()
-	next = 0
-	for range min(inflight, calls) {
-		send()
-	}
-	w.Flush()
-	for done := 0; done < calls; done++ {
-		if err := recv(); err != nil {
-			return err
-		}
-		if next < calls {
-			send()
-		}
-		if r.Buffered() == 0 {
-			w.Flush()
-		}
-	}
-	m.CallsPerSec = float64(calls) / time.Since(start).Seconds()
+	m := measurement{RoundTripNs: float64(d.RoundTrip.Nanoseconds()), CallsPerSec: d.CallsPerSec}
 	js, _ := json.Marshal(m)
 	fmt.Fprintln(os.Stderr, string(js))
 	fmt.Fprintf(w, "---RESULT---\n{\"status\":\"Accepted\",\"score\":100,\"details\":%s}\n", js)
