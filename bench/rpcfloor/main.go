@@ -27,8 +27,7 @@ import (
 func main() {
 	role := flag.String("role", "", "floor (internal: serve subtract by hand)")
 	server := flag.String("server", "", "the JSON-RPC server binary to measure, speaking newline-delimited JSON on stdio")
-	calls := flag.Int("calls", 20000, "calls per measurement")
-	inflight := flag.Int("inflight", 64, "calls in flight for the throughput measurement")
+	load := driver.LoadFlags()
 	rounds := flag.Int("rounds", 3, "interleaved rounds")
 	flag.Parse()
 	var err error
@@ -40,7 +39,7 @@ func main() {
 	case *server == "":
 		err = fmt.Errorf("-server: name the server binary (go build -o /tmp/calc ./examples/jsonrpc-calc)")
 	default:
-		err = drive(*server, *calls, *inflight, *rounds)
+		err = drive(*server, *load, *rounds)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "rpcfloor:", err)
@@ -84,7 +83,7 @@ func floor(in io.Reader, out io.Writer) error {
 	}
 }
 
-func measure(argv []string, calls, inflight int) (driver.Measurement, error) {
+func measure(argv []string, load driver.Load) (driver.Measurement, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -111,22 +110,22 @@ func measure(argv []string, calls, inflight int) (driver.Measurement, error) {
 		}
 		return nil
 	}
-	return driver.Measure(bufio.NewWriter(stdin), bufio.NewReaderSize(stdout, 1<<16), calls, inflight, call, answer)
+	return driver.Measure(bufio.NewWriter(stdin), bufio.NewReaderSize(stdout, 1<<16), load, call, answer)
 }
 
-func drive(server string, calls, inflight, rounds int) error {
+func drive(server string, load driver.Load, rounds int) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%d calls per measurement, %d in flight for throughput, %d rounds\n", calls, inflight, rounds)
+	fmt.Printf("%d calls per measurement, %d in flight for throughput, %d rounds\n", load.Calls, load.InFlight, rounds)
 	fmt.Printf("%-6s %-7s %14s %14s\n", "round", "server", "round trip", "calls/s")
 	for round := 1; round <= rounds; round++ {
-		fl, err := measure([]string{self, "-role", "floor"}, calls, inflight)
+		fl, err := measure([]string{self, "-role", "floor"}, load)
 		if err != nil {
 			return fmt.Errorf("floor: %w", err)
 		}
-		sv, err := measure([]string{server}, calls, inflight)
+		sv, err := measure([]string{server}, load)
 		if err != nil {
 			return fmt.Errorf("%s: %w", server, err)
 		}
