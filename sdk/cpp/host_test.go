@@ -13,9 +13,7 @@ import (
 // files WriteTo writes beside the source, then Compile.
 func build(t *testing.T, name string) string {
 	hosttest.Tool(t, "g++", "apt-get install g++")
-	dir := hosttest.WorkDir(t, WriteTo, name, "main.cpp")
-	hosttest.Build(t, dir, nil, hosttest.WithSource(Compile, "main.cpp")...)
-	return dir
+	return hosttest.Compiled(t, WriteTo, name, "main.cpp", Compile)
 }
 
 func TestHost(t *testing.T) {

@@ -9,9 +9,7 @@ import (
 
 func build(t *testing.T) string {
 	hosttest.Tool(t, "rustc", "apt-get install rustc")
-	dir := hosttest.WorkDir(t, WriteTo, "solution.rs", Source)
-	hosttest.Build(t, dir, nil, Compile...)
-	return dir
+	return hosttest.Compiled(t, WriteTo, "solution.rs", Source, Compile)
 }
 
 func TestHost(t *testing.T) {

@@ -92,6 +92,15 @@ func WithSource(argv []string, source string) []string {
 	return out
 }
 
+// Compiled is WorkDir with the source then compiled by compile (an SDK's
+// Compile, {source} standing for source), as the judge builds it.
+func Compiled(t testing.TB, writeHost func(dir string) error, name, source string, compile []string) string {
+	t.Helper()
+	dir := WorkDir(t, writeHost, name, source)
+	Build(t, dir, nil, WithSource(compile, source)...)
+	return dir
+}
+
 // Lang describes what differs between languages in the shared checks.
 type Lang struct {
 	// Command starts the host (in Dir).
