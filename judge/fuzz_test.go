@@ -2,9 +2,7 @@ package judge
 
 import (
 	"errors"
-	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // FuzzParsePayload: any input either parses to a status that encodes (one
@@ -25,28 +23,6 @@ func FuzzParsePayload(f *testing.F) {
 		}
 		if _, err := p.Status.MarshalJSON(); err != nil || p.Score < -maxExactScore || p.Score > maxExactScore {
 			t.Fatalf("ParsePayload(%q) = %+v", line, p)
-		}
-	})
-}
-
-// FuzzTailBuffer: the kept text is a suffix of everything written, at most
-// max bytes, and starts on a character boundary when the input is UTF-8.
-func FuzzTailBuffer(f *testing.F) {
-	f.Add("héllo wörld", "€€€", uint8(7))
-	f.Add("", "abc", uint8(1))
-	f.Fuzz(func(t *testing.T, a, b string, max uint8) {
-		if max == 0 {
-			return
-		}
-		tb := newTailBuffer(int(max))
-		tb.Write([]byte(a))
-		tb.Write([]byte(b))
-		all, got := a+b, tb.String()
-		if !strings.HasSuffix(all, got) || len(got) > int(max) || len(got) < min(len(all), int(max))-utf8.UTFMax+1 {
-			t.Fatalf("tail of %q (max %d) = %q", all, max, got)
-		}
-		if utf8.ValidString(all) && !utf8.ValidString(got) {
-			t.Fatalf("tail %q of valid UTF-8 is not valid", got)
 		}
 	})
 }

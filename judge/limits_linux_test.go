@@ -23,15 +23,11 @@ func judgeWithLinux(t *testing.T, dir, solution string) *Result {
 		t.Fatal(err)
 	}
 	scaleTimes(problem)
-	sdk, err := filepath.Abs("../sdk/python")
-	if err != nil {
-		t.Fatal(err)
-	}
 	code, err := os.ReadFile(filepath.Join("testdata/hostile", solution))
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), problem, &Submission{Path: solution, Code: code}, &Options{Runner: runner, PythonPath: sdk})
+	res, err := Run(context.Background(), problem, &Submission{Path: solution, Code: code}, &Options{Runner: runner, PythonPath: pythonSDK(t)})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -39,6 +35,28 @@ func judgeWithLinux(t *testing.T, dir, solution string) *Result {
 		t.Errorf("left behind: %v", left)
 	}
 	return res
+}
+
+// judgeFilesWithLinux is judgeFiles in a fresh folder the sandbox's user
+// can read, with the linux runner and the repository's Python SDK.
+func judgeFilesWithLinux(t *testing.T, files map[string]string) *Result {
+	t.Helper()
+	runner := sandboxtest.Isolating(t)
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return judgeFiles(t, dir, files, &Options{Runner: runner, PythonPath: pythonSDK(t)})
+}
+
+// pythonSDK is the repository's Python SDK, as an absolute path.
+func pythonSDK(t *testing.T) string {
+	t.Helper()
+	sdk, err := filepath.Abs("../sdk/python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sdk
 }
 
 // docs/sandbox.md: an evaluator over its memory limit is SystemError, whatever
@@ -94,7 +112,7 @@ func TestProblemFolderMustBeReadableBySandboxUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	problem := loadProblemFiles(t, dir, files, 0o600)
-	sdk, _ := filepath.Abs("../sdk/python")
+	sdk := pythonSDK(t)
 	run := func() *Result {
 		res, err := Run(context.Background(), problem, &Submission{Path: "good.py", Code: []byte("def run():\n    return 'blocked'\n")},
 			&Options{Runner: runner, PythonPath: sdk})
@@ -134,16 +152,7 @@ func TestProblemFolderMustBeReadableBySandboxUser(t *testing.T) {
 // and its 20 s timeout, and a few calls go over the sum (issue 32 runs
 // this on cgroup v2, where the sum is cpu.stat's usage_usec).
 func TestSolutionCPUCapSumsTheCalls(t *testing.T) {
-	runner := sandboxtest.Isolating(t)
-	sdk, err := filepath.Abs("../sdk/python")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	res := judgeFiles(t, dir, map[string]string{
+	res := judgeFilesWithLinux(t, map[string]string{
 		"problem.json": `{"format_version":1,"title":"cpu sum","runtime_config":{"evaluator":{"time_limit_ms":60000},"solution":{"call_timeout_ms":20000,"cpu_time_limit_ms":1000}}}`,
 		"evaluate.py": `from tether_sdk.evaluator import SolutionRunner, result
 r = SolutionRunner()
@@ -152,7 +161,7 @@ for i in range(1000):
 result.accept()
 `,
 		"sol.py": "import time\n\ndef spin(s):\n    end = time.process_time() + s\n    while time.process_time() < end:\n        pass\n",
-	}, &Options{Runner: runner, PythonPath: sdk})
+	})
 	wantStatus(t, res, TimeLimitExceeded)
 	if msg := details(t, res)["message"]; msg != "solution CPU time limit exceeded" {
 		t.Fatalf("message %q, want the CPU cap's", msg)

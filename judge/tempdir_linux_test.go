@@ -2,27 +2,12 @@
 
 package judge
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
-
-	"github.com/tether-dev/tether/sandbox/sandboxtest"
-)
+import "testing"
 
 // An evaluator in the linux sandbox runs in the read-only problem folder;
 // the sandbox's TMPDIR and HOME still give it a writable scratch dir.
 func TestEvaluatorTempfile(t *testing.T) {
-	runner := sandboxtest.Isolating(t)
-	sdk, err := filepath.Abs("../sdk/python")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{
+	res := judgeFilesWithLinux(t, map[string]string{
 		"problem.json": `{"format_version":1,"title":"tmp","image":"ignored","runtime_config":{"solution":{"call_timeout_ms":3000}}}`,
 		"evaluate.py": `import os, tempfile
 from noj_evaluator_sdk import SolutionRunner, result
@@ -41,8 +26,7 @@ else:
     result.wrong_answer(got=v)
 `,
 		"sol.py": "def add(a, b):\n    return a + b\n",
-	}
-	res := judgeFiles(t, dir, files, &Options{Runner: runner, PythonPath: sdk})
+	})
 	if res.Sandbox != "linux" {
 		t.Errorf("sandbox = %q, want linux", res.Sandbox)
 	}

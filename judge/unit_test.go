@@ -11,33 +11,6 @@ import (
 	"unicode/utf8"
 )
 
-func TestTailBufferKeepsTailOnCharBoundary(t *testing.T) {
-	tb := newTailBuffer(10)
-	tb.Write([]byte("abc"))
-	if tb.String() != "abc" {
-		t.Fatalf("%q", tb.String())
-	}
-	tb.Write([]byte("défghijk")) // 9 bytes; total 12 > 10: "a","b" cut
-	if got := tb.String(); got != "cdéfghijk" {
-		t.Fatalf("%q", got)
-	}
-	tb.Write([]byte("éx")) // the cut lands inside the first "é": its tail byte is dropped
-	if got := tb.String(); got != "fghijkéx" || !utf8.ValidString(got) {
-		t.Fatalf("%q", got)
-	}
-	big := strings.Repeat("€", 100) // 300 bytes in one write
-	tb.Write([]byte(big))
-	if got := tb.String(); got != "€€€" {
-		t.Fatalf("%q", got)
-	}
-	for range 1000 { // memory stays within 2*max
-		tb.Write([]byte("0123456"))
-	}
-	if cap(tb.buf) > 64 || tb.String() != "6012345601234560123456"[12:] {
-		t.Fatalf("cap %d string %q", cap(tb.buf), tb.String())
-	}
-}
-
 func TestParsePayload(t *testing.T) {
 	ok := []struct {
 		in     string

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tether-dev/tether/internal/copyfile"
 	"github.com/tether-dev/tether/sandbox"
 )
 
@@ -115,7 +116,7 @@ func (c *Cache) get(key string) (*Build, bool) {
 			break
 		}
 		if err := os.Link(from, to); err != nil {
-			if err := copyFile(from, to); err != nil {
+			if err := copyfile.ToNew(from, to, 0o600); err != nil {
 				break
 			}
 		}
@@ -160,7 +161,7 @@ func (c *Cache) put(key string, bd *Build) error {
 		if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
 			return err
 		}
-		if err := copyFile(f.Source, to); err != nil {
+		if err := copyfile.ToNew(f.Source, to, 0o600); err != nil {
 			return err
 		}
 		sum, size, err := fileSum(to)
@@ -237,23 +238,6 @@ func (c *Cache) evict() {
 		c.discard(e.dir)
 		total -= e.size
 	}
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 func fileSum(path string) (string, int64, error) {

@@ -3,52 +3,19 @@ package lang
 import (
 	"regexp"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/tether-dev/tether/internal/tail"
 )
 
-// tailWriter keeps the last max bytes written to it, in at most 2*max of
-// memory, however much a compiler prints.
-type tailWriter struct {
-	max     int
-	buf     []byte
-	dropped bool
-}
-
-func (t *tailWriter) Write(p []byte) (int, error) {
-	n := len(p)
-	if t.max <= 0 {
-		return n, nil
+// compilerMessages is the kept tail of what a compiler printed (the last
+// max bytes of tail.Buffer, in at most 2*max of memory however much it
+// prints), with a line saying that the head was cut when it was.
+func compilerMessages(kept *tail.Buffer) string {
+	s := kept.String()
+	if kept.Cut() {
+		return "[earlier compiler messages cut]\n" + s
 	}
-	if len(p) >= t.max {
-		t.dropped = t.dropped || len(t.buf) > 0 || len(p) > t.max
-		t.buf = append(t.buf[:0], p[len(p)-t.max:]...)
-		return n, nil
-	}
-	if len(t.buf)+len(p) > 2*t.max {
-		keep := t.max - len(p)
-		copy(t.buf, t.buf[len(t.buf)-keep:])
-		t.buf = t.buf[:keep]
-		t.dropped = true
-	}
-	t.buf = append(t.buf, p...)
-	return n, nil
-}
-
-// String is the kept tail, starting on a character boundary, with a line
-// saying that the head was cut when it was.
-func (t *tailWriter) String() string {
-	b := t.buf
-	if len(b) > t.max {
-		b = b[len(b)-t.max:]
-		t.dropped = true
-	}
-	if !t.dropped {
-		return string(b)
-	}
-	for i := 0; i < utf8.UTFMax-1 && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
-		b = b[1:]
-	}
-	return "[earlier compiler messages cut]\n" + string(b)
+	return s
 }
 
 // cleanMessages makes a compiler's messages safe to show: invalid UTF-8

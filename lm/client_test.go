@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"net"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/tether-dev/tether/lm"
 	"github.com/tether-dev/tether/lm/backend"
-	"github.com/tether-dev/tether/wire"
 )
 
 func TestClientKeepAliveReusesConnection(t *testing.T) {
@@ -34,33 +31,6 @@ func TestClientKeepAliveReusesConnection(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the client's connection was not closed")
 	}
-}
-
-// oneShotServer answers one request per connection and closes, as rlm's
-// LMHandler does.
-func oneShotServer(t *testing.T) (addr string, accepted *atomic.Int64) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	accepted = new(atomic.Int64)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			if _, err := wire.NewFrameReader(c, 0).ReadFrame(); err == nil {
-				wire.NewFrameWriter(c, 0).WriteFrame([]byte(`{"chat_completion":{"root_model":"m","prompt":"x","response":"pong","usage_summary":{"model_usage_summaries":{}},"execution_time":0.1},"chat_completions":null,"error":null}`))
-			}
-			c.Close()
-		}
-	})
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	return ln.Addr().String(), accepted
 }
 
 func TestClientRedialsAfterOneShotServerCloses(t *testing.T) {

@@ -43,6 +43,33 @@ func echoServer(t *testing.T, echo *backend.Echo, opts *lm.Options) (*lm.Server,
 	return startServer(t, lm.SingleBackend("echo", echo), opts)
 }
 
+// oneShotServer answers one request per connection and closes, as rlm's
+// LMHandler does.
+func oneShotServer(t *testing.T) (addr string, accepted *atomic.Int64) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted = new(atomic.Int64)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			if _, err := wire.NewFrameReader(c, 0).ReadFrame(); err == nil {
+				wire.NewFrameWriter(c, 0).WriteFrame([]byte(`{"chat_completion":{"root_model":"m","prompt":"x","response":"pong","usage_summary":{"model_usage_summaries":{}},"execution_time":0.1},"chat_completions":null,"error":null}`))
+			}
+			c.Close()
+		}
+	})
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	return ln.Addr().String(), accepted
+}
+
 // rawConn is a test peer that writes frames (or raw bytes) by hand.
 type rawConn struct {
 	t *testing.T

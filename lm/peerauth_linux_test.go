@@ -1,13 +1,14 @@
 package lm_test
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/tether-dev/tether/internal/copyfile"
 )
 
 // A connection over loopback TCP from another user is closed without an
@@ -33,7 +34,9 @@ func TestLoopbackTCPRefusesOtherUID(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "client")
-	copyFile(t, self, bin)
+	if err := copyfile.ToNew(self, bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
 
 	srv, addr := echoServer(t, nil, nil)
 	run := func(cred *syscall.Credential) string {
@@ -55,24 +58,5 @@ func TestLoopbackTCPRefusesOtherUID(t *testing.T) {
 	}
 	if n := srv.Refused(); n != 1 {
 		t.Errorf("Refused() = %d, want 1", n)
-	}
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	src, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -3,36 +3,13 @@ package worker
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/sandbox/sandboxtest"
+	"github.com/tether-dev/tether/worker/internal/workertest"
 )
-
-// copyFolder stands in for the package cache: it copies the files of dir.
-type copyFolder string
-
-func (c copyFolder) Extract(_ context.Context, _ string, dest string) error {
-	entries, err := os.ReadDir(string(c))
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(string(c), e.Name()))
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dest, e.Name()), b, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // The sandbox's user still reads the package through the private layout
 // (WORK_DIR 0700, task folder 0711): a task is judged Accepted.
@@ -66,6 +43,6 @@ func judgeAplusbTask(t *testing.T, code string) (*Result, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := &Judger{Runner: runner, Packages: copyFolder("../examples/aplusb"), WorkDir: workDir}
+	j := &Judger{Runner: runner, Packages: workertest.CopyFolder("../examples/aplusb"), WorkDir: workDir}
 	return j.Judge(context.Background(), task, SlotCPUs{})
 }

@@ -32,7 +32,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/tether-dev/tether/bench/internal/driver"
 )
 
 // measurement is what the evaluator reports.
@@ -44,18 +45,17 @@ type measurement struct {
 func main() {
 	role := flag.String("role", "", "evaluator or solution (internal)")
 	tether := flag.String("tether", "", "the tether binary to measure (required for the driver); several, comma-separated, are measured one after another in each round")
-	calls := flag.Int("calls", 20000, "calls per measurement")
-	inflight := flag.Int("inflight", 64, "calls in flight for the throughput measurement")
+	load := driver.LoadFlags()
 	rounds := flag.Int("rounds", 5, "interleaved rounds of direct, forwarder and tether")
 	flag.Parse()
 	var err error
 	switch *role {
 	case "evaluator":
-		err = evaluator(os.Stdin, os.Stdout, *calls, *inflight)
+		err = evaluator(os.Stdin, os.Stdout, *load)
 	case "solution":
 		err = solution(os.Stdin, os.Stdout)
 	case "":
-		err = drive(*tether, *calls, *inflight, *rounds)
+		err = drive(*tether, *load, *rounds)
 	default:
 		err = fmt.Errorf("-role %q: want evaluator or solution", *role)
 	}
@@ -99,61 +99,30 @@ func solution(in io.Reader, out io.Writer) error {
 }
 
 // evaluator makes the calls and reports the measurement.
-func evaluator(in io.Reader, out io.Writer, calls, inflight int) error {
+func evaluator(in io.Reader, out io.Writer, load driver.Load) error {
 	w := bufio.NewWriter(out)
-	r := bufio.NewReaderSize(in, 1<<16)
-	next := 0
-	send := func() {
-		id := strconv.Itoa(next)
-		next++
+	call := func(w *bufio.Writer, n int) {
+		id := strconv.Itoa(n)
 		w.WriteString(`{"type":"call","id":"` + id + `","fn":"echo","args":[` + id + "]}\n")
 	}
-	recv := func() error {
-		line, err := r.ReadSlice('\n')
-		if err != nil {
-			return fmt.Errorf("reading a result after %d calls: %w", next, err)
-		}
+	result := func(line []byte) error {
 		if !bytes.Contains(line, []byte(`"type":"result"`)) {
 			return fmt.Errorf("not a result: %.200s", line)
 		}
 		return nil
 	}
-	var m measurement
-	start := time.Now()
-	for range calls {
-		send()
-		w.Flush()
-		if err := recv(); err != nil {
-			return err
-		}
+	d, err := driver.Measure(w, bufio.NewReaderSize(in, 1<<16), load, call, result)
+	if err != nil {
+		return err
 	}
-	m.RoundTripNs = float64(time.Since(start).Nanoseconds()) / float64(calls)
-
-	start = time.Now()
-	next = 0
-	for range min(inflight, calls) {
-		send()
-	}
-	w.Flush()
-	for done := 0; done < calls; done++ {
-		if err := recv(); err != nil {
-			return err
-		}
-		if next < calls {
-			send()
-		}
-		if r.Buffered() == 0 {
-			w.Flush()
-		}
-	}
-	m.CallsPerSec = float64(calls) / time.Since(start).Seconds()
+	m := measurement{RoundTripNs: float64(d.RoundTrip.Nanoseconds()), CallsPerSec: d.CallsPerSec}
 	js, _ := json.Marshal(m)
 	fmt.Fprintln(os.Stderr, string(js))
 	fmt.Fprintf(w, "---RESULT---\n{\"status\":\"Accepted\",\"score\":100,\"details\":%s}\n", js)
 	return w.Flush()
 }
 
-func drive(tethers string, calls, inflight, rounds int) error {
+func drive(tethers string, load driver.Load, rounds int) error {
 	if tethers == "" {
 		return fmt.Errorf("-tether: name the tether binary to measure (go build -o /tmp/tether ./cmd/tether)")
 	}
@@ -161,21 +130,21 @@ func drive(tethers string, calls, inflight, rounds int) error {
 	if err != nil {
 		return err
 	}
-	problem, err := writeProblem(self, calls, inflight)
+	problem, err := writeProblem(self, load)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(problem)
-	fmt.Printf("%d calls per measurement, %d in flight for throughput, %d rounds\n", calls, inflight, rounds)
+	fmt.Printf("%d calls per measurement, %d in flight for throughput, %d rounds\n", load.Calls, load.InFlight, rounds)
 	fmt.Printf("%-6s %-10s %14s %14s\n", "round", "path", "round trip", "calls/s")
 	binaries := strings.Split(tethers, ",")
 	all := make([][]measurement, 2+len(binaries)) // direct, forwarder, each tether
 	for round := 1; round <= rounds; round++ {
-		direct, err := runDirect(self, calls, inflight)
+		direct, err := runDirect(self, load)
 		if err != nil {
 			return fmt.Errorf("direct: %w", err)
 		}
-		fwd, err := runForwarder(self, calls, inflight)
+		fwd, err := runForwarder(self, load)
 		if err != nil {
 			return fmt.Errorf("forwarder: %w", err)
 		}
@@ -241,19 +210,19 @@ func printRow(round, name string, direct, fwd, relayed measurement, floors bool)
 		100*relayed.CallsPerSec/direct.CallsPerSec, relayed.CallsPerSec/fwd.CallsPerSec)
 }
 
-func sideArgs(self, role string, calls, inflight int) []string {
-	return []string{self, "-role", role, "-calls", strconv.Itoa(calls), "-inflight", strconv.Itoa(inflight)}
+func sideArgs(self, role string, load driver.Load) []string {
+	return append([]string{self, "-role", role}, load.Args()...)
 }
 
 // writeProblem makes a problem folder whose two sides are this binary.
-func writeProblem(self string, calls, inflight int) (string, error) {
+func writeProblem(self string, load driver.Load) (string, error) {
 	dir, err := os.MkdirTemp("", "relayfloor-")
 	if err != nil {
 		return "", err
 	}
 	cfg := map[string]any{"title": "relay floor", "runtime_config": map[string]any{
-		"evaluator": map[string]any{"command": sideArgs(self, "evaluator", calls, inflight), "time_limit_ms": 600000},
-		"solution":  map[string]any{"command": sideArgs(self, "solution", calls, inflight), "call_timeout_ms": 60000},
+		"evaluator": map[string]any{"command": sideArgs(self, "evaluator", load), "time_limit_ms": 600000},
+		"solution":  map[string]any{"command": sideArgs(self, "solution", load), "call_timeout_ms": 60000},
 	}}
 	js, _ := json.MarshalIndent(cfg, "", "  ")
 	if err := os.WriteFile(filepath.Join(dir, "problem.json"), js, 0o644); err != nil {
@@ -264,7 +233,7 @@ func writeProblem(self string, calls, inflight int) (string, error) {
 }
 
 // runDirect joins the two sides by two pipes, as the floor.
-func runDirect(self string, calls, inflight int) (measurement, error) {
+func runDirect(self string, load driver.Load) (measurement, error) {
 	evIn, solOut, err := os.Pipe()
 	if err != nil {
 		return measurement{}, err
@@ -273,7 +242,7 @@ func runDirect(self string, calls, inflight int) (measurement, error) {
 	if err != nil {
 		return measurement{}, err
 	}
-	wait, err := startSides(self, calls, inflight, evIn, evOut, solIn, solOut, evIn)
+	wait, err := startSides(self, load, evIn, evOut, solIn, solOut, evIn)
 	if err != nil {
 		return measurement{}, err
 	}
@@ -284,7 +253,7 @@ func runDirect(self string, calls, inflight int) (measurement, error) {
 // relay doing tether's I/O: a pipe to and from each side, and a goroutine
 // each way forwarding whole lines (forwardLines), with no parsing and no
 // routing.
-func runForwarder(self string, calls, inflight int) (measurement, error) {
+func runForwarder(self string, load driver.Load) (measurement, error) {
 	var p [8]*os.File // read and write ends: ev stdin, ev stdout, sol stdin, sol stdout
 	for i := 0; i < len(p); i += 2 {
 		r, w, err := os.Pipe()
@@ -295,7 +264,7 @@ func runForwarder(self string, calls, inflight int) (measurement, error) {
 	}
 	evIn, toEv, fromEv, evOut := p[0], p[1], p[2], p[3]
 	solIn, toSol, fromSol, solOut := p[4], p[5], p[6], p[7]
-	wait, err := startSides(self, calls, inflight, evIn, evOut, solIn, solOut, fromSol)
+	wait, err := startSides(self, load, evIn, evOut, solIn, solOut, fromSol)
 	if err != nil {
 		for _, f := range []*os.File{toEv, fromEv, toSol, fromSol} {
 			f.Close()
@@ -356,9 +325,9 @@ func forwardLines(dst io.Writer, src io.Reader) {
 // from ready, then starts the evaluator on evIn/evOut, and closes those
 // four ends in this process. wait waits for both sides and returns the
 // evaluator's measurement.
-func startSides(self string, calls, inflight int, evIn, evOut, solIn, solOut, ready *os.File) (wait func() (measurement, error), err error) {
-	ev := exec.Command(self, sideArgs(self, "evaluator", calls, inflight)[1:]...)
-	sol := exec.Command(self, sideArgs(self, "solution", calls, inflight)[1:]...)
+func startSides(self string, load driver.Load, evIn, evOut, solIn, solOut, ready *os.File) (wait func() (measurement, error), err error) {
+	ev := exec.Command(self, sideArgs(self, "evaluator", load)[1:]...)
+	sol := exec.Command(self, sideArgs(self, "solution", load)[1:]...)
 	var report bytes.Buffer
 	ev.Stdin, ev.Stdout, ev.Stderr = evIn, evOut, &report
 	sol.Stdin, sol.Stdout, sol.Stderr = solIn, solOut, os.Stderr

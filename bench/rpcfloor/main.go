@@ -20,14 +20,14 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"time"
+
+	"github.com/tether-dev/tether/bench/internal/driver"
 )
 
 func main() {
 	role := flag.String("role", "", "floor (internal: serve subtract by hand)")
 	server := flag.String("server", "", "the JSON-RPC server binary to measure, speaking newline-delimited JSON on stdio")
-	calls := flag.Int("calls", 20000, "calls per measurement")
-	inflight := flag.Int("inflight", 64, "calls in flight for the throughput measurement")
+	load := driver.LoadFlags()
 	rounds := flag.Int("rounds", 3, "interleaved rounds")
 	flag.Parse()
 	var err error
@@ -39,7 +39,7 @@ func main() {
 	case *server == "":
 		err = fmt.Errorf("-server: name the server binary (go build -o /tmp/calc ./examples/jsonrpc-calc)")
 	default:
-		err = drive(*server, *calls, *inflight, *rounds)
+		err = drive(*server, *load, *rounds)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "rpcfloor:", err)
@@ -83,96 +83,56 @@ func floor(in io.Reader, out io.Writer) error {
 	}
 }
 
-type measurement struct {
-	roundTrip   time.Duration
-	callsPerSec float64
-}
-
-func measure(argv []string, calls, inflight int) (measurement, error) {
+func measure(argv []string, load driver.Load) (driver.Measurement, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return measurement{}, err
+		return driver.Measurement{}, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return measurement{}, err
+		return driver.Measurement{}, err
 	}
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		return measurement{}, err
+		return driver.Measurement{}, err
 	}
 	defer cmd.Wait()
 	defer stdin.Close()
-	w := bufio.NewWriter(stdin)
-	r := bufio.NewReaderSize(stdout, 1<<16)
-	id := 0
-	send := func() {
+	id := 0 // JSON-RPC ids run on across both phases
+	call := func(w *bufio.Writer, _ int) {
 		id++
 		w.WriteString(`{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":` + strconv.Itoa(id) + "}\n")
 	}
-	recv := func() error {
-		line, err := r.ReadSlice('\n')
-		if err != nil {
-			return fmt.Errorf("reading answer %d: %w", id, err)
-		}
+	answer := func(line []byte) error {
 		if !bytes.Contains(line, []byte(`"result":19`)) {
 			return fmt.Errorf("unexpected answer %q", line)
 		}
 		return nil
 	}
-	var m measurement
-	start := time.Now()
-	for range calls {
-		send()
-		w.Flush()
-		if err := recv(); err != nil {
-			return m, err
-		}
-	}
-	m.roundTrip = time.Since(start) / time.Duration(calls)
-	start = time.Now()
-	sent := 0
-	for ; sent < min(inflight, calls); sent++ {
-		send()
-	}
-	w.Flush()
-	for done := 0; done < calls; done++ {
-		if err := recv(); err != nil {
-			return m, err
-		}
-		if sent < calls {
-			send()
-			sent++
-		}
-		if r.Buffered() == 0 {
-			w.Flush()
-		}
-	}
-	m.callsPerSec = float64(calls) / time.Since(start).Seconds()
-	return m, nil
+	return driver.Measure(bufio.NewWriter(stdin), bufio.NewReaderSize(stdout, 1<<16), load, call, answer)
 }
 
-func drive(server string, calls, inflight, rounds int) error {
+func drive(server string, load driver.Load, rounds int) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%d calls per measurement, %d in flight for throughput, %d rounds\n", calls, inflight, rounds)
+	fmt.Printf("%d calls per measurement, %d in flight for throughput, %d rounds\n", load.Calls, load.InFlight, rounds)
 	fmt.Printf("%-6s %-7s %14s %14s\n", "round", "server", "round trip", "calls/s")
 	for round := 1; round <= rounds; round++ {
-		fl, err := measure([]string{self, "-role", "floor"}, calls, inflight)
+		fl, err := measure([]string{self, "-role", "floor"}, load)
 		if err != nil {
 			return fmt.Errorf("floor: %w", err)
 		}
-		sv, err := measure([]string{server}, calls, inflight)
+		sv, err := measure([]string{server}, load)
 		if err != nil {
 			return fmt.Errorf("%s: %w", server, err)
 		}
-		fmt.Printf("%-6d %-7s %11.1f µs %14.0f\n", round, "floor", float64(fl.roundTrip.Nanoseconds())/1e3, fl.callsPerSec)
+		fmt.Printf("%-6d %-7s %11.1f µs %14.0f\n", round, "floor", float64(fl.RoundTrip.Nanoseconds())/1e3, fl.CallsPerSec)
 		fmt.Printf("%-6d %-7s %11.1f µs %14.0f   (%.2fx the round trip, %.0f%% of the throughput)\n", round, "server",
-			float64(sv.roundTrip.Nanoseconds())/1e3, sv.callsPerSec,
-			float64(sv.roundTrip)/float64(fl.roundTrip), 100*sv.callsPerSec/fl.callsPerSec)
+			float64(sv.RoundTrip.Nanoseconds())/1e3, sv.CallsPerSec,
+			float64(sv.RoundTrip)/float64(fl.RoundTrip), 100*sv.CallsPerSec/fl.CallsPerSec)
 	}
 	return nil
 }

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/tether-dev/tether/internal/redistest"
 	"github.com/tether-dev/tether/worker"
 	"github.com/tether-dev/tether/worker/natsq"
@@ -146,8 +144,7 @@ func TestSubmitWaitOutlivesABrokerRestart(t *testing.T) {
 // OJ's result list and leaves it there for the core.
 func TestResultOnRedisLeavesTheListToTheCore(t *testing.T) {
 	srv := redistest.Start(t)
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
-	defer c.Close()
+	c := srv.Client()
 	ctx := context.Background()
 	for _, r := range []string{
 		`{"submission_id":"r1","status":"WrongAnswer","score":0,"output":"","details":null,"time_ms":1,"memory_kb":1}`,

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/tether-dev/tether/internal/testenv"
 )
 
@@ -97,6 +99,14 @@ func (s *Server) start(t testing.TB, path string) {
 		s.cmd.Wait()
 		t.Fatalf("redis-server on %s not ready in 30 s", s.Addr)
 	}
+}
+
+// Client is a client of the server's database 0, closed when the test
+// ends.
+func (s *Server) Client() *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: s.Addr})
+	s.t.Cleanup(func() { c.Close() })
+	return c
 }
 
 // Stop kills the server (its data is lost: no persistence). Idempotent.

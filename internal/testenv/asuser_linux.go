@@ -3,13 +3,14 @@
 package testenv
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tether-dev/tether/internal/copyfile"
 )
 
 // RootlessUser is the unprivileged user that tests of the rootless sandbox
@@ -40,7 +41,7 @@ func RunTestsAs(t *testing.T, name, run, want string, env []string) string {
 		}
 	}
 	bin := filepath.Join(t.TempDir(), filepath.Base(os.Args[0]))
-	if err := copyExecutable(os.Args[0], bin); err != nil {
+	if err := copyfile.ToNew(os.Args[0], bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range []string{filepath.Dir(bin), filepath.Dir(filepath.Dir(bin))} {
@@ -73,23 +74,6 @@ type useraddError struct {
 
 func (e *useraddError) Error() string {
 	return "useradd " + e.name + ": " + e.err.Error() + ": " + strings.TrimSpace(string(e.out))
-}
-
-func copyExecutable(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 func lastLines(s string, n int) string {

@@ -17,7 +17,7 @@ import (
 //go:embed src/tether.h src/tether.c
 var embedded embed.FS
 
-var files = sdkfs.Sub(embedded, "src")
+var sdk = sdkfs.Embed(embedded, "src", "csdk")
 
 // Header is the file a solution includes; HostUnit the compile unit with
 // the host's runtime and main.
@@ -34,10 +34,10 @@ var (
 )
 
 // FS returns the embedded files, "tether.h" at its root.
-func FS() fs.FS { return files }
+func FS() fs.FS { return sdk.FS() }
 
 // WriteTo writes the host's files into dir (see sdkfs.WriteTo).
-func WriteTo(dir string) error { return sdkfs.WriteTo(dir, files, "csdk") }
+func WriteTo(dir string) error { return sdk.WriteTo(dir) }
 
 // Version names the files' content (for a build cache's key).
-var Version = sdkfs.Digest(files)
+var Version = sdk.Version

@@ -2,8 +2,6 @@ package cppsdk
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,26 +13,7 @@ import (
 // files WriteTo writes beside the source, then Compile.
 func build(t *testing.T, name string) string {
 	hosttest.Tool(t, "g++", "apt-get install g++")
-	dir := t.TempDir()
-	if err := WriteTo(dir); err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "main.cpp"), src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	argv := make([]string, len(Compile))
-	for i, a := range Compile {
-		if a == "{source}" {
-			a = "main.cpp"
-		}
-		argv[i] = a
-	}
-	hosttest.Build(t, dir, nil, argv...)
-	return dir
+	return hosttest.Compiled(t, WriteTo, name, "main.cpp", Compile)
 }
 
 func TestHost(t *testing.T) {

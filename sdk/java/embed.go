@@ -14,7 +14,7 @@ import (
 //go:embed src/Tether.java
 var embedded embed.FS
 
-var files = sdkfs.Sub(embedded, "src")
+var sdk = sdkfs.Embed(embedded, "src", "javasdk")
 
 // HostUnit is the host's source, compiled with the solution; its class
 // Tether is the program's main class.
@@ -35,10 +35,10 @@ var (
 )
 
 // FS returns the embedded files, "Tether.java" at its root.
-func FS() fs.FS { return files }
+func FS() fs.FS { return sdk.FS() }
 
 // WriteTo writes the host's files into dir (see sdkfs.WriteTo).
-func WriteTo(dir string) error { return sdkfs.WriteTo(dir, files, "javasdk") }
+func WriteTo(dir string) error { return sdk.WriteTo(dir) }
 
 // Version names the files' content (for a build cache's key).
-var Version = sdkfs.Digest(files)
+var Version = sdk.Version

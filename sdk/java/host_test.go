@@ -1,8 +1,6 @@
 package javasdk
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,17 +18,7 @@ func expand(argv []string) []string {
 func build(t *testing.T) string {
 	hosttest.Tool(t, "javac", "apt-get install default-jdk-headless")
 	hosttest.Tool(t, "java", "apt-get install default-jdk-headless")
-	dir := t.TempDir()
-	if err := WriteTo(dir); err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile(filepath.Join("testdata", "Solution.java"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "Solution.java"), src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := hosttest.WorkDir(t, WriteTo, "Solution.java", "Solution.java")
 	hosttest.Build(t, dir, nil, expand(Compile)...)
 	return dir
 }

@@ -17,7 +17,7 @@ import (
 //go:embed src/host.js
 var embedded embed.FS
 
-var files = sdkfs.Sub(embedded, "src")
+var sdk = sdkfs.Embed(embedded, "src", "jssdk")
 
 // Host is the host's file name.
 const Host = "host.js"
@@ -28,10 +28,10 @@ const Host = "host.js"
 var Run = []string{"node", Host, "{source}"}
 
 // FS returns the embedded files, "host.js" at its root.
-func FS() fs.FS { return files }
+func FS() fs.FS { return sdk.FS() }
 
 // WriteTo writes the host's files into dir (see sdkfs.WriteTo).
-func WriteTo(dir string) error { return sdkfs.WriteTo(dir, files, "jssdk") }
+func WriteTo(dir string) error { return sdk.WriteTo(dir) }
 
 // Version names the files' content (for a build cache's key).
-var Version = sdkfs.Digest(files)
+var Version = sdk.Version

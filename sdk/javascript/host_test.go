@@ -2,8 +2,6 @@ package jssdk
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/tether-dev/tether/sdk/internal/hosttest"
@@ -12,25 +10,8 @@ import (
 // setup writes the host and testdata/name as source into a fresh work dir.
 func setup(t *testing.T, name, source string) hosttest.Lang {
 	hosttest.Tool(t, "node", "apt-get install nodejs")
-	dir := t.TempDir()
-	if err := WriteTo(dir); err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, source), src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	argv := make([]string, len(Run))
-	for i, a := range Run {
-		if a == "{source}" {
-			a = source
-		}
-		argv[i] = a
-	}
-	return hosttest.Lang{Command: argv, Dir: dir}
+	dir := hosttest.WorkDir(t, WriteTo, name, source)
+	return hosttest.Lang{Command: hosttest.WithSource(Run, source), Dir: dir}
 }
 
 func TestHost(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 //go:embed src/tether.rs src/tether_main.rs
 var embedded embed.FS
 
-var files = sdkfs.Sub(embedded, "src")
+var sdk = sdkfs.Embed(embedded, "src", "rustsdk")
 
 // CrateRoot is the file rustc compiles; it includes the solution, which
 // must be saved as Source beside it.
@@ -35,10 +35,10 @@ var (
 )
 
 // FS returns the embedded files, "tether.rs" at its root.
-func FS() fs.FS { return files }
+func FS() fs.FS { return sdk.FS() }
 
 // WriteTo writes the host's files into dir (see sdkfs.WriteTo).
-func WriteTo(dir string) error { return sdkfs.WriteTo(dir, files, "rustsdk") }
+func WriteTo(dir string) error { return sdk.WriteTo(dir) }
 
 // Version names the files' content (for a build cache's key).
-var Version = sdkfs.Digest(files)
+var Version = sdk.Version

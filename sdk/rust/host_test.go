@@ -1,8 +1,6 @@
 package rustsdk
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,19 +9,7 @@ import (
 
 func build(t *testing.T) string {
 	hosttest.Tool(t, "rustc", "apt-get install rustc")
-	dir := t.TempDir()
-	if err := WriteTo(dir); err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile(filepath.Join("testdata", "solution.rs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, Source), src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	hosttest.Build(t, dir, nil, Compile...)
-	return dir
+	return hosttest.Compiled(t, WriteTo, "solution.rs", Source, Compile)
 }
 
 func TestHost(t *testing.T) {

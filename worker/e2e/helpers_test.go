@@ -173,8 +173,7 @@ type fleet struct {
 
 func newFleet(t *testing.T) *fleet {
 	srv := redistest.Start(t)
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
-	t.Cleanup(func() { c.Close() })
+	c := srv.Client()
 	return &fleet{t: t, srv: srv, client: c, work: t.TempDir(), core: &nojcore.Consumer{C: c}}
 }
 

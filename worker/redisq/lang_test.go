@@ -12,6 +12,7 @@ import (
 	"github.com/tether-dev/tether/lang"
 	"github.com/tether-dev/tether/sandbox/sandboxtest"
 	"github.com/tether-dev/tether/worker"
+	"github.com/tether-dev/tether/worker/internal/workertest"
 	"github.com/tether-dev/tether/worker/redisq"
 )
 
@@ -78,7 +79,7 @@ func TestTasksInTheirLanguages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := &worker.Judger{Runner: sandboxtest.Isolating(t), Packages: copyPackages{"../../judge/testdata/lang"}, WorkDir: f.work, BuildCache: cache}
+	j := &worker.Judger{Runner: sandboxtest.Isolating(t), Packages: workertest.CopyFolder("../../judge/testdata/lang"), WorkDir: f.work, BuildCache: cache}
 	stop := f.startWorker(b, 1, j.Judge)
 	core := &nojcore.Consumer{C: f.client}
 	eventually(t, 240*time.Second, "every result", func() bool { core.Drain(ctx); return core.Count() == len(tasks) })

@@ -23,34 +23,11 @@ import (
 	"github.com/tether-dev/tether/internal/redistest"
 	"github.com/tether-dev/tether/sandbox"
 	"github.com/tether-dev/tether/worker"
+	"github.com/tether-dev/tether/worker/internal/workertest"
 	"github.com/tether-dev/tether/worker/redisq"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// copyPackages stands in for the support package cache: it copies a
-// folder of the repository (these tests are about the queue).
-type copyPackages struct{ dir string }
-
-func (c copyPackages) Extract(_ context.Context, _ string, dest string) error {
-	entries, err := os.ReadDir(c.dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if e.IsDir() { // submissions/: not part of what the evaluator needs
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(c.dir, e.Name()))
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dest, e.Name()), b, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 func aplusbTask(id string, seq int64, code string) []byte {
 	b, _ := json.Marshal(map[string]any{
@@ -79,9 +56,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	srv := redistest.Start(t)
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
-	t.Cleanup(func() { c.Close() })
-	return &fixture{t: t, srv: srv, client: c, work: t.TempDir()}
+	return &fixture{t: t, srv: srv, client: srv.Client(), work: t.TempDir()}
 }
 
 func (f *fixture) open(opts redisq.Options) *redisq.Broker {
@@ -103,7 +78,7 @@ func (f *fixture) open(opts redisq.Options) *redisq.Broker {
 func (f *fixture) startWorker(b worker.Broker, slots int, judge func(context.Context, *worker.Task, worker.SlotCPUs) (*worker.Result, error)) (stop func()) {
 	f.t.Helper()
 	if judge == nil {
-		j := &worker.Judger{Runner: sandbox.NewPlain(), Packages: copyPackages{"../../examples/aplusb"}, WorkDir: f.work}
+		j := &worker.Judger{Runner: sandbox.NewPlain(), Packages: workertest.CopyFolder("../../examples/aplusb"), WorkDir: f.work}
 		judge = j.Judge
 	}
 	w, err := worker.New(worker.Config{Broker: b, Judge: judge, Slots: make([]worker.SlotCPUs, slots),
@@ -221,20 +196,9 @@ func TestUnknownImageIsSystemError(t *testing.T) {
 	r := core.Applied["s1"]
 	var d map[string]string
 	json.Unmarshal(r.Details, &d)
-	if r.Status != "SystemError" || !contains(d["message"], "noj-solution-cobol") {
+	if r.Status != "SystemError" || !strings.Contains(d["message"], "noj-solution-cobol") {
 		t.Fatalf("result %s", core.Raw[0])
 	}
-}
-
-func contains(s, sub string) bool { return len(sub) > 0 && len(s) >= len(sub) && indexOf(s, sub) >= 0 }
-
-func indexOf(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return i
-		}
-	}
-	return -1
 }
 
 // Redis gone while the result is pushed: the result is kept in
@@ -331,7 +295,7 @@ func TestOnlyOwnPrivateFallbackFilesAreReplayed(t *testing.T) {
 	b = f.open(redisq.Options{})
 	defer b.Close()
 	results, _ := f.client.LRange(context.Background(), nojcore.ResultQueue, 0, -1).Result()
-	if len(results) != 1 || !contains(results[0], `"own"`) {
+	if len(results) != 1 || !strings.Contains(results[0], `"own"`) {
 		t.Fatalf("replayed %q, want only the result of \"own\"", results)
 	}
 	for name := range files {
@@ -360,7 +324,7 @@ func TestWritableFallbackFolderIsRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := redisq.Open(context.Background(), redisq.Options{URL: f.srv.URL(0), WorkDir: f.work})
-		if err == nil || !contains(err.Error(), open) || !contains(err.Error(), "chmod 0700") {
+		if err == nil || !strings.Contains(err.Error(), open) || !strings.Contains(err.Error(), "chmod 0700") {
 			t.Errorf("Open with %s mode 0777: %v, want an error naming it and the fix", open, err)
 		}
 		os.Chmod(open, 0o700)
@@ -453,7 +417,7 @@ func TestTwoWorkersFortySubmissions(t *testing.T) {
 
 func TestUnreachableRedisNamesTheURL(t *testing.T) {
 	_, err := redisq.Open(context.Background(), redisq.Options{URL: "redis://:sekrit@127.0.0.1:1/0"})
-	if err == nil || !contains(err.Error(), "127.0.0.1:1") || contains(err.Error(), "sekrit") {
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") || strings.Contains(err.Error(), "sekrit") {
 		t.Fatalf("error %v: want one naming the URL without its password", err)
 	}
 }

@@ -90,3 +90,27 @@ func Sub(fsys fs.FS, dir string) fs.FS {
 	}
 	return f
 }
+
+// Embedded is one language's host files as the tether binary carries them:
+// what each SDK package (csdk, cppsdk, ...) gives the build as FS, WriteTo
+// and Version.
+type Embedded struct {
+	files fs.FS
+	name  string // the SDK package, for errors ("csdk")
+	// Version names the files' content (for a build cache's key).
+	Version string
+}
+
+// Embed is the SDK held under dir of fsys (an embed.FS: its src/ folder,
+// since the go tool refuses C, C++ and Rust files in a package's own
+// directory); name is the SDK package, used in errors.
+func Embed(fsys fs.FS, dir, name string) Embedded {
+	files := Sub(fsys, dir)
+	return Embedded{files: files, name: name, Version: Digest(files)}
+}
+
+// FS returns the files, the SDK's src/ folder at its root.
+func (e Embedded) FS() fs.FS { return e.files }
+
+// WriteTo writes the files into dir (see the function WriteTo).
+func (e Embedded) WriteTo(dir string) error { return WriteTo(dir, e.files, e.name) }

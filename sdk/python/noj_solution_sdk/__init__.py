@@ -5,25 +5,8 @@ classes; the host is ``python3 -m noj_solution_sdk.host --entry FILE`` (or
 ``python3 -m noj_solution_sdk``). Its protocol: docs/protocol/judge.md.
 """
 
-from tether_sdk.solution import (  # noqa: F401
-    CapabilityConnectionError,
-    CapabilityError,
-    CapabilityNotFoundError,
-    CapabilityRejectedError,
-    FunctionAlreadyRegisteredError,
-    NotRegisteredError,
-    call_capability,
-    get_registry,
-    register,
-)
+from tether_sdk import solution as _solution
+from tether_sdk.solution import *  # noqa: F401,F403 - the same names
+from tether_sdk.solution import get_registry  # noqa: F401
 
-__all__ = [
-    "register",
-    "call_capability",
-    "FunctionAlreadyRegisteredError",
-    "NotRegisteredError",
-    "CapabilityError",
-    "CapabilityNotFoundError",
-    "CapabilityRejectedError",
-    "CapabilityConnectionError",
-]
+__all__ = [name for name in _solution.__all__ if name != "get_registry"]

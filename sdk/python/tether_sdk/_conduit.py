@@ -15,7 +15,9 @@ concurrent use.
 import os
 import threading
 
+from . import codec
 from ._frames import MAX_LINE
+from .errors import RejectedError
 
 _allocate = threading.Lock
 
@@ -83,6 +85,23 @@ class LineReader:
                 data = data[: last + 1]
                 self._skip_next = True
             self._buf = data
+
+
+def frame_dispatch(on_frame, undecodable):
+    """A Conduit's dispatch that decodes each line: ``on_frame(frame, line)``
+    for a frame, ``undecodable(line, err)`` for a frame whose values break
+    the codec; a line that is not a frame (plain text) is passed over."""
+
+    def dispatch(line):
+        try:
+            frame = codec.decode_frame(line)
+        except RejectedError as e:
+            undecodable(line, e)
+            return
+        if frame is not None:
+            on_frame(frame, line)
+
+    return dispatch
 
 
 class Conduit:

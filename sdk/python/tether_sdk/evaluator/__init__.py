@@ -36,17 +36,11 @@ __all__ = [
     "unregister_capability",
     "result",
     "configure_logging",
-    "TetherError",
-    "NotFoundError",
-    "RejectedError",
-    "SolutionTimeoutError",
-    "JudgeSystemError",
-    "JudgeConnectionError",
     "solution",
     "Solution",
     "ArgumentTypeError",
     "ResultTypeError",
-]
+] + [name for name in _errors.__all__ if name != "code_to_error"]  # the error classes
 
 
 def __getattr__(name: str) -> type:

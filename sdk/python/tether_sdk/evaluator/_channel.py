@@ -21,8 +21,7 @@ import os
 import sys
 import threading
 
-from .. import codec
-from .._conduit import Conduit
+from .._conduit import Conduit, frame_dispatch
 from .._frames import encode_line, error_frame, inspect_frame
 from .._streams import WriteOnlyStream
 from ..errors import JudgeConnectionError, RejectedError
@@ -156,7 +155,7 @@ class Channel:
         self.lock = threading.RLock()
         self._text = stdout_text
         self._out = stdout_text.buffer
-        self.pending = Conduit(stdin_fd, self._dispatch, _closed_error)
+        self.pending = Conduit(stdin_fd, frame_dispatch(self._dispatch, self._undecodable), _closed_error)
         self.capability_handler = None  # set by capability.py: fn(frame, raw line)
         self.log_handler = None  # fn(stream, data) for solution log frames
 
@@ -177,14 +176,7 @@ class Channel:
     def write_frame(self, frame):
         self.write_line(encode_line(frame))
 
-    def _dispatch(self, line):
-        try:
-            frame = codec.decode_frame(line)
-        except RejectedError as e:
-            self._undecodable(line, e)
-            return
-        if frame is None:
-            return
+    def _dispatch(self, frame, line):
         kind = frame.get("type")
         if kind == "result" or kind == "error":
             call_id = frame.get("id")

@@ -6,6 +6,7 @@ tether_sdk.solution.host --entry FILE`` (see ``host`` for what it does with
 stdout, stderr, import errors and EOF).
 """
 
+from . import errors
 from ._registry import get_registry, register  # noqa: F401
 from .capability import call_capability  # noqa: F401
 from .errors import (  # noqa: F401
@@ -17,14 +18,4 @@ from .errors import (  # noqa: F401
     NotRegisteredError,
 )
 
-__all__ = [
-    "register",
-    "call_capability",
-    "get_registry",
-    "FunctionAlreadyRegisteredError",
-    "NotRegisteredError",
-    "CapabilityError",
-    "CapabilityNotFoundError",
-    "CapabilityRejectedError",
-    "CapabilityConnectionError",
-]
+__all__ = ["register", "call_capability", "get_registry"] + errors.__all__

@@ -51,7 +51,7 @@ import time
 from collections import deque
 
 from .. import codec
-from .._conduit import Conduit
+from .._conduit import Conduit, frame_dispatch
 from .._frames import FrameWriter, encode_line, error_frame, inspect_frame, result_frame
 from .._trace import exception_line, exception_message, format_trace, type_name
 from ..errors import RejectedError
@@ -72,7 +72,7 @@ class Host:
     def __init__(self, files):
         self.files = files
         self.writer = FrameWriter(files.out)
-        self.pending = Conduit(files.in_fd, self._dispatch, _closed_error, on_close=self._wake)
+        self.pending = Conduit(files.in_fd, frame_dispatch(self._dispatch, self._undecodable), _closed_error, on_close=self._wake)
         self.calls = deque()  # call frames read, for serve() on the main thread
         self._calls_lock = threading.Lock()
         self._sleeping = False  # serve() waits on _gate for a call or the close
@@ -84,14 +84,7 @@ class Host:
 
     # --- the reader thread -------------------------------------------------
 
-    def _dispatch(self, line):
-        try:
-            frame = codec.decode_frame(line)
-        except RejectedError as e:
-            self._undecodable(line, e)
-            return
-        if frame is None:
-            return
+    def _dispatch(self, frame, _line):
         kind = frame.get("type")
         if kind == "call":
             call_id = frame.get("id")
