@@ -97,14 +97,14 @@ func scanHead(head []byte, f *Frame) (ok bool) {
 }
 
 func frameType(tok []byte) FrameType {
-	s := tok[1 : len(tok)-1]
-	if bytes.IndexByte(s, '\\') >= 0 {
-		var dec string
-		if json.Unmarshal(tok, &dec) != nil {
-			return TypeOther
-		}
-		s = []byte(dec)
+	t := typeOf(tok[1 : len(tok)-1])
+	if t == TypeOther && bytes.IndexByte(tok, '\\') >= 0 {
+		t = typeOf(Unquote(tok)) // a type spelled with escapes
 	}
+	return t
+}
+
+func typeOf(s []byte) FrameType {
 	switch string(s) {
 	case "ready":
 		return TypeReady

@@ -180,18 +180,20 @@ func (r *Relay) sources(dst []*source) ([]*source, bool) {
 // drain routes the whole lines one read of s brings in (more reads only
 // to complete a line, up to maxKept bytes, so one flooding side neither
 // starves the other nor overfills a conn), sends the frames and makes the
-// hook calls queued. It reports whether it read anything.
+// hook calls queued. The lines of one read arrived together: they share
+// one reading of the clock. It reports whether it read anything.
 func (r *Relay) drain(s *source, out *outgoing) bool {
 	read, ok := 0, true
 	var err error
 	r.mu.Lock()
+	now := time.Now()
 	for read < maxKept {
 		var line []byte
 		if line, err = s.lr.ReadLine(); err == wire.ErrWouldBlock {
 			break
 		}
 		read += len(line) + 1
-		if ok = r.routeLocked(s.c, line, err, out); !ok || s.lr.Buffered() == 0 {
+		if ok = r.routeLocked(s.c, line, err, now, out); !ok || s.lr.Buffered() == 0 {
 			break
 		}
 	}
