@@ -252,15 +252,6 @@ type Stats struct {
 	Dropped            [numDropReasons]int64 // by DropReason
 }
 
-// DroppedTotal sums Dropped.
-func (s Stats) DroppedTotal() int64 {
-	var n int64
-	for _, v := range s.Dropped {
-		n += v
-	}
-	return n
-}
-
 // ErrSolutionNotReady ends a run whose solution did not send ready within
 // the ready timeout, or exited before sending it. The judge maps it to
 // SystemError "solution host did not start".
