@@ -104,24 +104,12 @@ func frameType(tok []byte) FrameType {
 	return t
 }
 
+// typeOf is the frame type named s (unescaped).
 func typeOf(s []byte) FrameType {
-	switch string(s) {
-	case "ready":
-		return TypeReady
-	case "call":
-		return TypeCall
-	case "result":
-		return TypeResult
-	case "error":
-		return TypeError
-	case "capability":
-		return TypeCapability
-	case "cap_reg":
-		return TypeCapReg
-	case "log":
-		return TypeLog
-	case "shutdown":
-		return TypeShutdown
+	for t, name := range typeNames[1:] {
+		if string(s) == name {
+			return FrameType(t + 1)
+		}
 	}
 	return TypeOther
 }

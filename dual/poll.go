@@ -11,11 +11,10 @@ import (
 	"github.com/tether-dev/tether/wire"
 )
 
-// reading is how the relay reads the stdouts: one goroutine, the poller
-// (poll), reads both (a pipe on Linux through a descriptor the runtime
-// does not watch, pipe_linux.go; anything else through a feed), routes,
-// writes the frames (conn.send), and polls a while (spinWindow) before it
-// sleeps: a round trip through quick peers wakes no relay thread. Only the
+// reading is the poller's state: poll reads both stdouts (a pipe on Linux
+// through a descriptor the runtime does not watch, anything else through a
+// feed), routes and sends, and polls a while (spinWindow) before it sleeps,
+// so a round trip through quick peers wakes no relay thread. Only the
 // poller reads or closes the descriptors it polls.
 type reading struct {
 	srcs    []*source // guarded by Relay.mu, as is started
@@ -224,7 +223,7 @@ func (p *reading) sleep(srcs []*source) {
 		<-p.woken
 		return
 	}
-	pollPipes(fds, p.wakeFD)
+	pollPipes(append(fds, p.wakeFD))
 }
 
 // Read reads what the source holds now: wire.ErrWouldBlock when it holds

@@ -120,12 +120,3 @@ func (h byDeadline) Swap(a, b int) {
 }
 func (h byDeadline) Push(any) {} // insert appends; heap.Fix places it
 func (h byDeadline) Pop() any { h.t.heap = h.t.heap[:len(h.t.heap)-1]; return nil }
-
-// each calls fn for every entry in flight in direction d; fn may remove it.
-func (t *table) each(d direction, fn func(i int32)) {
-	for i := range t.slots {
-		if t.slots[i].used && t.slots[i].dir == d {
-			fn(int32(i))
-		}
-	}
-}

@@ -39,12 +39,7 @@ const (
 )
 
 // String is "restart" or "continue".
-func (p Policy) String() string {
-	if p == Continue {
-		return "continue"
-	}
-	return "restart"
-}
+func (p Policy) String() string { return nameOf([]string{"restart", "continue"}, p, "restart") }
 
 // Defaults of Config; a zero field means its default.
 const (
