@@ -297,7 +297,7 @@ type spinWindow struct{ cur, max time.Duration }
 
 // minSpin is the first window after none; reschedule is how often the
 // poller passes through the Go scheduler while it keeps busy (see poll).
-const minSpin, reschedule = 5 * time.Microsecond, 5 * time.Millisecond
+const minSpin, reschedule = 5 * time.Microsecond, time.Millisecond
 
 // adapt learns from a gap of idle after which the poller had to sleep.
 func (w *spinWindow) adapt(idle time.Duration) {
