@@ -184,24 +184,19 @@ func (c *conn) close() {
 	c.ep.Stdin.Close()
 }
 
-// sourceEnded reports c's stdout ended with err. Naming the reason may
-// wait up to ExitGrace for the process's exit, so it runs on a goroutine
-// of its own: the other side is read meanwhile.
+// sourceEnded reports c's stdout ended with err. Naming the reason (the
+// process's exit, when the endpoint reports it within ExitGrace) may wait,
+// so it runs on a goroutine of its own: the other side is read meanwhile.
 func (r *Relay) sourceEnded(c *conn, err error) {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		r.sideGone(c, r.endReason(c, err))
+		reason := "stdout read failed: " + fmt.Sprint(err)
+		if err == io.EOF {
+			reason = r.exitReason(c, "stdout closed")
+		}
+		r.sideGone(c, reason)
 	}()
-}
-
-// endReason names why c's stdout ended: the process's exit when the
-// endpoint reports it within ExitGrace, else the read error.
-func (r *Relay) endReason(c *conn, err error) string {
-	if err != io.EOF {
-		return "stdout read failed: " + err.Error()
-	}
-	return r.exitReason(c, "stdout closed")
 }
 
 // exitReason is how c's process ended, when the endpoint reports it within

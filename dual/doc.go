@@ -78,29 +78,22 @@
 //
 // # Relay
 //
-// Relay runs the engine between two processes' pipes; relay.go is the
-// path of a line, the same on every platform. Each side's stdout is read
-// by a goroutine of its own through a wire.LineReader (4 MiB cap), as much
-// as the pipe holds per read; each line is routed under the relay's lock,
-// and the forwarded frames are collected, one buffer per destination,
-// until the reader is about to read again; each buffer then goes to its
-// destination's conn (conn.go) and into the stdin with one write: what
-// the pipe takes at once on the reader's goroutine, the rest by a
-// goroutine of the conn that waits for room. Lines to one side keep their
-// order on every path.
-// Frames the engine writes itself (timeouts, rejections) never wait for
-// queue room, so a stuck peer never stalls a deadline; a write blocked for
-// WriteStall (3 s) or failing makes that side gone, except an evaluator
-// held up by the solution: one that owes it a capability, or may not yet
-// have read a frame the solution sent it unasked (action.Unasked: a
-// capability, a log, a shutdown; the conn tracks the byte positions, and
-// the pipe's capacity says what may sit unread in it). That stall is the
-// solution's doing: the evaluator is waited for, not ended, and its time
-// limit (the caller's) bounds the wait. The Run goroutine owns the single
-// timer for the earliest deadline and the restart hook. Hooks are called
-// once the frames of the lines they report are sent (hooks.go), so an
-// observer never holds up a frame. Memory is bounded by three times the
-// line cap per side (its buffer, the frames collected from one read of it,
-// and the copies its queued hook calls keep) plus QueueBytes per side and
-// one batch in each conn's write, whatever the sides write.
+// Relay runs the engine between two processes' pipes (relay.go: the path
+// of a line). One goroutine, the poller (poll.go), reads both stdouts
+// (4 MiB line cap), routes each whole line under the relay's lock and
+// collects the forwarded frames, one buffer per destination; before it
+// reads again each buffer goes to its conn (conn.go), which writes it with
+// one write, the rest by a goroutine of the conn when the pipe is full.
+// Lines to one side keep their order. Frames the engine writes itself
+// (timeouts, rejections) never wait for room, so a stuck peer never stalls
+// a deadline; a write failing or blocked for WriteStall (3 s) makes that
+// side gone, except an evaluator held up by the solution (it owes the
+// solution a capability, or may not yet have read a frame the solution
+// sent it unasked: action.Unasked): that stall is the solution's doing,
+// and the evaluator's time limit, the caller's, bounds the wait. The Run
+// goroutine owns the timer for the earliest deadline and the restarts.
+// Hooks are called once the frames of their lines are sent (hooks.go).
+// Memory is bounded by three times the line cap per side (its buffer, the
+// frames of one read, the copies its queued hook calls keep) plus
+// QueueBytes per side and one batch in each conn's write.
 package dual

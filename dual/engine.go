@@ -87,9 +87,6 @@ const (
 	markerSigned        // ---RESULT--- NONCE: its payload is the result at once
 )
 
-// Config returns the engine's configuration with defaults filled in.
-func (e *engine) Config() Config { return e.cfg }
-
 // Stats returns the counters so far.
 func (e *engine) Stats() Stats { return e.stats }
 

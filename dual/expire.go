@@ -107,12 +107,13 @@ func (e *engine) Gone(side Side, reason string, now time.Time, out []action) []a
 				e.resultDone = true
 				out = append(out, action{Kind: actResult, Text: e.rawPayload, Plain: true})
 			}
-			e.t.each(toEvaluator, func(i int32) {
-				en := &e.t.slots[i]
-				e.t.remove(i)
-				out = e.closed(out, en, EndFailed, now)
-				out = e.reply(out, Solution, en.rawID, codec.CodeSystemError, msgEvaluatorGone+reason, nil)
-			})
+			for i := range e.t.slots {
+				if en := &e.t.slots[i]; en.used && en.dir == toEvaluator {
+					e.t.remove(int32(i))
+					out = e.closed(out, en, EndFailed, now)
+					out = e.reply(out, Solution, en.rawID, codec.CodeSystemError, msgEvaluatorGone+reason, nil)
+				}
+			}
 		}
 		return out
 	}

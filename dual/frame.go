@@ -97,31 +97,19 @@ func scanHead(head []byte, f *Frame) (ok bool) {
 }
 
 func frameType(tok []byte) FrameType {
-	s := tok[1 : len(tok)-1]
-	if bytes.IndexByte(s, '\\') >= 0 {
-		var dec string
-		if json.Unmarshal(tok, &dec) != nil {
-			return TypeOther
-		}
-		s = []byte(dec)
+	t := typeOf(tok[1 : len(tok)-1])
+	if t == TypeOther && bytes.IndexByte(tok, '\\') >= 0 {
+		t = typeOf(Unquote(tok)) // a type spelled with escapes
 	}
-	switch string(s) {
-	case "ready":
-		return TypeReady
-	case "call":
-		return TypeCall
-	case "result":
-		return TypeResult
-	case "error":
-		return TypeError
-	case "capability":
-		return TypeCapability
-	case "cap_reg":
-		return TypeCapReg
-	case "log":
-		return TypeLog
-	case "shutdown":
-		return TypeShutdown
+	return t
+}
+
+// typeOf is the frame type named s (unescaped).
+func typeOf(s []byte) FrameType {
+	for t, name := range typeNames[1:] {
+		if string(s) == name {
+			return FrameType(t + 1)
+		}
 	}
 	return TypeOther
 }

@@ -66,21 +66,20 @@ func newWakeFD() (int, error) { return unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EF
 func wakeFD(fd int)           { unix.Write(fd, []byte{1, 0, 0, 0, 0, 0, 0, 0}) }
 func closeFD(fd int)          { unix.Close(fd) }
 
-// pollPipes waits in poll(2) until one of fds has input or hangs up, or
-// wake is readable, and then empties wake.
-func pollPipes(fds []int, wake int) {
-	pfds := make([]unix.PollFd, 0, len(fds)+1)
-	for _, fd := range fds {
-		pfds = append(pfds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
+// pollPipes waits in poll(2) until one of fds has input or hangs up, and
+// then empties the last, the wake eventfd, which ends the wait too.
+func pollPipes(fds []int) {
+	pfds := make([]unix.PollFd, len(fds))
+	for i, fd := range fds {
+		pfds[i] = unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
 	}
-	pfds = append(pfds, unix.PollFd{Fd: int32(wake), Events: unix.POLLIN})
 	for {
 		if _, err := unix.Poll(pfds, -1); err != unix.EINTR {
 			break
 		}
 	}
 	var buf [8]byte
-	unix.Read(wake, buf[:])
+	unix.Read(fds[len(fds)-1], buf[:])
 }
 
 // unpolled returns a non-blocking duplicate of f's descriptor that the

@@ -26,7 +26,7 @@ const pollsPipes = false
 func newWakeFD() (int, error)           { return -1, nil }
 func wakeFD(int)                        {}
 func closeFD(int)                       {}
-func pollPipes([]int, int)              {}
+func pollPipes([]int)                   {}
 func unpolled(*os.File) (int, error)    { return -1, nil }
 func readPipe(int, []byte) (int, error) { return 0, io.EOF }
 func maxSpin() time.Duration            { return 0 }

@@ -11,11 +11,10 @@ import (
 	"github.com/tether-dev/tether/wire"
 )
 
-// reading is how the relay reads the stdouts: one goroutine, the poller
-// (poll), reads both (a pipe on Linux through a descriptor the runtime
-// does not watch, pipe_linux.go; anything else through a feed), routes,
-// writes the frames (conn.send), and polls a while (spinWindow) before it
-// sleeps: a round trip through quick peers wakes no relay thread. Only the
+// reading is the poller's state: poll reads both stdouts (a pipe on Linux
+// through a descriptor the runtime does not watch, anything else through a
+// feed), routes and sends, and polls a while (spinWindow) before it sleeps,
+// so a round trip through quick peers wakes no relay thread. Only the
 // poller reads or closes the descriptors it polls.
 type reading struct {
 	srcs    []*source // guarded by Relay.mu, as is started
@@ -180,18 +179,20 @@ func (r *Relay) sources(dst []*source) ([]*source, bool) {
 // drain routes the whole lines one read of s brings in (more reads only
 // to complete a line, up to maxKept bytes, so one flooding side neither
 // starves the other nor overfills a conn), sends the frames and makes the
-// hook calls queued. It reports whether it read anything.
+// hook calls queued. The lines of one read arrived together: they share
+// one reading of the clock. It reports whether it read anything.
 func (r *Relay) drain(s *source, out *outgoing) bool {
 	read, ok := 0, true
 	var err error
 	r.mu.Lock()
+	now := time.Now()
 	for read < maxKept {
 		var line []byte
 		if line, err = s.lr.ReadLine(); err == wire.ErrWouldBlock {
 			break
 		}
 		read += len(line) + 1
-		if ok = r.routeLocked(s.c, line, err, out); !ok || s.lr.Buffered() == 0 {
+		if ok = r.routeLocked(s.c, line, err, now, out); !ok || s.lr.Buffered() == 0 {
 			break
 		}
 	}
@@ -222,7 +223,7 @@ func (p *reading) sleep(srcs []*source) {
 		<-p.woken
 		return
 	}
-	pollPipes(fds, p.wakeFD)
+	pollPipes(append(fds, p.wakeFD))
 }
 
 // Read reads what the source holds now: wire.ErrWouldBlock when it holds

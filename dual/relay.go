@@ -3,7 +3,6 @@ package dual
 import (
 	"cmp"
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -203,15 +202,14 @@ func (r *Relay) closeConn(c *conn) {
 // instead) to the engine and collects the frames to send in out. It
 // reports false when err ends c's stdout; the caller sends out, then
 // calls sourceEnded. r.mu held.
-func (r *Relay) routeLocked(c *conn, line []byte, err error, out *outgoing) bool {
-	var tooLong *wire.LineTooLongError
-	if err != nil && !errors.As(err, &tooLong) {
+func (r *Relay) routeLocked(c *conn, line []byte, err error, now time.Time, out *outgoing) bool {
+	tooLong, _ := err.(*wire.LineTooLongError)
+	if err != nil && tooLong == nil {
 		return false
 	}
 	if r.closed {
 		return true
 	}
-	now := time.Now()
 	switch {
 	case r.conns[c.side] != c:
 		r.acts = r.eng.Drop(c.side, DropOldSolution, r.acts[:0])

@@ -26,18 +26,20 @@ func scanObject(b []byte, f *Frame) bool {
 	return i >= 0 && jsonscan.SkipSpace(b, i) == len(b)
 }
 
-// set records a top-level member if routing needs it.
+// set records a top-level member if routing needs it. A key spelled with
+// escapes still names its member: it is decoded only when it does not
+// match as it stands (a name routing needs holds no backslash).
 func (f *Frame) set(key, val []byte) {
 	k := key[1 : len(key)-1]
-	if bytes.IndexByte(k, '\\') >= 0 {
-		k = Unquote(key) // rare: an escaped key still names its member
+	if !f.setNamed(k, val) && bytes.IndexByte(k, '\\') >= 0 {
+		f.setNamed(Unquote(key), val)
 	}
-	if len(k) > 10 || len(k) < 2 {
-		return
-	}
-	isStr := val[0] == '"'
+}
+
+// setNamed records the member named k; false if routing does not need it.
+func (f *Frame) setNamed(k, val []byte) bool {
 	var tok []byte
-	if isStr {
+	if val[0] == '"' {
 		tok = val
 	}
 	switch string(k) {
@@ -57,7 +59,10 @@ func (f *Frame) set(key, val []byte) {
 	case "timeout_ms":
 		f.HasTimeout = true
 		f.TimeoutMS = positiveInt(val)
+	default:
+		return false
 	}
+	return true
 }
 
 // positiveInt returns the value of a JSON integer literal (no fraction or

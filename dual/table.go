@@ -1,6 +1,9 @@
 package dual
 
-import "time"
+import (
+	"container/heap"
+	"time"
+)
 
 // direction is who waits and who owes an in-flight entry.
 type direction uint8
@@ -75,7 +78,7 @@ func (t *table) insert(d direction, id, rawID []byte, deadline time.Time) int32 
 	t.ids[d][string(id)] = i
 	e.heapIdx = int32(len(t.heap))
 	t.heap = append(t.heap, i)
-	t.up(int(e.heapIdx))
+	heap.Fix(byDeadline{t}, int(e.heapIdx))
 	return i
 }
 
@@ -87,7 +90,7 @@ func (t *table) remove(i int32) {
 		return
 	}
 	delete(t.ids[e.dir], string(e.id))
-	t.heapRemove(int(e.heapIdx))
+	heap.Remove(byDeadline{t}, int(e.heapIdx))
 	e.used = false
 	if cap(e.frame) > 64<<10 {
 		e.frame = nil // do not pin big queued frames
@@ -103,63 +106,17 @@ func (t *table) earliest() int32 {
 	return t.heap[0]
 }
 
-func (t *table) less(a, b int) bool {
-	return t.slots[t.heap[a]].deadline.Before(t.slots[t.heap[b]].deadline)
-}
+// byDeadline is t.heap as a container/heap.Interface.
+type byDeadline struct{ t *table }
 
-func (t *table) swap(a, b int) {
+func (h byDeadline) Len() int { return len(h.t.heap) }
+func (h byDeadline) Less(a, b int) bool {
+	return h.t.slots[h.t.heap[a]].deadline.Before(h.t.slots[h.t.heap[b]].deadline)
+}
+func (h byDeadline) Swap(a, b int) {
+	t := h.t
 	t.heap[a], t.heap[b] = t.heap[b], t.heap[a]
-	t.slots[t.heap[a]].heapIdx = int32(a)
-	t.slots[t.heap[b]].heapIdx = int32(b)
+	t.slots[t.heap[a]].heapIdx, t.slots[t.heap[b]].heapIdx = int32(a), int32(b)
 }
-
-func (t *table) up(j int) {
-	for j > 0 {
-		parent := (j - 1) / 2
-		if !t.less(j, parent) {
-			return
-		}
-		t.swap(j, parent)
-		j = parent
-	}
-}
-
-func (t *table) down(j int) {
-	n := len(t.heap)
-	for {
-		l := 2*j + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if r := l + 1; r < n && t.less(r, l) {
-			m = r
-		}
-		if !t.less(m, j) {
-			return
-		}
-		t.swap(j, m)
-		j = m
-	}
-}
-
-func (t *table) heapRemove(j int) {
-	last := len(t.heap) - 1
-	if j != last {
-		t.swap(j, last)
-	}
-	t.heap = t.heap[:last]
-	if j != last {
-		t.down(j)
-		t.up(j)
-	}
-}
-
-// each calls fn for every entry in flight in direction d; fn may remove it.
-func (t *table) each(d direction, fn func(i int32)) {
-	for i := range t.slots {
-		if t.slots[i].used && t.slots[i].dir == d {
-			fn(int32(i))
-		}
-	}
-}
+func (h byDeadline) Push(any) {} // insert appends; heap.Fix places it
+func (h byDeadline) Pop() any { h.t.heap = h.t.heap[:len(h.t.heap)-1]; return nil }

@@ -39,12 +39,7 @@ const (
 )
 
 // String is "restart" or "continue".
-func (p Policy) String() string {
-	if p == Continue {
-		return "continue"
-	}
-	return "restart"
-}
+func (p Policy) String() string { return nameOf([]string{"restart", "continue"}, p, "restart") }
 
 // Defaults of Config; a zero field means its default.
 const (
@@ -250,15 +245,6 @@ type Stats struct {
 	LogDroppedFrames   int64                 // solution log frames dropped over budget
 	LogDroppedBytes    int64                 // bytes of the log frames dropped over budget (whole lines)
 	Dropped            [numDropReasons]int64 // by DropReason
-}
-
-// DroppedTotal sums Dropped.
-func (s Stats) DroppedTotal() int64 {
-	var n int64
-	for _, v := range s.Dropped {
-		n += v
-	}
-	return n
 }
 
 // ErrSolutionNotReady ends a run whose solution did not send ready within

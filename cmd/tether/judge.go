@@ -197,14 +197,8 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 		}()
 		tw = w
 	}
-	var calls atomic.Int64
-	live := judge.ObserverFunc(func(ev *judge.Event) {
-		if ev.Kind == judge.EventProgress {
-			calls.Store(ev.Stats.Calls)
-		}
-	})
+	stopLive, live := startLiveLine(cmd.ErrOrStderr())
 	opts.Observer = judge.Observers(live, tw)
-	stopLive := startLiveLine(cmd.ErrOrStderr(), &calls)
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -342,14 +336,15 @@ func tailLines(s string, n int) string {
 
 // startLiveLine shows elapsed time and calls on a terminal a few times a
 // second; the returned func clears the line and waits for the goroutine.
-func startLiveLine(w io.Writer, calls *atomic.Int64) func() {
+// live counts the calls for it, nil when w is not a terminal: a run whose
+// line nobody sees is told no progress (a progress event costs the relay
+// work on every call).
+func startLiveLine(w io.Writer) (stop func(), live judge.Observer) {
 	f, ok := w.(*os.File)
-	if !ok {
-		return func() {}
+	if !ok || !isTerminal(f) {
+		return func() {}, nil
 	}
-	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
-		return func() {}
-	}
+	counter := &callCounter{}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -364,9 +359,27 @@ func startLiveLine(w io.Writer, calls *atomic.Int64) func() {
 				fmt.Fprint(f, "\r\033[K")
 				return
 			case <-tick.C:
-				fmt.Fprintf(f, "\r\033[Kjudging… %.1fs, %d calls", time.Since(start).Seconds(), calls.Load())
+				fmt.Fprintf(f, "\r\033[Kjudging… %.1fs, %d calls", time.Since(start).Seconds(), counter.calls.Load())
 			}
 		}
 	}()
-	return func() { close(done); wg.Wait() }
+	return func() { close(done); wg.Wait() }, counter
 }
+
+// isTerminal reports whether f is a character device other than the null
+// device (a script's stderr is often /dev/null, a character device too).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(fi, null)
+}
+
+// callCounter keeps the live line's count of calls; it wants progress
+// events only.
+type callCounter struct{ calls atomic.Int64 }
+
+func (c *callCounter) Observe(ev *judge.Event)      { c.calls.Store(ev.Stats.Calls) }
+func (c *callCounter) Wants(k judge.EventKind) bool { return k == judge.EventProgress }
