@@ -97,10 +97,10 @@
 // the pipe's capacity says what may sit unread in it). That stall is the
 // solution's doing: the evaluator is waited for, not ended, and its time
 // limit (the caller's) bounds the wait. The Run goroutine owns the single
-// timer for the earliest deadline and the restart hook. Hooks are called
-// once the frames of the lines they report are sent (hooks.go), so an
+// timer for the earliest deadline and the restart hook. Events are told
+// once the frames of the lines they report are sent (event.go), so an
 // observer never holds up a frame. Memory is bounded by three times the
 // line cap per side (its buffer, the frames collected from one read of it,
-// and the copies its queued hook calls keep) plus QueueBytes per side and
+// and the copies its queued events keep) plus QueueBytes per side and
 // one batch in each conn's write, whatever the sides write.
 package dual
