@@ -180,3 +180,22 @@ func TestCallEventsComeWithTheirLines(t *testing.T) {
 		t.Errorf("call events without a line %q, want only the timeouts", called)
 	}
 }
+
+// Every kind has a name of its own, and a relay's set of wanted kinds holds
+// them all.
+func TestEventKindsNamed(t *testing.T) {
+	seen := map[string]EventKind{}
+	for k := EventKind(1); k < numEventKinds; k++ {
+		name := k.String()
+		if name == "?" || seen[name] != 0 {
+			t.Errorf("kind %d is named %q (also kind %d's)", k, name, seen[name])
+		}
+		seen[name] = k
+	}
+	if numEventKinds > 32 {
+		t.Errorf("%d kinds: eventSet (uint32) holds 32", numEventKinds)
+	}
+	if got := EventKind(numEventKinds).String(); got != "?" {
+		t.Errorf("a kind past the last is named %q", got)
+	}
+}

@@ -71,6 +71,7 @@ func echoSolution(f *fakeSide) error {
 type collector struct {
 	mu     sync.Mutex
 	output []string
+	result []string // result lines, then "payload: " and the payload
 	logs   []string
 	warns  []DropReason
 }
@@ -86,8 +87,12 @@ func (c *collector) observer() Observer[Event] {
 			c.logs = append(c.logs, ev.Stream+":"+string(ev.Text))
 		case EventDrop:
 			c.warns = append(c.warns, ev.Reason)
+		case EventResultLine:
+			c.result = append(c.result, string(ev.Text))
+		case EventResult:
+			c.result = append(c.result, "payload: "+string(ev.Text))
 		}
-	}, EventOutput, EventLog, EventDrop)
+	}, EventOutput, EventLog, EventDrop, EventResultLine, EventResult)
 }
 
 // kindsObserver wants kinds and hands their events to f.
@@ -162,6 +167,12 @@ func TestRelayCallResultOutputAndResult(t *testing.T) {
 	}
 	if len(c.output) != 1 || c.output[0] != "starting" || first.IsZero() || !first.Equal(sum.FirstOutput) {
 		t.Fatalf("output %q first %v summary %v", c.output, first, sum.FirstOutput)
+	}
+	// the marker is told without its nonce, the payload line as a result
+	// line and then as the result
+	const payload = `{"status":"Accepted","score":10000}`
+	if got, want := strings.Join(c.result, " | "), "---RESULT--- | "+payload+" | payload: "+payload; got != want {
+		t.Fatalf("result events %q, want %q", got, want)
 	}
 }
 
