@@ -112,7 +112,7 @@ func TestBackPressureLosesNothing(t *testing.T) {
 	last := int64(-1)
 	for written.Load() != last {
 		last = written.Load()
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // polling a condition (the writes stopped), not synchronising
 	}
 	// Its stdout pipe, the reader's buffer and the frames it routed from
 	// one read, the limit pending for the solution's stdin, one batch

@@ -42,8 +42,13 @@ func Run(ctx context.Context, p *Problem, sub *Submission, opts *Options) (*Resu
 	return r.execute(ctx)
 }
 
-// run is the state of one Run. mu guards the fields below it; the hooks of
-// the relay, the phase timers and the run goroutine all go through it.
+// run is the state of one Run. mu guards the fields below it; the relay's
+// events, the phase timers and the run goroutine all go through it.
+//
+// Lock order: the relay's locks (Relay.tellMu, then Relay.mu) before
+// obsMu and mu: the relay tells its events under tellMu and calls
+// FirstEvaluatorLine under Relay.mu, and both take mu or obsMu; the run
+// never calls the relay (InFlight, Report) while it holds mu or obsMu.
 type run struct {
 	opts    Options
 	problem *Problem
@@ -79,10 +84,9 @@ type run struct {
 	lmUsage     json.RawMessage // set by stopLM
 	restarts    int             // solutions started after the first
 
-	obsMu    sync.Mutex // one Observe call at a time (see emit); guards the two below
-	obsEv    Event
-	obsStats dual.Stats
-	relay    atomic.Pointer[dual.Relay] // once it is made (see emitNow)
+	obsMu sync.Mutex // one Observe call at a time (see emit); guards obsEv
+	obsEv Event
+	relay atomic.Pointer[dual.Relay] // once it is made (see emitNow)
 }
 
 type callCounts struct {
