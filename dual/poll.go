@@ -180,7 +180,7 @@ func (r *Relay) sources(dst []*source) ([]*source, bool) {
 // drain routes the whole lines one read of s brings in (more reads only
 // to complete a line, up to maxKept bytes, so one flooding side neither
 // starves the other nor overfills a conn), sends the frames and makes the
-// events queued. It reports whether it read anything.
+// hook calls queued. It reports whether it read anything.
 func (r *Relay) drain(s *source, out *outgoing) bool {
 	read, ok := 0, true
 	var err error
