@@ -91,16 +91,28 @@ func (r *run) emit(set func(ev *Event)) {
 // relayObserver is the run as the relay's observer: the verdict's part of
 // the relay's events (the evaluator's output, the solution's logs) goes to
 // the run's state, and every event the run's observer wants goes on to it.
-type relayObserver struct{ r *run }
-
-// Wants: what the verdict needs, and what the run's observer wants.
-func (o relayObserver) Wants(k EventKind) bool {
-	r := o.r
-	return k == EventOutput || k == EventLog || k == dual.EventResultLine && r.opts.NeuroOJ || r.wants(k)
+type relayObserver struct {
+	r      *run
+	passOn [32]bool // by kind: the run's observer wants it (asked once, not per event)
 }
 
+func newRelayObserver(r *run) *relayObserver {
+	o := &relayObserver{r: r}
+	for k := range o.passOn {
+		o.passOn[k] = k > 0 && r.wants(EventKind(k))
+	}
+	return o
+}
+
+// Wants: what the verdict needs, and what the run's observer wants.
+func (o *relayObserver) Wants(k EventKind) bool {
+	return k == EventOutput || k == EventLog || k == dual.EventResultLine && o.r.opts.NeuroOJ || o.passes(k)
+}
+
+func (o *relayObserver) passes(k EventKind) bool { return int(k) < len(o.passOn) && o.passOn[k] }
+
 // Observe keeps what the verdict needs of ev, then passes it on.
-func (o relayObserver) Observe(ev *dual.Event) {
+func (o *relayObserver) Observe(ev *dual.Event) {
 	r := o.r
 	switch ev.Kind {
 	case EventOutput, dual.EventResultLine: // result lines only with NeuroOJ: see Wants
@@ -117,7 +129,7 @@ func (o relayObserver) Observe(ev *dual.Event) {
 			r.logs.add(ev.Stream, ev.Text)
 		})
 	}
-	if r.wants(ev.Kind) {
+	if o.passes(ev.Kind) {
 		r.emit(func(e *Event) { e.Event = *ev })
 	}
 }

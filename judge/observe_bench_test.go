@@ -19,7 +19,7 @@ func (o *everyEvent) Observe(ev *Event)    { o.bytes += len(ev.Line) + len(ev.ID
 // run's relay observer.
 func BenchmarkEmitPerCall(b *testing.B) {
 	r := &run{opts: Options{Observer: &everyEvent{}}}
-	o := relayObserver{r}
+	o := newRelayObserver(r)
 	call := []byte(`{"type":"call","id":"3f2a9c7e5b1d4e6f8a0b2c4d6e8f0a1b","fn":"add","args":[123,1]}`)
 	res := []byte(`{"type":"result","id":"3f2a9c7e5b1d4e6f8a0b2c4d6e8f0a1b","value":124}`)
 	id, fn := call[21:53], []byte("add")

@@ -293,7 +293,7 @@ func (r *run) relayConfig() dual.RelayConfig {
 			ReadyTimeout:  time.Duration(sc.ReadyTimeoutMs) * time.Millisecond,
 		},
 		Restart:            r.restartSolution,
-		Observer:           relayObserver{r},
+		Observer:           newRelayObserver(r),
 		FirstEvaluatorLine: func(at time.Time) { r.guard(func() { r.evaluatorStarted(at) }) },
 	}
 	return cfg
