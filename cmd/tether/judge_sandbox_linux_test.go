@@ -232,7 +232,7 @@ func TestJudgeAfterKill9CleansUpTheDeadJudge(t *testing.T) {
 	// judge runs; what they leave on disk is the next judge's to remove.
 	deadline := time.Now().Add(5 * time.Second)
 	for len(sbxStillRunning(running)) > 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // polling a condition (/proc), not synchronising
 	}
 	if alive := sbxStillRunning(running); len(alive) > 0 {
 		t.Errorf("processes outlived their kill -9'd judge by 5 s: %v", alive)
