@@ -118,7 +118,8 @@ func (r *run) fail(p any) {
 	}
 }
 
-// guard runs f and turns a panic into fail; used around every hook.
+// guard runs f and turns a panic into fail; used around the run's own
+// handling of the relay's events and calls.
 func (r *run) guard(f func()) {
 	defer recoverTo(r.fail)
 	f()
