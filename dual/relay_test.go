@@ -278,7 +278,9 @@ func TestRelayHugeLineAndGarbage(t *testing.T) {
 	evEP, ev := newFake()
 	solEP, sol := newFake()
 	var c collector
-	r := NewRelay(evEP, solEP, RelayConfig{Observer: c.observer()})
+	// the call waits while 100 MiB go by: under -race on a loaded machine
+	// that takes longer than the default call timeout
+	r := NewRelay(evEP, solEP, RelayConfig{Observer: c.observer(), Engine: Config{CallTimeout: time.Minute}})
 	wait := runRelay(context.Background(), r)
 	solDone := background(func() error {
 		defer sol.stdout.Close()
