@@ -114,15 +114,15 @@ func (o *relayObserver) passes(k EventKind) bool { return int(k) < len(o.passOn)
 // Observe keeps what the verdict needs of ev, then passes it on.
 func (o *relayObserver) Observe(ev *dual.Event) {
 	r := o.r
-	switch ev.Kind {
-	case EventOutput, dual.EventResultLine: // result lines only with NeuroOJ: see Wants
+	switch {
+	case ev.Kind == EventOutput || ev.Kind == dual.EventResultLine && r.opts.NeuroOJ: // Neuro OJ's output keeps the result
 		r.guard(func() {
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			r.stdout.Write(ev.Text)
 			r.stdout.Write(newline)
 		})
-	case EventLog:
+	case ev.Kind == EventLog:
 		r.guard(func() {
 			r.mu.Lock()
 			defer r.mu.Unlock()
