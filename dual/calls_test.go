@@ -63,22 +63,21 @@ func TestCallEventsWhenTheEvaluatorIsGone(t *testing.T) {
 	}
 }
 
-// The relay hands the engine's call events to Hooks.Call with the time it
-// routed them.
-func TestRelayCallHook(t *testing.T) {
+// The relay tells the engine's call events with the time it routed them.
+func TestRelayCallEvents(t *testing.T) {
 	evEP, ev := newFake()
 	solEP, sol := newFake()
 	var mu sync.Mutex
 	var got []string
-	hooks := Hooks{Call: func(e CallEvent) {
+	obs := observe(func(e *Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		if e.At.IsZero() {
 			t.Errorf("call event without a time: %+v", e)
 		}
-		got = append(got, describeCall(&e))
-	}}
-	r := NewRelay(evEP, solEP, RelayConfig{Hooks: hooks})
+		got = append(got, describeCall(e))
+	}, EventCallOpened, EventCallClosed)
+	r := NewRelay(evEP, solEP, RelayConfig{Observer: obs})
 	wait := runRelay(context.Background(), r)
 	solDone := background(func() error { return echoSolution(sol) })
 	ev.send(callA)
@@ -93,11 +92,11 @@ func TestRelayCallHook(t *testing.T) {
 	}
 }
 
-// describeCall is e as "from id name [outcome]".
-func describeCall(e *CallEvent) string {
-	s := e.From.String() + " " + string(e.ID) + " " + string(e.Name)
-	if e.Closed {
-		s += " " + e.End.String()
+// describeCall is e as "side id name [outcome]".
+func describeCall(e *Event) string {
+	s := e.Side.String() + " " + string(e.ID) + " " + string(e.Name)
+	if e.Kind == EventCallClosed {
+		s += " " + e.Outcome.String()
 	}
 	return s
 }
@@ -113,28 +112,28 @@ func endRelay(t *testing.T, ev *fakeSide, wait func() (Summary, error), solDone 
 	solDone()
 }
 
-// With Trace and Call both set, a line's own call event (the call it
-// opened, the answer it gave, the request refused) comes with the line to
-// Trace, and only to Trace; a call event no line caused (a timeout) comes
-// to Call.
+// To an observer of lines and calls, a line's own call event (the call it
+// opened, the answer it gave, the request refused) comes with the line, as
+// one event; a call event no line caused (a timeout) comes on its own.
 func TestCallEventsComeWithTheirLines(t *testing.T) {
 	evEP, ev := newFake()
 	solEP, sol := newFake()
 	var mu sync.Mutex
 	var traced, called []string
-	hooks := Hooks{
-		Trace: func(e TraceEvent) {
-			mu.Lock()
-			defer mu.Unlock()
-			s := e.From.String() + " " + string(e.Line)
-			if e.Call != nil {
-				s += " | " + describeCall(e.Call)
-			}
-			traced = append(traced, s)
-		},
-		Call: func(e CallEvent) { mu.Lock(); defer mu.Unlock(); called = append(called, describeCall(&e)) },
-	}
-	r := NewRelay(evEP, solEP, RelayConfig{Hooks: hooks})
+	obs := observe(func(e *Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if e.Line == nil {
+			called = append(called, describeCall(e))
+			return
+		}
+		s := e.LineSide().String() + " " + string(e.Line)
+		if e.Kind != EventLine {
+			s += " | " + describeCall(e)
+		}
+		traced = append(traced, s)
+	}, EventLine, EventCallOpened, EventCallClosed)
+	r := NewRelay(evEP, solEP, RelayConfig{Observer: obs})
 	wait := runRelay(context.Background(), r)
 	solDone := background(func() error {
 		defer sol.stdout.Close()
@@ -178,6 +177,25 @@ func TestCallEventsComeWithTheirLines(t *testing.T) {
 		}
 	}
 	if strings.Join(called, "; ") != "evaluator b g timeout; evaluator c g timeout" {
-		t.Errorf("Call got %q, want only the timeouts", called)
+		t.Errorf("call events without a line %q, want only the timeouts", called)
+	}
+}
+
+// Every kind has a name of its own, and a relay's set of wanted kinds holds
+// them all.
+func TestEventKindsNamed(t *testing.T) {
+	seen := map[string]EventKind{}
+	for k := EventKind(1); k < numEventKinds; k++ {
+		name := k.String()
+		if name == "?" || seen[name] != 0 {
+			t.Errorf("kind %d is named %q (also kind %d's)", k, name, seen[name])
+		}
+		seen[name] = k
+	}
+	if numEventKinds > 32 {
+		t.Errorf("%d kinds: eventSet (uint32) holds 32", numEventKinds)
+	}
+	if got := EventKind(numEventKinds).String(); got != "?" {
+		t.Errorf("a kind past the last is named %q", got)
 	}
 }

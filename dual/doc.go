@@ -92,8 +92,9 @@
 // sent it unasked: action.Unasked): that stall is the solution's doing,
 // and the evaluator's time limit, the caller's, bounds the wait. The Run
 // goroutine owns the timer for the earliest deadline and the restarts.
-// Hooks are called once the frames of their lines are sent (hooks.go).
+// Events are told once the frames of the lines they report are sent
+// (event.go), so an observer never holds up a frame.
 // Memory is bounded by three times the line cap per side (its buffer, the
-// frames of one read, the copies its queued hook calls keep) plus
+// frames of one read, the copies its queued events keep) plus
 // QueueBytes per side and one batch in each conn's write.
 package dual

@@ -112,7 +112,7 @@ func TestBackPressureLosesNothing(t *testing.T) {
 	last := int64(-1)
 	for written.Load() != last {
 		last = written.Load()
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // polling a condition (the writes stopped), not synchronising
 	}
 	// Its stdout pipe, the reader's buffer and the frames it routed from
 	// one read, the limit pending for the solution's stdin, one batch
@@ -160,31 +160,31 @@ func TestRunCancelledWhileIdle(t *testing.T) {
 	}
 }
 
-// The relay calls its hooks after it has forwarded the lines they report:
-// a hook that takes its time (a trace being written) does not hold up the
-// frame. Here the trace hook of the evaluator's call reads that call from
-// the solution's stdin; it is there already.
-func TestHooksComeAfterTheirFramesAreForwarded(t *testing.T) {
+// The relay tells its events after it has forwarded the lines they report:
+// an observer that takes its time (a trace being written) does not hold up
+// the frame. Here the observer, told the evaluator's call, reads that call
+// from the solution's stdin; it is there already.
+func TestEventsComeAfterTheirFramesAreForwarded(t *testing.T) {
 	ev, sol := newSidePipes(t), newSidePipes(t)
 	solIn, evIn := bufio.NewReader(sol.stdin), bufio.NewReader(ev.stdin)
 	const call = `{"type":"call","id":"c0","fn":"f","args":[]}`
 	routedReady, forwarded := make(chan struct{}), make(chan string, 1)
-	hooks := Hooks{Trace: func(e TraceEvent) {
-		if e.From == Solution && string(e.Line) == ready {
+	obs := observe(func(e *Event) {
+		if e.Side == Solution && string(e.Line) == ready {
 			close(routedReady) // a call now goes straight to the solution
 		}
-		if e.From == Evaluator && string(e.Line) == call {
+		if e.Side == Evaluator && string(e.Line) == call {
 			sol.stdin.SetReadDeadline(time.Now().Add(10 * time.Second)) // fails the test rather than hang it
 			line, err := solIn.ReadString('\n')
 			forwarded <- fmt.Sprintf("%q %v", line, err)
 		}
-	}}
-	wait := runRelay(context.Background(), NewRelay(ev.ep, sol.ep, RelayConfig{Hooks: hooks, Engine: Config{ResultNonce: testNonce}}))
+	}, EventLine)
+	wait := runRelay(context.Background(), NewRelay(ev.ep, sol.ep, RelayConfig{Observer: obs, Engine: Config{ResultNonce: testNonce}}))
 	fmt.Fprintln(sol.stdout, ready)
 	<-routedReady
 	fmt.Fprintln(ev.stdout, call)
 	if got, want := <-forwarded, fmt.Sprintf("%q <nil>", call+"\n"); got != want {
-		t.Fatalf("when the hook saw the call, the solution's stdin gave %s, want %s", got, want)
+		t.Fatalf("when the observer saw the call, the solution's stdin gave %s, want %s", got, want)
 	}
 	fmt.Fprintln(sol.stdout, `{"type":"result","id":"c0","value":1}`)
 	if line, err := evIn.ReadString('\n'); err != nil || line != `{"type":"result","id":"c0","value":1}`+"\n" {

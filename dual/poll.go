@@ -196,7 +196,7 @@ func (r *Relay) drain(s *source, out *outgoing) bool {
 			break
 		}
 	}
-	queued := len(r.queued.calls) > 0
+	queued := len(r.queued.events) > 0
 	r.mu.Unlock()
 	r.send(out)
 	if queued {

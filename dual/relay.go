@@ -49,10 +49,11 @@ type Relay struct {
 	lastProgress  int64
 	armedAt       time.Time // the deadline Run's timer is set for
 	armed         bool
-	queued        hookQueue // hook calls queued for tell
+	queued        eventQueue // events queued for tell
+	want          eventSet   // the kinds cfg.Observer wants
 
-	tellMu  sync.Mutex // one tell at a time; guards telling
-	telling hookQueue
+	tellMu  sync.Mutex // one tell at a time; guards telling; taken before mu
+	telling eventQueue
 }
 
 // outgoing is the frames routed for each side and not yet sent: whole
@@ -74,11 +75,12 @@ func NewRelay(evaluator, solution Endpoint, cfg RelayConfig) *Relay {
 	if cfg.Restart == nil {
 		cfg.Engine.OnCallTimeout = Continue
 	}
-	if cfg.Hooks.Call != nil {
+	want := wantedBy(cfg.Observer)
+	if want.has(EventCallOpened) || want.has(EventCallClosed) {
 		cfg.Engine.ReportCalls = true
 	}
 	r := &Relay{cfg: cfg, base: time.Now(), wake: make(chan struct{}, 1), done: make(chan struct{}),
-		eng: newEngine(cfg.Engine)}
+		eng: newEngine(cfg.Engine), want: want}
 	r.conns[Evaluator] = newConn(r, Evaluator, evaluator)
 	r.conns[Solution] = newConn(r, Solution, solution)
 	return r
@@ -170,7 +172,7 @@ func (r *Relay) Run(ctx context.Context) (Summary, error) {
 	r.mu.Unlock()
 	cancel()
 	r.wg.Wait()
-	r.tell() // the hook calls of the last lines and of the closing
+	r.tell() // the events of the last lines and of the closing
 	if restarting {
 		if rs := <-restartDone; rs.err == nil {
 			rs.ep.Stdin.Close()
@@ -245,25 +247,23 @@ func (r *Relay) send(out *outgoing) {
 	}
 }
 
-// observe reports a line the engine just routed to the first-output hook,
-// and queues it for the trace hook, before its actions are carried out.
-// r.mu held.
+// observe reports a line the engine just routed to FirstEvaluatorLine, and
+// queues its EventLine, before its actions are carried out. r.mu held.
 func (r *Relay) observe(from Side, now time.Time, line []byte, tooLong *wire.LineTooLongError) {
 	if from == Evaluator && r.firstOut.IsZero() {
 		r.firstOut = now
-		if h := r.cfg.Hooks.FirstEvaluatorLine; h != nil {
-			h(now)
+		if f := r.cfg.FirstEvaluatorLine; f != nil {
+			f(now)
 		}
 	}
-	if r.cfg.Hooks.Trace != nil {
-		hc := queuedHook{kind: hookTrace, from: from, at: now, n: int64(len(line))}
+	if r.want.has(EventLine) {
+		ev := Event{Kind: EventLine, Side: from, At: now, Length: int64(len(line))}
 		if tooLong != nil {
-			line, hc.n = tooLong.Head, tooLong.Length
+			line, ev.Length = tooLong.Head, tooLong.Length
 		} else {
-			hc.lineKind, line = r.eng.LastLine()
+			ev.LineKind, line = r.eng.LastLine()
 		}
-		r.queued.add(hc, line)
-		r.queued.line = len(r.queued.calls) // its call event joins it
+		r.queued.addLine(ev, line)
 	}
 }
 
@@ -312,7 +312,6 @@ func (r *Relay) sideGone(c *conn, reason string) {
 // after dropping the lock, the timer and sideGone at once without waiting.
 // r.mu held.
 func (r *Relay) dispatchLocked(out *outgoing, now time.Time) {
-	h := &r.cfg.Hooks
 	for i := range r.acts {
 		a := &r.acts[i]
 		switch a.Kind {
@@ -321,28 +320,28 @@ func (r *Relay) dispatchLocked(out *outgoing, now time.Time) {
 				out.add(c, a.Frame, a.Unasked)
 			}
 		case actOutput:
-			if h.Output != nil {
-				r.queued.add(queuedHook{kind: hookOutput, at: now}, a.Text)
+			if r.want.has(EventOutput) {
+				r.queued.addText(Event{Kind: EventOutput, Side: Evaluator, At: now}, a.Text)
 			}
 		case actResultLine:
-			if h.ResultLine != nil {
-				r.queued.add(queuedHook{kind: hookResultLine, at: now}, a.Text)
+			if r.want.has(EventResultLine) {
+				r.queued.addText(Event{Kind: EventResultLine, Side: Evaluator, At: now}, a.Text)
 			}
 		case actResult:
 			r.result = append([]byte(nil), a.Text...)
 			r.resultPlain = a.Plain
 			r.ended = true
 			r.signal()
-			if h.Result != nil {
-				r.queued.add(queuedHook{kind: hookResult}, a.Text)
+			if r.want.has(EventResult) {
+				r.queued.addText(Event{Kind: EventResult, Side: Evaluator, At: now}, a.Text)
 			}
 		case actLog:
-			if h.Log != nil {
-				r.queued.add(queuedHook{kind: hookLog, stream: a.Stream, at: now}, a.Text)
+			if r.want.has(EventLog) {
+				r.queued.addText(Event{Kind: EventLog, Side: Solution, Stream: a.Stream, At: now}, a.Text)
 			}
 		case actWarn:
-			if h.Warn != nil {
-				r.queued.add(queuedHook{kind: hookWarn, from: a.From, reason: a.Reason, at: now}, nil)
+			if r.want.has(EventDrop) {
+				r.queued.add(Event{Kind: EventDrop, Side: a.From, Reason: a.Reason, At: now})
 			}
 		case actRestartSolution:
 			r.restartWanted = true
@@ -351,18 +350,17 @@ func (r *Relay) dispatchLocked(out *outgoing, now time.Time) {
 			r.fatal = a.Err
 			r.signal()
 		case actCallOpened, actCallClosed:
-			if h.Call != nil {
+			if r.want.has(EventCallOpened) && a.Kind == actCallOpened || r.want.has(EventCallClosed) && a.Kind == actCallClosed {
 				r.queued.addCall(a, now)
 			}
 		}
 		*a = action{}
 	}
-	if h.Progress != nil {
+	if r.want.has(EventProgress) {
 		st := r.eng.Stats()
 		if n := st.Completed + st.CallTimeouts; n != r.lastProgress {
 			r.lastProgress = n
-			r.queued.stats = append(r.queued.stats, st)
-			r.queued.add(queuedHook{kind: hookProgress, n: int64(len(r.queued.stats) - 1)}, nil)
+			r.queued.addProgress(st, now)
 		}
 	}
 }

@@ -27,73 +27,6 @@ type Endpoint struct {
 // ctx is cancelled when the run ends.
 type RestartFunc func(ctx context.Context) (Endpoint, error)
 
-// Hooks receive what a run produces. Each hook may be nil. Hooks are called
-// one at a time (never concurrently), in the order things happened, from
-// the relay's goroutines: FirstEvaluatorLine at once, with the relay's lock
-// held; the others after the relay has forwarded the lines it routed with
-// them, outside its lock, and all before Run returns. They must return
-// quickly and must not call Relay methods. Byte slices are valid only
-// during the call.
-type Hooks struct {
-	// Output gets each evaluator plain-text line as printed (frames, result
-	// markers and payloads excluded) and when it was routed.
-	Output func(line []byte, at time.Time)
-	// ResultLine gets each line of the evaluator's that belongs to a result
-	// (the ResultLine action: a marker, told without its nonce, a payload,
-	// a blank line between them) and when it was routed, in its place among
-	// the Output calls.
-	ResultLine func(line []byte, at time.Time)
-	// Result gets the result payload (see the Result action); the run then
-	// ends.
-	Result func(payload []byte)
-	// Log gets each solution log frame that was kept (stream, decoded data)
-	// and when it was routed.
-	Log func(stream string, data []byte, at time.Time)
-	// FirstEvaluatorLine is called once, when the evaluator's first stdout
-	// line of any kind arrives (the judge's phase 2 starts there).
-	FirstEvaluatorLine func(at time.Time)
-	// Trace gets every line read from either side. With Call set too, a
-	// line's own call event (the call or capability it opened, answered
-	// or was refused for) comes with it, in TraceEvent.Call, rather than
-	// to Call: one hook call per line.
-	Trace func(ev TraceEvent)
-	// Warn gets every line or frame the engine dropped, and when it was
-	// routed.
-	Warn func(from Side, reason DropReason, at time.Time)
-	// Progress gets the stats after each completed or timed-out call.
-	Progress func(s Stats)
-	// Call gets each call and capability as it opens and closes (but those
-	// that come to Trace with their line); setting it sets
-	// Config.ReportCalls.
-	Call func(ev CallEvent)
-}
-
-// CallEvent is a call (From Evaluator) or a capability (From Solution)
-// opening or closing, as the engine saw it (CallOpened, CallClosed).
-type CallEvent struct {
-	Closed bool          // closing (End and Took are set), not opening
-	From   Side          // the side that made the request and waits for the answer
-	ID     []byte        // the decoded id
-	Name   []byte        // the call's fn or the capability's name, decoded; nil if absent
-	At     time.Time     // when the relay routed the line, or fired the deadline, that opened or closed it
-	End    CallEnd       // Closed only
-	Took   time.Duration // Closed only: from its arrival; zero for OutcomeRefused
-}
-
-// TraceEvent is one line seen by the relay.
-type TraceEvent struct {
-	From   Side      // the side whose stdout the line came from
-	At     time.Time // when the relay routed it
-	Kind   LineKind  // TooLong lines are reported with Kind Text and Length > len(Line)
-	Line   []byte    // trimmed; for an over-cap line, its head
-	Length int64     // the line's full length
-	// Call is the call event the line caused, when Hooks.Call is set and
-	// it caused one: the call or capability it opened (Call.From is the
-	// line's side), answered (Call.From is the other side) or was refused
-	// for (Call.Outcome is OutcomeRefused). Valid during the hook call.
-	Call *CallEvent
-}
-
 // Relay defaults; a zero RelayConfig field means its default.
 const (
 	defaultWriteStall = 3 * time.Second
@@ -103,7 +36,7 @@ const (
 )
 
 // RelayConfig configures a Relay. The zero value means the defaults, no
-// restart hook and no hooks.
+// restart hook and no observer.
 type RelayConfig struct {
 	Engine     Config        // the engine's limits and policy
 	WriteStall time.Duration // a stdin write blocked this long means the side is gone
@@ -113,7 +46,16 @@ type RelayConfig struct {
 	// Restart is called on RestartSolution. Nil means the solution cannot be
 	// restarted: the engine then runs with the Continue policy.
 	Restart RestartFunc
-	Hooks   Hooks // what the run produces goes there
+	// Observer is told the relay's events (event.go): one at a time, in
+	// the order things happened, after the relay has forwarded the lines
+	// they report, outside its lock, and all before Run returns. It must
+	// not call Relay methods.
+	Observer Observer[Event]
+	// FirstEvaluatorLine, if set, is called once, at once and with the
+	// relay's lock held, when the evaluator's first stdout line of any
+	// kind arrives (the judge's phase 2 starts there). It is not an event:
+	// a timer that must start then cannot wait for the observer's turn.
+	FirstEvaluatorLine func(at time.Time)
 }
 
 // Summary is how a run ended.
@@ -141,7 +83,7 @@ func (e *RestartError) Unwrap() error { return e.Err }
 // InFlight returns how many calls (the evaluator waiting on the solution,
 // queued ones included) and capabilities (the solution waiting on the
 // evaluator) are in flight now. Safe to call at any time, also from a
-// timer; not from a hook.
+// timer; not from the observer.
 func (r *Relay) InFlight() (calls, capabilities int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

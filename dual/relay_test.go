@@ -66,24 +66,47 @@ func echoSolution(f *fakeSide) error {
 	}
 }
 
-// collector gathers hook output; hooks are serialised by the relay.
+// collector gathers the relay's output, logs and drops; events come one at
+// a time.
 type collector struct {
 	mu     sync.Mutex
 	output []string
+	result []string // result lines, then "payload: " and the payload
 	logs   []string
 	warns  []DropReason
 }
 
-func (c *collector) hooks() Hooks {
-	return Hooks{
-		Output: func(l []byte, _ time.Time) { c.mu.Lock(); c.output = append(c.output, string(l)); c.mu.Unlock() },
-		Log: func(s string, d []byte, _ time.Time) {
-			c.mu.Lock()
-			c.logs = append(c.logs, s+":"+string(d))
-			c.mu.Unlock()
-		},
-		Warn: func(_ Side, r DropReason, _ time.Time) { c.mu.Lock(); c.warns = append(c.warns, r); c.mu.Unlock() },
-	}
+func (c *collector) observer() Observer[Event] {
+	return observe(func(ev *Event) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		switch ev.Kind {
+		case EventOutput:
+			c.output = append(c.output, string(ev.Text))
+		case EventLog:
+			c.logs = append(c.logs, ev.Stream+":"+string(ev.Text))
+		case EventDrop:
+			c.warns = append(c.warns, ev.Reason)
+		case EventResultLine:
+			c.result = append(c.result, string(ev.Text))
+		case EventResult:
+			c.result = append(c.result, "payload: "+string(ev.Text))
+		}
+	}, EventOutput, EventLog, EventDrop, EventResultLine, EventResult)
+}
+
+// kindsObserver wants kinds and hands their events to f.
+type kindsObserver struct {
+	kinds []EventKind
+	f     func(ev *Event)
+}
+
+func (o kindsObserver) Wants(k EventKind) bool { return slices.Contains(o.kinds, k) }
+func (o kindsObserver) Observe(ev *Event)      { o.f(ev) }
+
+// observe is an observer of the kinds given that hands each event to f.
+func observe(f func(ev *Event), kinds ...EventKind) Observer[Event] {
+	return kindsObserver{kinds, f}
 }
 
 // runRelay runs r on its own goroutine and returns a wait function.
@@ -109,9 +132,8 @@ func TestRelayCallResultOutputAndResult(t *testing.T) {
 	solEP, sol := newFake()
 	var c collector
 	var first time.Time
-	hooks := c.hooks()
-	hooks.FirstEvaluatorLine = func(at time.Time) { first = at }
-	r := NewRelay(evEP, solEP, RelayConfig{Hooks: hooks, Engine: Config{ResultNonce: testNonce}})
+	r := NewRelay(evEP, solEP, RelayConfig{Observer: c.observer(), FirstEvaluatorLine: func(at time.Time) { first = at },
+		Engine: Config{ResultNonce: testNonce}})
 	wait := runRelay(context.Background(), r)
 	solDone := background(func() error { return echoSolution(sol) })
 	evDone := background(func() error {
@@ -145,6 +167,12 @@ func TestRelayCallResultOutputAndResult(t *testing.T) {
 	}
 	if len(c.output) != 1 || c.output[0] != "starting" || first.IsZero() || !first.Equal(sum.FirstOutput) {
 		t.Fatalf("output %q first %v summary %v", c.output, first, sum.FirstOutput)
+	}
+	// the marker is told without its nonce, the payload line as a result
+	// line and then as the result
+	const payload = `{"status":"Accepted","score":10000}`
+	if got, want := strings.Join(c.result, " | "), "---RESULT--- | "+payload+" | payload: "+payload; got != want {
+		t.Fatalf("result events %q, want %q", got, want)
 	}
 }
 
@@ -250,7 +278,9 @@ func TestRelayHugeLineAndGarbage(t *testing.T) {
 	evEP, ev := newFake()
 	solEP, sol := newFake()
 	var c collector
-	r := NewRelay(evEP, solEP, RelayConfig{Hooks: c.hooks()})
+	// the call waits while 100 MiB go by: under -race on a loaded machine
+	// that takes longer than the default call timeout
+	r := NewRelay(evEP, solEP, RelayConfig{Observer: c.observer(), Engine: Config{CallTimeout: time.Minute}})
 	wait := runRelay(context.Background(), r)
 	solDone := background(func() error {
 		defer sol.stdout.Close()
@@ -400,11 +430,14 @@ func TestRelayEvaluatorStdinBroken(t *testing.T) {
 	solEP, sol := newFake()
 	var traced []string
 	var progress []int64
-	hooks := Hooks{
-		Trace:    func(e TraceEvent) { traced = append(traced, e.From.String()+" "+e.Kind.String()+" "+string(e.Line)) },
-		Progress: func(s Stats) { progress = append(progress, s.Completed) },
-	}
-	r := NewRelay(evEP, solEP, RelayConfig{Hooks: hooks, Engine: Config{ResultNonce: testNonce}})
+	obs := observe(func(e *Event) {
+		if e.Kind == EventProgress {
+			progress = append(progress, e.Stats.Completed)
+		} else {
+			traced = append(traced, e.Side.String()+" "+e.LineKind.String()+" "+string(e.Line))
+		}
+	}, EventLine, EventProgress)
+	r := NewRelay(evEP, solEP, RelayConfig{Observer: obs, Engine: Config{ResultNonce: testNonce}})
 	wait := runRelay(context.Background(), r)
 	solDone := background(func() error { return echoSolution(sol) })
 	ev.inR.Close() // the evaluator's stdin is broken: the result cannot be delivered
@@ -468,20 +501,20 @@ func TestConnKeepsOrderBehindAWrite(t *testing.T) {
 	})
 }
 
-// As TestHooksComeAfterTheirFramesAreForwarded, for sides whose stdout
+// As TestEventsComeAfterTheirFramesAreForwarded, for sides whose stdout
 // the relay reads through a feed (io.Pipe here).
-func TestHooksComeAfterTheirFramesAreForwardedByReaders(t *testing.T) {
+func TestEventsComeAfterTheirFramesAreForwardedByReaders(t *testing.T) {
 	evEP, ev := newFake()
 	solEP, sol := newFake()
 	const call = `{"type":"call","id":"1","fn":"f","args":[]}`
 	solGot := make(chan string, 1)
 	go func() { line, _ := sol.recv(); solGot <- line }()
 	routedReady, forwarded := make(chan struct{}), make(chan string, 1)
-	hooks := Hooks{Trace: func(e TraceEvent) {
-		if e.From == Solution && string(e.Line) == ready {
+	obs := observe(func(e *Event) {
+		if e.Side == Solution && string(e.Line) == ready {
 			close(routedReady)
 		}
-		if e.From == Evaluator && string(e.Line) == call {
+		if e.Side == Evaluator && string(e.Line) == call {
 			select {
 			case line := <-solGot:
 				forwarded <- line
@@ -489,13 +522,13 @@ func TestHooksComeAfterTheirFramesAreForwardedByReaders(t *testing.T) {
 				forwarded <- "nothing after 10 s"
 			}
 		}
-	}}
-	wait := runRelay(context.Background(), NewRelay(evEP, solEP, RelayConfig{Hooks: hooks, Engine: Config{ResultNonce: testNonce}}))
+	}, EventLine)
+	wait := runRelay(context.Background(), NewRelay(evEP, solEP, RelayConfig{Observer: obs, Engine: Config{ResultNonce: testNonce}}))
 	go sol.send(ready)
 	<-routedReady
 	go ev.send(call)
 	if got := <-forwarded; got != call {
-		t.Fatalf("when the hook saw the call, the solution had %q", got)
+		t.Fatalf("when the observer saw the call, the solution had %q", got)
 	}
 	go sol.send(`{"type":"result","id":"1","value":1}`)
 	ev.expect(t, `{"type":"result","id":"1","value":1}`)

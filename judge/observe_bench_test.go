@@ -16,19 +16,20 @@ func (o *everyEvent) Observe(ev *Event)    { o.bytes += len(ev.Line) + len(ev.ID
 // BenchmarkEmitPerCall is what telling an observer about one call costs
 // the relay's goroutine, the observer's own work aside: the call's line
 // with its opening, and its answer's line with its closing, through the
-// relay's hooks.
+// run's relay observer.
 func BenchmarkEmitPerCall(b *testing.B) {
 	r := &run{opts: Options{Observer: &everyEvent{}}}
-	var h dual.Hooks
-	r.observeHooks(&h)
+	o := newRelayObserver(r)
 	call := []byte(`{"type":"call","id":"3f2a9c7e5b1d4e6f8a0b2c4d6e8f0a1b","fn":"add","args":[123,1]}`)
 	res := []byte(`{"type":"result","id":"3f2a9c7e5b1d4e6f8a0b2c4d6e8f0a1b","value":124}`)
 	id, fn := call[21:53], []byte("add")
 	now := time.Now()
-	opened := dual.CallEvent{From: dual.Evaluator, ID: id, Name: fn, At: now}
-	closed := dual.CallEvent{Closed: true, From: dual.Evaluator, ID: id, Name: fn, At: now, End: dual.EndResult, Took: time.Millisecond}
+	opened := dual.Event{Kind: EventCallOpened, Side: dual.Evaluator, ID: id, Name: fn, At: now,
+		LineKind: dual.Framed, Line: call, Length: int64(len(call))}
+	closed := dual.Event{Kind: EventCallClosed, Side: dual.Evaluator, ID: id, Name: fn, At: now, Outcome: dual.EndResult,
+		Took: time.Millisecond, LineKind: dual.Framed, Line: res, Length: int64(len(res))}
 	for b.Loop() {
-		h.Trace(dual.TraceEvent{From: dual.Evaluator, At: now, Kind: dual.Framed, Line: call, Length: int64(len(call)), Call: &opened})
-		h.Trace(dual.TraceEvent{From: dual.Solution, At: now, Kind: dual.Framed, Line: res, Length: int64(len(res)), Call: &closed})
+		o.Observe(&opened)
+		o.Observe(&closed)
 	}
 }

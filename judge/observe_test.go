@@ -137,12 +137,16 @@ func TestSelectiveObserverGetsOnlyWhatItWants(t *testing.T) {
 // frame that opened it, the one that answered it) with the call's event
 // when it wants that too, as a line of its own when not.
 func TestSelectiveObserverGetsEveryLine(t *testing.T) {
-	rec := &recorder{lines: true}
-	judgeCase{eval: "add", sol: "basic", opts: Options{Observer: Observers(nil, rec, ObserverFunc(func(*Event) {}))}}.run(t)
+	rec := &recorder{lines: true} // every kind, the result's lines too
+	res := judgeCase{eval: "add", sol: "basic", opts: Options{Observer: Observers(nil, rec, ObserverFunc(func(*Event) {}))}}.run(t)
 	rec.has(t, `line solution frame {"type":"ready"}`, "line evaluator text case 1 ok", "line evaluator marker ---RESULT---",
 		` add | line evaluator frame {"type":"call"`, ` add result | line solution frame {"type":"result"`)
 	if n := rec.count("line evaluator frame {") + rec.count("line solution frame {\"type\":\"result"); n != 0 {
 		t.Errorf("%d call lines told apart from their calls", n)
+	}
+	// told to an observer, the result's lines stay out of the output
+	if rec.count("result-line") == 0 || strings.Contains(res.Output, "RESULT") {
+		t.Errorf("%d result-line events; output %q, want no result marker in it", rec.count("result-line"), res.Output)
 	}
 
 	rec = &recorder{only: map[EventKind]bool{EventLine: true, EventCallClosed: true}}

@@ -42,8 +42,13 @@ func Run(ctx context.Context, p *Problem, sub *Submission, opts *Options) (*Resu
 	return r.execute(ctx)
 }
 
-// run is the state of one Run. mu guards the fields below it; the hooks of
-// the relay, the phase timers and the run goroutine all go through it.
+// run is the state of one Run. mu guards the fields below it; the relay's
+// events, the phase timers and the run goroutine all go through it.
+//
+// Lock order: the relay's locks (Relay.tellMu, then Relay.mu) before
+// obsMu and mu: the relay tells its events under tellMu and calls
+// FirstEvaluatorLine under Relay.mu, and both take mu or obsMu; the run
+// never calls the relay (InFlight, Report) while it holds mu or obsMu.
 type run struct {
 	opts    Options
 	problem *Problem
@@ -79,10 +84,9 @@ type run struct {
 	lmUsage     json.RawMessage // set by stopLM
 	restarts    int             // solutions started after the first
 
-	obsMu    sync.Mutex // one Observe call at a time (see emit); guards the two below
-	obsEv    Event
-	obsStats dual.Stats
-	relay    atomic.Pointer[dual.Relay] // once it is made (see emitNow)
+	obsMu sync.Mutex // one Observe call at a time (see emit); guards obsEv
+	obsEv Event
+	relay atomic.Pointer[dual.Relay] // once it is made (see emitNow)
 }
 
 type callCounts struct {
@@ -114,63 +118,80 @@ func (r *run) fail(p any) {
 	}
 }
 
-// guard runs f and turns a panic into fail; used around every hook.
+// guard runs f and turns a panic into fail; used around the run's own
+// handling of the relay's events and calls.
 func (r *run) guard(f func()) {
 	defer recoverTo(r.fail)
 	f()
 }
 
-func (r *run) execute(ctx context.Context) (res *Result, err error) {
+// execute performs the run, stops what it started, and then decides the
+// verdict, in one place, from what the steps recorded in r.
+func (r *run) execute(ctx context.Context) (*Result, error) {
 	relayCtx, cancel := context.WithCancel(ctx)
 	r.cancel = cancel
 	defer cancel()
+	r.perform(ctx, relayCtx)
+	r.cleanUp()
+	res := r.result()
+	if r.wants(EventVerdict) {
+		r.emit(func(ev *Event) { ev.Kind, ev.At, ev.Result = EventVerdict, time.Now(), res })
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return res, fmt.Errorf("%w: %w", ErrCancelled, ctxErr)
+	}
+	return res, nil
+}
+
+// cleanUp stops both sides and the LM handler and removes the run's files.
+func (r *run) cleanUp() {
+	r.stopAll()
+	r.stopLM()
+	if r.sdkDir != "" {
+		os.RemoveAll(r.sdkDir)
+	}
+	r.build.Close()
+}
+
+// perform runs the steps of a run (check, build, start both sides, relay)
+// until one fails or the relay ends; each records in r what the verdict
+// needs (a failure, the outcome). A panic is the judge's internal error.
+// relayCtx ends the relay early (a time limit, a failure).
+func (r *run) perform(ctx, relayCtx context.Context) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.fail(p)
 		}
-		r.stopAll()
-		r.stopLM()
-		if r.sdkDir != "" {
-			os.RemoveAll(r.sdkDir)
-		}
-		r.build.Close()
-		res = r.result()
-		if r.wants(EventVerdict) {
-			r.emit(func(ev *Event) { ev.Kind, ev.At, ev.Result = EventVerdict, time.Now(), res })
-		}
-		if ctxErr := ctx.Err(); ctxErr != nil && err == nil {
-			err = fmt.Errorf("%w: %w", ErrCancelled, ctxErr)
-		}
 	}()
-
 	if err := CheckProblemAccess(r.problem, r.opts.Runner); err != nil {
 		r.failSetup(err)
-		return nil, nil
+		return
 	}
 	r.pythonPath = r.opts.PythonPath
 	if r.pythonPath == "" {
 		dir, err := writePythonSDKDir()
 		if err != nil {
 			r.fail(err.Error())
-			return nil, nil
+			return
 		}
 		r.sdkDir = dir // removed after both sides have stopped
 		r.pythonPath = dir
 	}
 	if !r.buildSolution(ctx) {
-		return nil, nil
+		return
 	}
 	r.solSpec = solutionSpec(r.problem, r.build, r.pythonPath, r.opts.Env)
 	r.solSpec.CPUs = r.opts.SolutionCPUs
 	r.solSpec.Limits.CPUMillicores = r.opts.CPUMillicores
 	if err := r.startLM(ctx); err != nil {
 		r.fail(err.Error())
-		return nil, nil
+		return
 	}
 	r.startedWall = time.Now()
+	var err error
 	if r.nonce, err = newResultNonce(); err != nil {
 		r.fail(err.Error())
-		return nil, nil
+		return
 	}
 	evSpec := evaluatorSpec(r.problem, r.opts.EvaluatorWorkspace, r.pythonPath, r.opts.Env)
 	evSpec.Env = setEnv(evSpec.Env, codec.ResultNonceEnv, r.nonce)
@@ -180,13 +201,13 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 	ev, startErr := startSide(ctx, r.opts.Runner, r.withLM(evSpec), newTailBuffer(MaxStreamOutput), r.fail, r.watchSide(dual.Evaluator, 0))
 	if startErr != nil {
 		r.failSetup(fmt.Errorf("cannot start the evaluator %q: %w", r.problem.Runtime.Evaluator.Command[0], startErr))
-		return nil, nil
+		return
 	}
 	r.evaluator = ev
 	sol, startErr := startSide(ctx, r.opts.Runner, r.solSpec, newTailBuffer(MaxStderrTail), r.fail, r.watchSide(dual.Solution, 0))
 	if startErr != nil {
 		r.failSetup(fmt.Errorf("cannot start the solution %q: %w", r.solSpec.Args[0], startErr))
-		return nil, nil
+		return
 	}
 	r.mu.Lock()
 	r.solution, r.lastSol = sol, sol
@@ -206,7 +227,6 @@ func (r *run) execute(ctx context.Context) (res *Result, err error) {
 		r.outcome.ResultDiscarded = discarded
 		r.mu.Unlock()
 	}
-	return nil, nil
 }
 
 // newResultNonce is the run's secret for the evaluator's signed result
@@ -273,116 +293,11 @@ func (r *run) relayConfig() dual.RelayConfig {
 			OnCallTimeout: policy,
 			ReadyTimeout:  time.Duration(sc.ReadyTimeoutMs) * time.Millisecond,
 		},
-		Restart: r.restartSolution,
-		Hooks: dual.Hooks{
-			Output: func(line []byte, at time.Time) {
-				r.guard(func() {
-					r.mu.Lock()
-					r.stdout.Write(line)
-					r.stdout.Write(newline)
-					r.mu.Unlock()
-				})
-				if r.wants(EventOutput) {
-					r.emit(func(ev *Event) { ev.Kind, ev.At, ev.Side, ev.Text = EventOutput, at, dual.Evaluator, line })
-				}
-			},
-			ResultLine: r.resultLineHook(),
-			Log: func(stream string, data []byte, at time.Time) {
-				r.guard(func() {
-					r.mu.Lock()
-					r.logs.add(stream, data)
-					r.mu.Unlock()
-				})
-				if r.wants(EventLog) {
-					r.emit(func(ev *Event) {
-						ev.Kind, ev.At, ev.Side, ev.Stream, ev.Text = EventLog, at, dual.Solution, stream, data
-					})
-				}
-			},
-			FirstEvaluatorLine: func(at time.Time) { r.guard(func() { r.evaluatorStarted(at) }) },
-		},
+		Restart:            r.restartSolution,
+		Observer:           newRelayObserver(r),
+		FirstEvaluatorLine: func(at time.Time) { r.guard(func() { r.evaluatorStarted(at) }) },
 	}
-	r.observeHooks(&cfg.Hooks)
 	return cfg
-}
-
-var newline = []byte{'\n'}
-
-// resultLineHook keeps the evaluator's result lines in its output when the
-// run gives Neuro OJ's output (Options.NeuroOJ); nil otherwise.
-func (r *run) resultLineHook() func(line []byte, at time.Time) {
-	if !r.opts.NeuroOJ {
-		return nil
-	}
-	return func(line []byte, _ time.Time) {
-		r.guard(func() {
-			r.mu.Lock()
-			r.stdout.Write(line)
-			r.stdout.Write(newline)
-			r.mu.Unlock()
-		})
-	}
-}
-
-// startTimedOut is phase 1's timer: no evaluator output in StartTimeout.
-func (r *run) startTimedOut() {
-	r.mu.Lock()
-	fire := r.firstOutput.IsZero() && !r.ended
-	if fire {
-		r.outcome.EvaluatorStartTimeout = true
-	}
-	r.mu.Unlock()
-	if fire {
-		r.cancel()
-	}
-}
-
-// evaluatorStarted ends phase 1 and arms phase 2, the evaluator's time limit.
-func (r *run) evaluatorStarted(at time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.firstOutput.IsZero() || r.outcome.EvaluatorStartTimeout {
-		return
-	}
-	r.firstOutput = at
-	r.phase1.Stop()
-	limit := time.Duration(r.problem.Runtime.Evaluator.TimeLimitMs)*time.Millisecond - time.Since(at)
-	r.phase2 = time.AfterFunc(limit, r.timeLimitExceeded)
-}
-
-// timeLimitExceeded is phase 2's timer. Whether a call to the solution
-// was in flight then says whose time it was (Decide): the relay is asked
-// before the run's lock is taken (the relay calls into the run under its
-// own lock).
-func (r *run) timeLimitExceeded() {
-	inFlight := false
-	if relay := r.relay.Load(); relay != nil {
-		calls, _ := relay.InFlight()
-		inFlight = calls > 0
-	}
-	r.mu.Lock()
-	fire := !r.ended
-	if fire {
-		r.outcome.TimeLimitExceeded = true
-		r.outcome.CallInFlightAtTimeLimit = inFlight
-	}
-	r.mu.Unlock()
-	if fire {
-		r.cancel()
-	}
-}
-
-func (r *run) endPhases() {
-	r.mu.Lock()
-	r.ended = true
-	r.endedAt = time.Now()
-	if r.phase1 != nil {
-		r.phase1.Stop()
-	}
-	if r.phase2 != nil {
-		r.phase2.Stop()
-	}
-	r.mu.Unlock()
 }
 
 // restartSolution is the relay's RestartFunc: the old solution is killed

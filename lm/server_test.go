@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -373,12 +374,13 @@ func TestUnixSocket(t *testing.T) {
 
 func TestCloseCancelsCallsInFlight(t *testing.T) {
 	ln, _ := lm.Listen(context.Background(), "127.0.0.1:0")
-	srv := lm.NewServer(lm.SingleBackend("slow", &backend.Echo{Delay: time.Hour}), nil)
+	slow := &startedBackend{Backend: &backend.Echo{Delay: time.Hour}, started: make(chan struct{})}
+	srv := lm.NewServer(lm.SingleBackend("slow", slow), nil)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	c := dialRaw(t, ln.Addr().String())
 	c.send(`{"prompt": "never"}`)
-	time.Sleep(20 * time.Millisecond) // let the call start; Close must not wait an hour
+	<-slow.started // the call is in the backend; Close must not wait an hour
 	srv.Close()
 	srv.Close() // safe twice
 	if err := <-done; !errors.Is(err, lm.ErrServerClosed) {
@@ -391,4 +393,16 @@ func TestCloseCancelsCallsInFlight(t *testing.T) {
 		t.Errorf("Serve after Close = %v", err)
 	}
 	_ = io.EOF
+}
+
+// startedBackend closes started when its first call begins.
+type startedBackend struct {
+	lm.Backend
+	started chan struct{}
+	once    sync.Once
+}
+
+func (b *startedBackend) Complete(ctx context.Context, call lm.Call) (lm.Reply, error) {
+	b.once.Do(func() { close(b.started) })
+	return b.Backend.Complete(ctx, call)
 }

@@ -118,7 +118,7 @@ func TestRunBelongsToItsClient(t *testing.T) {
 		params := map[string]any{"problem": bundle("60"), "solution": map[string]any{"code": readySolution}}
 		errc <- owner.Call(ctx, "judge.run", params, nil)
 	}()
-	waitFor(t, func() bool { return len(log.phases()) >= 1 })
+	log.waitPhases(t, 1)
 	log.mu.Lock()
 	id, _ := log.values[0]["submission_id"].(string)
 	log.mu.Unlock()

@@ -32,6 +32,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 type progressLog struct {
 	mu     sync.Mutex
 	values []map[string]any
+	added  chan struct{} // a value was added since the last wait; cap 1
 }
 
 func (p *progressLog) handle(_ context.Context, req *jsonrpc.Request) (any, error) {
@@ -45,7 +46,24 @@ func (p *progressLog) handle(_ context.Context, req *jsonrpc.Request) (any, erro
 	p.mu.Lock()
 	p.values = append(p.values, n.Value)
 	p.mu.Unlock()
+	select {
+	case p.added <- struct{}{}:
+	default:
+	}
 	return nil, nil
+}
+
+// waitPhases waits for the n-th notification (20 s at most).
+func (p *progressLog) waitPhases(t *testing.T, n int) {
+	t.Helper()
+	timeout := time.After(20 * time.Second)
+	for len(p.phases()) < n {
+		select {
+		case <-p.added:
+		case <-timeout:
+			t.Fatalf("%d notifications after 20 s, want %d", len(p.phases()), n)
+		}
+	}
 }
 
 func (p *progressLog) phases() []string {
@@ -69,7 +87,7 @@ func connect(t *testing.T, svc *Service) (*jsonrpc.Conn, *progressLog) {
 	t.Helper()
 	a, b := net.Pipe()
 	server := jsonrpc.NewConn(jsonrpc.NDJSON(a, a, 0), &jsonrpc.Options{Handler: svc.Mux()})
-	log := &progressLog{}
+	log := &progressLog{added: make(chan struct{}, 1)}
 	mux := jsonrpc.NewMux()
 	mux.AddFunc("$/progress", log.handle)
 	client := jsonrpc.NewConn(jsonrpc.NDJSON(b, b, 0), &jsonrpc.Options{Handler: mux, MaxConcurrent: 1})
@@ -127,7 +145,7 @@ func TestJudgeRunSendsProgressThenTheResult(t *testing.T) {
 	}
 	// The notifications were written before the response, but the client
 	// handles them on its own goroutine: wait until the last one is in.
-	waitFor(t, func() bool { return len(log.phases()) >= 4 })
+	log.waitPhases(t, 4)
 	got := strings.Join(log.phases(), " | ")
 	want := "started | running:checking 1 | running:checking 2 | finished"
 	if got != want {
@@ -143,7 +161,7 @@ func TestJudgeCancelStopsTheRun(t *testing.T) {
 		params := map[string]any{"problem": bundle("60"), "solution": map[string]any{"code": readySolution}, "submission_id": "long"}
 		errc <- client.Call(context.Background(), "judge.run", params, nil)
 	}()
-	waitFor(t, func() bool { return len(log.phases()) >= 3 }) // the evaluator is running
+	log.waitPhases(t, 3) // the evaluator is running
 	var again CancelResult
 	err := client.Call(context.Background(), "judge.run", map[string]any{"problem": bundle("0"), "solution": map[string]any{"code": readySolution}, "submission_id": "long"}, nil)
 	if !errors.Is(err, jsonrpc.ErrInvalidParams) {
@@ -171,7 +189,7 @@ func TestCancelRequestStopsTheRun(t *testing.T) {
 	go func() {
 		errc <- client.Call(ctx, "judge.run", map[string]any{"problem": bundle("60"), "solution": map[string]any{"code": readySolution}}, nil)
 	}()
-	waitFor(t, func() bool { return len(log.phases()) >= 3 })
+	log.waitPhases(t, 3)
 	cancel() // sends $/cancelRequest
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("call: %v", err)
@@ -299,7 +317,7 @@ func waitFor(t *testing.T, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatal("condition not reached in 20s")
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // polling a condition, not synchronising
 	}
 }
 
@@ -328,7 +346,7 @@ func TestEveryMethodAcceptsMeta(t *testing.T) {
 	if err := client.Call(ctx, "judge.run", params, &res); err != nil || res.Status != "Accepted" {
 		t.Errorf("judge.run with _meta: %+v, %v", res, err)
 	}
-	waitFor(t, func() bool { return len(log.phases()) >= 4 })
+	log.waitPhases(t, 4)
 }
 
 // rawClient is the test's end of a connection to a Service, read as raw

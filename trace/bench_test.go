@@ -159,10 +159,10 @@ func oneCall() []judge.Event {
 	id, fn := call[21:53], []byte("add")
 	now := time.Now()
 	return []judge.Event{
-		{Kind: judge.EventLine, At: now, Side: dual.Evaluator, LineKind: dual.Framed, Line: call, Length: int64(len(call))},
-		{Kind: judge.EventCallOpened, At: now, Side: dual.Evaluator, ID: id, Name: fn},
-		{Kind: judge.EventLine, At: now, Side: dual.Solution, LineKind: dual.Framed, Line: res, Length: int64(len(res))},
-		{Kind: judge.EventCallClosed, At: now, Side: dual.Evaluator, ID: id, Name: fn, Took: time.Millisecond},
+		{Event: dual.Event{Kind: judge.EventLine, At: now, Side: dual.Evaluator, LineKind: dual.Framed, Line: call, Length: int64(len(call))}},
+		{Event: dual.Event{Kind: judge.EventCallOpened, At: now, Side: dual.Evaluator, ID: id, Name: fn}},
+		{Event: dual.Event{Kind: judge.EventLine, At: now, Side: dual.Solution, LineKind: dual.Framed, Line: res, Length: int64(len(res))}},
+		{Event: dual.Event{Kind: judge.EventCallClosed, At: now, Side: dual.Evaluator, ID: id, Name: fn, Took: time.Millisecond}},
 	}
 }
 

@@ -18,10 +18,8 @@ func BenchmarkObservePerCall(b *testing.B) {
 	call := []byte(`{"type":"call","id":"3f2a9c7e5b1d4e6f8a0b2c4d6e8f0a1b","fn":"add","args":[123,1]}`)
 	res := []byte(`{"type":"result","id":"3f2a9c7e5b1d4e6f8a0b2c4d6e8f0a1b","value":124}`)
 	id, fn := call[21:53], []byte("add")
-	opened := judge.Event{Kind: judge.EventCallOpened, At: at(1), Side: dual.Evaluator, ID: id, Name: fn,
-		Line: call, Length: int64(len(call)), LineKind: dual.Framed}
-	closed := judge.Event{Kind: judge.EventCallClosed, At: at(2), Side: dual.Evaluator, ID: id, Name: fn,
-		Outcome: dual.EndResult, Took: time.Millisecond, Line: res, Length: int64(len(res)), LineKind: dual.Framed}
+	opened := judge.Event{Event: dual.Event{Kind: judge.EventCallOpened, At: at(1), Side: dual.Evaluator, ID: id, Name: fn, Line: call, Length: int64(len(call)), LineKind: dual.Framed}}
+	closed := judge.Event{Event: dual.Event{Kind: judge.EventCallClosed, At: at(2), Side: dual.Evaluator, ID: id, Name: fn, Outcome: dual.EndResult, Took: time.Millisecond, Line: res, Length: int64(len(res)), LineKind: dual.Framed}}
 	for b.Loop() {
 		w.Observe(&opened)
 		w.Observe(&closed)

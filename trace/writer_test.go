@@ -23,28 +23,26 @@ func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) 
 func everyKind() []*judge.Event {
 	code := 0
 	return []*judge.Event{
-		{Kind: judge.EventCallOpened, At: at(1), Side: dual.Evaluator, ID: []byte("c1"), Name: []byte("add"),
-			LineKind: dual.Framed, Line: []byte(`{"type":"call","id":"c1","fn":"add","args":[1,2]}`), Length: 49},
-		{Kind: judge.EventLine, At: at(2), Side: dual.Solution, LineKind: dual.Text, Line: []byte("stray \"text\"\x01\xff"), Length: 15},
-		{Kind: judge.EventDrop, At: at(2), Side: dual.Solution, Reason: dual.DropSolutionText},
-		{Kind: judge.EventCallClosed, At: at(5), Side: dual.Evaluator, ID: []byte("c1"), Name: []byte("add"),
-			Outcome: dual.EndTimeout, Took: 4 * time.Millisecond},
-		{Kind: judge.EventRestart, At: at(6), Side: dual.Solution, Restarts: 1},
-		{Kind: judge.EventSideExit, At: at(6), Side: dual.Solution, Exit: &judge.ProcessExit{Signal: "SIGKILL", KilledByJudge: true}},
-		{Kind: judge.EventLM, At: at(7), Side: dual.Evaluator, LM: &judge.LMRequest{Model: "m", Backend: "echo", Depth: 1,
+		{Event: dual.Event{Kind: judge.EventCallOpened, At: at(1), Side: dual.Evaluator, ID: []byte("c1"), Name: []byte("add"), LineKind: dual.Framed, Line: []byte(`{"type":"call","id":"c1","fn":"add","args":[1,2]}`), Length: 49}},
+		{Event: dual.Event{Kind: judge.EventLine, At: at(2), Side: dual.Solution, LineKind: dual.Text, Line: []byte("stray \"text\"\x01\xff"), Length: 15}},
+		{Event: dual.Event{Kind: judge.EventDrop, At: at(2), Side: dual.Solution, Reason: dual.DropSolutionText}},
+		{Event: dual.Event{Kind: judge.EventCallClosed, At: at(5), Side: dual.Evaluator, ID: []byte("c1"), Name: []byte("add"), Outcome: dual.EndTimeout, Took: 4 * time.Millisecond}},
+		{Event: dual.Event{Kind: judge.EventRestart, At: at(6), Side: dual.Solution, Restarts: 1}},
+		{Event: dual.Event{Kind: judge.EventSideExit, At: at(6), Side: dual.Solution}, Exit: &judge.ProcessExit{Signal: "SIGKILL", KilledByJudge: true}},
+		{Event: dual.Event{Kind: judge.EventLM, At: at(7), Side: dual.Evaluator}, LM: &judge.LMRequest{Model: "m", Backend: "echo", Depth: 1,
 			PromptBytes: 10, CompletionBytes: 20, InputTokens: 3, OutputTokens: 4, LatencyUs: 500,
 			Budget: judge.LMBudget{Calls: 1, CallsLimit: 3}}},
-		{Kind: judge.EventLine, At: at(8), Side: dual.Evaluator, LineKind: dual.Marker, Line: []byte("---RESULT---"), Length: 12},
-		{Kind: judge.EventOutput, At: at(8), Text: []byte("ignored")},
-		{Kind: judge.EventProgress, At: at(8), Stats: &dual.Stats{}},
-		{Kind: judge.EventLog, At: at(8), Text: []byte("ignored")},
-		{Kind: judge.EventSideExit, At: at(9), Side: dual.Evaluator, Exit: &judge.ProcessExit{ExitCode: &code}},
-		{Kind: judge.EventSideStart, At: at(9), Side: dual.Solution, Restarts: 2},
-		{Kind: judge.EventCompile, At: at(9), Took: 3 * time.Millisecond, Compile: &judge.CompileStep{Language: "cpp",
+		{Event: dual.Event{Kind: judge.EventLine, At: at(8), Side: dual.Evaluator, LineKind: dual.Marker, Line: []byte("---RESULT---"), Length: 12}},
+		{Event: dual.Event{Kind: judge.EventOutput, At: at(8), Text: []byte("ignored")}},
+		{Event: dual.Event{Kind: judge.EventProgress, At: at(8), Stats: &dual.Stats{}}},
+		{Event: dual.Event{Kind: judge.EventLog, At: at(8), Text: []byte("ignored")}},
+		{Event: dual.Event{Kind: judge.EventSideExit, At: at(9), Side: dual.Evaluator}, Exit: &judge.ProcessExit{ExitCode: &code}},
+		{Event: dual.Event{Kind: judge.EventSideStart, At: at(9), Side: dual.Solution, Restarts: 2}},
+		{Event: dual.Event{Kind: judge.EventCompile, At: at(9), Took: 3 * time.Millisecond}, Compile: &judge.CompileStep{Language: "cpp",
 			Stats: lang.Stats{TimeMs: 2, MemoryKB: 4096}, Outcome: "CompileError", Reason: "the compiler exited with status 1",
 			Message: "main.cpp:1:1: error: x"}},
-		{Kind: judge.EventSideExit, At: at(9), Side: dual.Solution, Restarts: 2, Exit: &judge.ProcessExit{Signal: "SIGSEGV"}},
-		{Kind: judge.EventVerdict, At: at(10), Result: &judge.Result{Status: judge.Accepted, Score: 10000}},
+		{Event: dual.Event{Kind: judge.EventSideExit, At: at(9), Side: dual.Solution, Restarts: 2}, Exit: &judge.ProcessExit{Signal: "SIGSEGV"}},
+		{Event: dual.Event{Kind: judge.EventVerdict, At: at(10)}, Result: &judge.Result{Status: judge.Accepted, Score: 10000}},
 	}
 }
 
@@ -132,7 +130,7 @@ func TestBytesAreSummarised(t *testing.T) {
 	}
 	var evs []*judge.Event
 	for _, l := range lines {
-		evs = append(evs, &judge.Event{Kind: judge.EventLine, At: at(1), LineKind: dual.Framed, Line: []byte(l), Length: int64(len(l))})
+		evs = append(evs, &judge.Event{Event: dual.Event{Kind: judge.EventLine, At: at(1), LineKind: dual.Framed, Line: []byte(l), Length: int64(len(l))}})
 	}
 	_, _, got := record(t, 0, evs)
 	if want := `{"id":"r","type":"result","value":{"__bytes__":{"head":"` + big[:64] + `","size":300}}}`; string(got[0].Frame) != want {
@@ -152,11 +150,10 @@ func TestCapStopsRecordingAndSaysSo(t *testing.T) {
 	line := []byte(`{"type":"log","stream":"stdout","data":"` + strings.Repeat("x", 100) + `"}`)
 	var evs []*judge.Event
 	for range 1000 {
-		evs = append(evs, &judge.Event{Kind: judge.EventLine, At: at(1), Side: dual.Solution, LineKind: dual.Framed,
-			Line: line, Length: int64(len(line))})
+		evs = append(evs, &judge.Event{Event: dual.Event{Kind: judge.EventLine, At: at(1), Side: dual.Solution, LineKind: dual.Framed, Line: line, Length: int64(len(line))}})
 	}
-	evs = append(evs, &judge.Event{Kind: judge.EventDrop, At: at(2), Reason: dual.DropLogBudget},
-		&judge.Event{Kind: judge.EventVerdict, At: at(3), Result: &judge.Result{Status: judge.WrongAnswer}})
+	evs = append(evs, &judge.Event{Event: dual.Event{Kind: judge.EventDrop, At: at(2), Reason: dual.DropLogBudget}},
+		&judge.Event{Event: dual.Event{Kind: judge.EventVerdict, At: at(3)}, Result: &judge.Result{Status: judge.WrongAnswer}})
 	text, _, got := record(t, 10<<10, evs)
 	end := got[len(got)-1]
 	if got[len(got)-2].Ev != KindVerdict || end.Ev != KindEnd || !end.Capped || end.Max != 10<<10 {
@@ -229,10 +226,10 @@ func TestScanFrameFindsWhatContainsFinds(t *testing.T) {
 // line told on its own are recorded on their own, before the call.
 func TestCallsAndAnswersCarryTheirFrames(t *testing.T) {
 	framed := func(ms int, side dual.Side, line string) *judge.Event {
-		return &judge.Event{Kind: judge.EventLine, At: at(ms), Side: side, LineKind: dual.Framed, Line: []byte(line), Length: int64(len(line))}
+		return &judge.Event{Event: dual.Event{Kind: judge.EventLine, At: at(ms), Side: side, LineKind: dual.Framed, Line: []byte(line), Length: int64(len(line))}}
 	}
 	opened := func(ms int, side dual.Side, id, line string) *judge.Event {
-		ev := &judge.Event{Kind: judge.EventCallOpened, At: at(ms), Side: side, ID: []byte(id), Name: []byte("f")}
+		ev := &judge.Event{Event: dual.Event{Kind: judge.EventCallOpened, At: at(ms), Side: side, ID: []byte(id), Name: []byte("f")}}
 		if line != "" {
 			ev.Line, ev.Length, ev.LineKind = []byte(line), int64(len(line)), dual.Framed
 		}
@@ -322,8 +319,8 @@ func TestIDsAndNamesAreReadOffTheFrame(t *testing.T) {
 		{dual.Evaluator, `{"type":"call","id":"\ud800x","fn":"f","args":[]}`, "\uFFFDx", "f", "\uFFFDx", "f"},
 	}
 	for _, c := range cases {
-		evs := []*judge.Event{{Kind: judge.EventCallOpened, At: at(1), Side: c.side, ID: []byte(c.id), Name: []byte(c.name),
-			LineKind: dual.Framed, Line: []byte(c.line), Length: int64(len(c.line))}}
+		evs := []*judge.Event{{Event: dual.Event{Kind: judge.EventCallOpened, At: at(1), Side: c.side, ID: []byte(c.id), Name: []byte(c.name),
+			LineKind: dual.Framed, Line: []byte(c.line), Length: int64(len(c.line))}}}
 		text, _, got := record(t, 0, evs)
 		if !strings.Contains(text, `"ev":"call","side":"`+c.side.String()+`","frame":`) {
 			t.Errorf("%s: not kept as written:\n%s", c.line, text)
@@ -373,11 +370,10 @@ func TestCapCountsTheFramesOfCallsLeftOut(t *testing.T) {
 	for i := range 200 {
 		call := []byte(fmt.Sprintf(`{"type":"call","id":"c%d","fn":"f","args":[%q]}`, i, strings.Repeat("x", 100)))
 		id := []byte(fmt.Sprintf("c%d", i))
-		evs = append(evs, &judge.Event{Kind: judge.EventCallOpened, At: at(i), Side: dual.Evaluator, ID: id, Name: []byte("f"),
-			LineKind: dual.Framed, Line: call, Length: int64(len(call))})
+		evs = append(evs, &judge.Event{Event: dual.Event{Kind: judge.EventCallOpened, At: at(i), Side: dual.Evaluator, ID: id, Name: []byte("f"), LineKind: dual.Framed, Line: call, Length: int64(len(call))}})
 		lineBytes += int64(len(call))
 	}
-	evs = append(evs, &judge.Event{Kind: judge.EventVerdict, At: at(300), Result: &judge.Result{Status: judge.Accepted}})
+	evs = append(evs, &judge.Event{Event: dual.Event{Kind: judge.EventVerdict, At: at(300)}, Result: &judge.Result{Status: judge.Accepted}})
 	_, _, got := record(t, 8<<10, evs)
 	end := got[len(got)-1]
 	var kept, keptBytes int64
@@ -404,10 +400,9 @@ func (w writes) Write(b []byte) (int, error) { w <- string(b); return len(b), ni
 func TestEventsReachTheFileWithoutMoreEvents(t *testing.T) {
 	out := make(writes, 4)
 	w := NewWriter(out, Header{Started: t0}, 0)
-	w.Observe(&judge.Event{Kind: judge.EventLine, At: at(1), Side: dual.Evaluator, LineKind: dual.Text, Line: []byte("hello"), Length: 5})
+	w.Observe(&judge.Event{Event: dual.Event{Kind: judge.EventLine, At: at(1), Side: dual.Evaluator, LineKind: dual.Text, Line: []byte("hello"), Length: 5}})
 	call := `{"type":"call","id":"a","fn":"f","args":[]}`
-	w.Observe(&judge.Event{Kind: judge.EventCallOpened, At: at(2), Side: dual.Evaluator, ID: []byte("a"), Name: []byte("f"),
-		LineKind: dual.Framed, Line: []byte(call), Length: int64(len(call))})
+	w.Observe(&judge.Event{Event: dual.Event{Kind: judge.EventCallOpened, At: at(2), Side: dual.Evaluator, ID: []byte("a"), Name: []byte("f"), LineKind: dual.Framed, Line: []byte(call), Length: int64(len(call))}})
 	select {
 	case got := <-out:
 		if lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n"); len(lines) != 3 || !strings.Contains(lines[2], call) {

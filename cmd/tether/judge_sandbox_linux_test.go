@@ -43,7 +43,7 @@ if SolutionRunner().call("run", timeout_ms=60000) == "ok":
 else:
     result.wrong_answer()
 `,
-		"sleeps.py": "import time\n\ndef run():\n    time.sleep(60)\n    return 'ok'\n",
+		"sleeps.py": "import time\n\ndef run():\n    print('in the call')\n    time.sleep(60)\n    return 'ok'\n",
 		"quick.py":  "def run():\n    return 'ok'\n",
 	}
 	for name, body := range files {
@@ -144,7 +144,7 @@ func sbxStillRunning(before sbxState) []int {
 
 // sbxStartJudge starts `tether judge --sandbox linux` on the sleeping
 // solution and returns once the solution is inside its call: both
-// sandboxes exist and the call frame has gone by.
+// sandboxes exist and the trace has the log line the call prints first.
 func sbxStartJudge(t *testing.T, bin, problem string) (*exec.Cmd, *bytes.Buffer, sbxState) {
 	t.Helper()
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
@@ -159,16 +159,15 @@ func sbxStartJudge(t *testing.T, bin, problem string) (*exec.Cmd, *bytes.Buffer,
 	for {
 		data, _ := os.ReadFile(trace)
 		s := sbxObserve(t, cmd.Process.Pid)
-		if strings.Contains(string(data), `"type":"call"`) && len(s.cgroups) >= 2 && len(s.procs) >= 4 {
-			time.Sleep(300 * time.Millisecond) // the frame reaches the solution
-			return cmd, &stderr, sbxObserve(t, cmd.Process.Pid)
+		if strings.Contains(string(data), `"type":"log"`) && len(s.cgroups) >= 2 && len(s.procs) >= 4 {
+			return cmd, &stderr, s
 		}
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			cmd.Wait()
 			t.Fatalf("the judge never got into the call; trace:\n%s\nstderr:\n%s", data, stderr.String())
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // polling a condition (a file, /proc), not synchronising
 	}
 }
 
@@ -233,7 +232,7 @@ func TestJudgeAfterKill9CleansUpTheDeadJudge(t *testing.T) {
 	// judge runs; what they leave on disk is the next judge's to remove.
 	deadline := time.Now().Add(5 * time.Second)
 	for len(sbxStillRunning(running)) > 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // polling a condition (/proc), not synchronising
 	}
 	if alive := sbxStillRunning(running); len(alive) > 0 {
 		t.Errorf("processes outlived their kill -9'd judge by 5 s: %v", alive)

@@ -1,12 +1,12 @@
 package peer
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 
@@ -22,7 +22,7 @@ func TestPeerRoutesResponsesAndFailsPendingOnEOF(t *testing.T) {
 	p := New(inR, outW, func(f frame.Frame) { others <- f })
 	p.Start()
 	defer p.Close()
-	go io.Copy(io.Discard, outR)
+	written := linesOf(outR)
 
 	got := make(chan error, 1)
 	go func() {
@@ -42,18 +42,14 @@ func TestPeerRoutesResponsesAndFailsPendingOnEOF(t *testing.T) {
 	if f := <-others; f.ID != "unknown" {
 		t.Fatalf("response for an unknown id not handed on: %+v", f)
 	}
-	for p.pendingCount() == 0 { // the response must not overtake the request's registration
-		time.Sleep(time.Millisecond)
-	}
+	<-written // the request is registered before it is written: the response cannot overtake it
 	io.WriteString(inW, `{"type":"result","id":"id1","value":7}`+"\n")
 	if err := <-got; err != nil {
 		t.Fatal(err)
 	}
 	pending := make(chan error, 1)
 	go func() { _, err := p.Request(context.Background(), "id2", []byte(`{}`)); pending <- err }()
-	for p.pendingCount() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	<-written
 	inW.Close()
 	if err := <-pending; !errors.Is(err, ErrClosed) {
 		t.Fatalf("pending request after EOF: %v", err)
@@ -61,10 +57,19 @@ func TestPeerRoutesResponsesAndFailsPendingOnEOF(t *testing.T) {
 	outW.Close()
 }
 
-func (p *Peer) pendingCount() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.pending)
+// linesOf hands on each line written to r, until r ends: a test waits for
+// a request's line, written once the request is registered, instead of
+// polling for its registration.
+func linesOf(r io.Reader) <-chan string {
+	lines := make(chan string, 128)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return lines
 }
 
 // Reply channels are reused: a late response to an abandoned request must
@@ -75,7 +80,7 @@ func TestLateResponseNeverReachesAnotherRequest(t *testing.T) {
 	p := New(inR, outW, func(frame.Frame) {})
 	p.Start()
 	defer func() { inW.Close(); p.Close(); outW.Close() }()
-	go io.Copy(io.Discard, outR)
+	written := linesOf(outR)
 	for i := range 50 {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
@@ -86,9 +91,8 @@ func TestLateResponseNeverReachesAnotherRequest(t *testing.T) {
 		fresh := fmt.Sprintf("new%d", i)
 		got := make(chan frame.Frame, 1)
 		go func() { f, _ := p.Request(context.Background(), fresh, []byte(`{}`)); got <- f }()
-		for p.pendingCount() == 0 {
-			time.Sleep(time.Millisecond)
-		}
+		<-written // the cancelled request's line
+		<-written // the fresh one's: it is registered
 		fmt.Fprintf(inW, `{"type":"result","id":%q,"value":1}`+"\n", old)
 		fmt.Fprintf(inW, `{"type":"result","id":%q,"value":2}`+"\n", fresh)
 		if f := <-got; f.ID != fresh || f.Value != int64(2) {
