@@ -1129,6 +1129,17 @@ void append_out(const std::string& line) {
   h.out.append(line);
 }
 
+// append_out for a line the caller no longer needs: when nothing is owed
+// (one call in flight), the buffers trade places instead of a copy.
+void move_out(std::string& line) {
+  host_state& h = state();
+  lock_guard g(&h.out_mu);
+  if (h.out.empty())
+    h.out.swap(line);
+  else
+    h.out.append(line);
+}
+
 // Turns output of stream (0 stdout, 1 stderr) into log frames. Whole
 // lines go at once; a partial line waits for its newline, or for the end of
 // the call (final), as in the Python host; an unfinished UTF-8 sequence
@@ -1660,7 +1671,7 @@ int serve() {
       text_of(f.id, id, idv);
     answer(f, idv, a);
     flush_user_streams();
-    append_out(a);
+    move_out(a);
     pthread_mutex_lock(&h.in_mu);
     h.busy = false;
   }
