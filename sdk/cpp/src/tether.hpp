@@ -519,34 +519,26 @@ void add_function(const char* name, function_entry e);
 template <class R, class... A, std::size_t... I>
 void invoke_with(R (*f)(A...), const std::string& name, reader& r, std::string& out, std::index_sequence<I...>) {
   std::tuple<std::decay_t<A>...> args;
+  bool fast = false;
   if constexpr (sizeof...(A) > 0 && (reader::fast_type<std::decay_t<A>> && ...)) {
     const char* start = r.p;
-    if (r.simple && r.fast_open() && (r.fast_read(std::get<I>(args), I + 1 == sizeof...(A)) && ...)) {
-      r.arg = reader::in_call;
-      if constexpr (std::is_void_v<R>) {
-        f(std::get<I>(args)...);
-        out.append("null", 4);
-      } else {
-        std::decay_t<R> v = f(std::get<I>(args)...);
-        r.arg = reader::value_arg;
-        put(out, v, 0);
-      }
-      return;
-    }
-    r.p = start;
+    fast = r.simple && r.fast_open() && (r.fast_read(std::get<I>(args), I + 1 == sizeof...(A)) && ...);
+    if (!fast) r.p = start;
   }
-  bool open = r.args_begin();
-  std::size_t got = 0;
-  auto one = [&](auto& slot, int i) {
-    if (!open) return;
-    r.arg = i;
-    r.read(slot);
-    got++;
-    open = r.more(']');
-  };
-  (one(std::get<I>(args), static_cast<int>(I)), ...);
-  (void)one;  // a function of no parameters
-  r.args_end(name, sizeof...(A), got, open);
+  if (!fast) {
+    bool open = r.args_begin();
+    std::size_t got = 0;
+    auto one = [&](auto& slot, int i) {
+      if (!open) return;
+      r.arg = i;
+      r.read(slot);
+      got++;
+      open = r.more(']');
+    };
+    (one(std::get<I>(args), static_cast<int>(I)), ...);
+    (void)one;  // a function of no parameters
+    r.args_end(name, sizeof...(A), got, open);
+  }
   r.arg = reader::in_call;
   if constexpr (std::is_void_v<R>) {
     f(std::get<I>(args)...);
