@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -235,6 +236,45 @@ func TestCacheHitMissAndCorruption(t *testing.T) {
 	again.Close()
 	if !again.Stats.Cached {
 		t.Error("the rebuilt entry was not published")
+	}
+}
+
+// A cache hit runs nothing: not the compiler, and not the compiler's
+// version command, which the key needs and the process asks once per
+// compiler binary (its path, size and modification time).
+func TestCacheHitRunsNoCompiler(t *testing.T) {
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs")
+	cc := filepath.Join(dir, "fakecc")
+	script := "#!/bin/sh\necho \"$1\" >> " + runs + "\n" +
+		"if [ \"$1\" = --version ]; then echo fakecc 1.0; exit 0; fi\n" +
+		"printf '#!/bin/sh\\necho hi\\n' > main && chmod +x main\n"
+	if err := os.WriteFile(cc, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l := &Language{ID: "fake", Name: "Fake", Extensions: []string{".fake"}, Source: "main.fake",
+		Compile: []string{cc, "{source}"}, Run: []string{"./main"}, Version: []string{cc, "--version"}}
+	cache, err := OpenCache(filepath.Join(dir, "cache"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Builder{Runner: sandbox.NewPlain(), Cache: cache, Env: []string{"PATH=/usr/bin:/bin"}, Host: "test"}
+	for i, src := range []string{"a", "b", "a", "b", "a"} {
+		bd, err := b.Build(context.Background(), Request{Language: l, Source: []byte(src)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bd.Close()
+		if bd.Stats.Cached != (i >= 2) {
+			t.Fatalf("build %d (source %q): cached %v, want %v", i, src, bd.Stats.Cached, i >= 2)
+		}
+	}
+	data, err := os.ReadFile(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Fields(string(data)), []string{"--version", "main.fake", "main.fake"}; !slices.Equal(got, want) {
+		t.Errorf("the compiler ran as %q over two misses and three hits, want %q (one version probe, one compile per miss)", got, want)
 	}
 }
 

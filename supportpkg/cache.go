@@ -13,8 +13,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -37,32 +35,6 @@ const (
 	DefaultMaxBytes        = 2048 << 20
 	DefaultDownloadTimeout = 60 * time.Second
 )
-
-// EventKind names what happened in a Cache.
-type EventKind string
-
-const (
-	EventHit     EventKind = "hit"     // a package was served from the cache (checksum re-checked)
-	EventMiss    EventKind = "miss"    // a package was not in the cache and is fetched
-	EventStore   EventKind = "store"   // a fetched package was checked and stored; Bytes is its size
-	EventEvict   EventKind = "evict"   // a package left the cache to keep it within its caps
-	EventCorrupt EventKind = "corrupt" // a cached file no longer had its checksum; it was removed and fetched again
-	// EventUnchecked: a package whose URL gives no checksum_sha256 was
-	// fetched and used unchecked, as Neuro OJ's judge does; Checksum is
-	// the SHA-256 of what was received, URL the URL (redacted). Told once
-	// per package (URL) the Cache has seen, not on every use.
-	EventUnchecked EventKind = "unchecked"
-)
-
-// Event is one cache event; Items and TotalBytes are the cache's size after it.
-type Event struct {
-	Kind       EventKind
-	Checksum   string
-	Bytes      int64
-	Items      int
-	TotalBytes int64
-	URL        string // EventUnchecked
-}
 
 // Cache fetches support packages into a folder named by their SHA-256, one
 // download per checksum at a time, and keeps them LRU within MaxItems and
@@ -89,18 +61,6 @@ type Cache struct {
 
 // maxTold bounds Cache.told: past it, each package is told once more.
 const maxTold = 4096
-
-type cacheEntry struct {
-	sum  string
-	size int64
-}
-
-// tmpPrefix starts the name of a file being fetched; staleTmp is how old
-// one must be before start-up removes it (another worker may be writing it).
-const (
-	tmpPrefix = ".tmp-"
-	staleTmp  = time.Hour
-)
 
 // NewCache opens (creating it 0700 if needed) the cache folder and indexes
 // the packages already there, oldest use first, by modification time.
@@ -152,51 +112,6 @@ func NewCache(opts Options) (*Cache, error) {
 
 // Dir is the cache folder in use.
 func (c *Cache) Dir() string { return c.dir }
-
-func (c *Cache) scan() error {
-	ents, err := os.ReadDir(c.dir)
-	if err != nil {
-		return fmt.Errorf("support package cache: cannot read the cache folder %s: %w", c.dir, err)
-	}
-	type found struct {
-		cacheEntry
-		used time.Time
-	}
-	var all []found
-	for _, e := range ents {
-		info, err := e.Info()
-		if err != nil || !info.Mode().IsRegular() {
-			continue
-		}
-		name := e.Name()
-		if strings.HasPrefix(name, tmpPrefix) {
-			if time.Since(info.ModTime()) > staleTmp {
-				os.Remove(filepath.Join(c.dir, name))
-			}
-			continue
-		}
-		sum, ok := strings.CutSuffix(name, ".zip")
-		if !ok || len(sum) != 64 || strings.ToLower(sum) != sum {
-			continue
-		}
-		if _, err := hex.DecodeString(sum); err != nil {
-			continue
-		}
-		all = append(all, found{cacheEntry{sum, info.Size()}, info.ModTime()})
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].used.Before(all[j].used) })
-	c.mu.Lock()
-	for _, f := range all {
-		c.index[f.sum] = c.lru.PushFront(&cacheEntry{f.sum, f.size})
-		c.total += f.size
-	}
-	evs := c.evictLocked("")
-	c.mu.Unlock()
-	c.emit(evs...)
-	return nil
-}
-
-func (c *Cache) path(sum string) string { return filepath.Join(c.dir, sum+".zip") }
 
 // Extract fetches (or takes from the cache, re-checking the SHA-256) the
 // package named by downloadURL and unpacks it safely into destDir, which
@@ -380,78 +295,6 @@ func (c *Cache) store(ctx context.Context, src *source) error {
 	c.mu.Unlock()
 	c.emit(evs...)
 	return nil
-}
-
-// touch marks sum most recently used, here and on disk (its modification
-// time orders the cache after a restart). A file another process stored
-// joins the index here.
-func (c *Cache) touch(sum string) {
-	now := time.Now()
-	c.mu.Lock()
-	if el, ok := c.index[sum]; ok {
-		c.lru.MoveToFront(el)
-	} else if info, err := os.Stat(c.path(sum)); err == nil {
-		c.index[sum] = c.lru.PushFront(&cacheEntry{sum, info.Size()})
-		c.total += info.Size()
-	} else {
-		c.mu.Unlock()
-		return
-	}
-	os.Chtimes(c.path(sum), now, now)
-	evs := c.evictLocked(sum)
-	c.mu.Unlock()
-	c.emit(evs...)
-}
-
-// forget removes sum's file and entry.
-func (c *Cache) forget(sum string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	os.Remove(c.path(sum))
-	if el, ok := c.index[sum]; ok {
-		c.total -= el.Value.(*cacheEntry).size
-		c.lru.Remove(el)
-		delete(c.index, sum)
-	}
-}
-
-// evictLocked removes the least recently used packages until the cache is
-// within its caps, never keep (the package a caller is about to use; alone
-// it may exceed MaxBytes).
-func (c *Cache) evictLocked(keep string) []Event {
-	var evs []Event
-	for c.lru.Len() > c.maxItems || c.total > c.maxBytes {
-		el := c.lru.Back()
-		e := el.Value.(*cacheEntry)
-		if e.sum == keep {
-			break
-		}
-		os.Remove(c.path(e.sum))
-		c.lru.Remove(el)
-		delete(c.index, e.sum)
-		c.total -= e.size
-		evs = append(evs, c.eventLocked(EventEvict, e.sum, e.size))
-	}
-	return evs
-}
-
-func (c *Cache) event(kind EventKind, sum string, size int64) Event {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.eventLocked(kind, sum, size)
-}
-
-func (c *Cache) eventLocked(kind EventKind, sum string, size int64) Event {
-	return Event{Kind: kind, Checksum: sum, Bytes: size, Items: c.lru.Len(), TotalBytes: c.total}
-}
-
-func (c *Cache) emit(evs ...Event) {
-	if c.onEvent == nil {
-		return
-	}
-	for _, ev := range evs {
-		c.onEvent(ev)
-	}
 }
 
 // checkDest refuses a destination that is missing, not a folder, or not

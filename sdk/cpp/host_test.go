@@ -118,22 +118,31 @@ func TestReadsDuringLongCall(t *testing.T) {
 }
 
 // The host reads the canonical call frame (compact, type, id, fn, args in
-// that order) by its fixed text and any other shape by the general parser:
-// both must answer alike.
+// that order) by its fixed text, and integer and boolean arguments of
+// simple args through a fast lane; any other shape goes through the
+// general parser and reader: all must answer alike, errors included.
 func TestFrameShapes(t *testing.T) {
 	h := features(t)
 	shapes := []string{
-		`{"type":"call","id":"%s","fn":"add","args":%s}`,
-		`{"args":%[2]s,"fn":"add","id":"%[1]s","type":"call"}`,
-		`{ "type" : "call", "id" : "%s", "fn" : "add", "args" : %s }`,
-		`{"type":"call","id":"%s","fn":"add","args":%s,"timeout_ms":5}`,
+		`{"type":"call","id":"%s","fn":"%s","args":%s}`,
+		`{"args":%[3]s,"fn":"%[2]s","id":"%[1]s","type":"call"}`,
+		`{ "type" : "call", "id" : "%s", "fn" : "%s", "args" : %s }`,
+		`{"type":"call","id":"%s","fn":"%s","args":%s,"timeout_ms":5}`,
 	}
-	argsCases := []string{`[1,2]`, `[1,NaN]`, `[1,{"a":1,"a":2}]`, `[1]`, `[1,2,3]`, `["x",2]`, `[1, 2]`, `[9223372036854775807,1]`}
-	for i, args := range argsCases {
+	cases := [][2]string{{"add", `[1,2]`}, {"add", `[1,NaN]`}, {"add", `[1,{"a":1,"a":2}]`}, {"add", `[1]`},
+		{"add", `[1,2,3]`}, {"add", `["x",2]`}, {"add", `[1, 2]`}, {"add", `[9223372036854775807,1]`},
+		{"add", `[-9223372036854775808,1]`}, {"add", `[9223372036854775808,1]`}, {"add", `[-9223372036854775809,1]`},
+		{"add", `[12345678901234567890,1]`}, {"add", `[-0,1]`}, {"add", `[1.5,1]`}, {"add", `[true,1]`},
+		{"add", `[null,1]`}, {"add", `[[1],1]`}, {"add", `[]`}, {"add", `[1,2,[3]]`}, {"add", "[\"\u00e9\",1]"},
+		{"mix", `[true,-2147483648,5]`}, {"mix", `[false,1,4294967295]`}, {"mix", `[false,1,4294967296]`},
+		{"mix", `[true,2147483648,0]`}, {"mix", `[false,1,-1]`}, {"mix", `[false,1,-0]`}, {"mix", `[1,1,1]`},
+		{"mix", `[true,1]`}, {"mix", `[true,1,2,3]`}, {"mix", `[ true , 7 , 8 ]`}, {"small", `[255]`}, {"small", `[256]`}}
+	for i, c := range cases {
+		fn, args := c[0], c[1]
 		var first map[string]any
 		for j, shape := range shapes {
 			id := fmt.Sprintf("s%d_%d", i, j)
-			h.Send(fmt.Sprintf(shape, id, args))
+			h.Send(fmt.Sprintf(shape, id, fn, args))
 			f, _ := h.Answer()
 			if f["id"] != id {
 				t.Fatalf("shape %d, args %s: answer %v, want id %s", j, args, f, id)
@@ -142,7 +151,7 @@ func TestFrameShapes(t *testing.T) {
 			if first == nil {
 				first = f
 			} else if fmt.Sprint(f) != fmt.Sprint(first) {
-				t.Errorf("args %s: shape %d answered %v, the canonical shape %v", args, j, f, first)
+				t.Errorf("%s%s: shape %d answered %v, the canonical shape %v", fn, args, j, f, first)
 			}
 		}
 	}

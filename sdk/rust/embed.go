@@ -28,9 +28,12 @@ const (
 // the files WriteTo wrote; Run starts it there. Edition 2021 and nothing
 // newer than Debian's rustc (1.63) accepts. The linker is gcc by name:
 // rustc's default, cc, is a link into /etc/alternatives, which a sandbox
-// does not show.
+// does not show. strip=debuginfo drops the standard library's debug
+// info (4.5 MB of a 5 MB executable; symbols stay, so a backtrace still
+// names functions): the build cache checks every file's SHA-256 on a hit,
+// and an add solution's hit took 22 ms with it, 1-2 ms without.
 var (
-	Compile = []string{"rustc", "--edition", "2021", "-O", "-C", "linker=gcc", "-o", "main", CrateRoot}
+	Compile = []string{"rustc", "--edition", "2021", "-O", "-C", "linker=gcc", "-C", "strip=debuginfo", "-o", "main", CrateRoot}
 	Run     = []string{"./main"}
 )
 

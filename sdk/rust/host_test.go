@@ -1,6 +1,8 @@
 package rustsdk
 
 import (
+	"debug/elf"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,6 +18,18 @@ func TestHost(t *testing.T) {
 	dir := build(t)
 	l := hosttest.Lang{Command: Run, Dir: dir, ExceptionPrefix: "DivisionByZero: ", Typed: true}
 	hosttest.Run(t, l)
+	// The build cache hashes the executable on every hit: the standard
+	// library's debug info (90% of it) is not kept.
+	t.Run("no debug info", func(t *testing.T) {
+		f, err := elf.Open(filepath.Join(dir, "main"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if s := f.Section(".debug_info"); s != nil {
+			t.Fatalf("the executable has a .debug_info section of %d bytes, want none (Compile strips it)", s.Size)
+		}
+	})
 	t.Run("panic", func(t *testing.T) {
 		h := hosttest.Start(t, l)
 		h.Call("b1", "boom", []any{1, 2})

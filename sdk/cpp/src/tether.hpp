@@ -325,6 +325,32 @@ struct reader {
   // argument's index, or one of these.
   static constexpr int value_arg = -1, in_call = -2;
   int arg = in_call;
+  // The args hold only lists, integers of at most 19 digits, plain ASCII
+  // strings and literals (the host checked): the fast lane below may read them.
+  bool simple = false;
+
+  // The fast lane for integer and boolean parameters: the next argument
+  // into v, then the ',' after it (the ']' for the last). False, with p
+  // anywhere, when the argument is of another kind or out of range, or the
+  // count is off: the general reader then reads them all again from the
+  // start and words the error (compiled once, with the host).
+  bool fast_open();
+  bool fast_integer(long long min, unsigned long long max, unsigned long long& v, bool last);
+  bool fast_bool(bool& v, bool last);
+  template <class T>
+  static constexpr bool fast_type = std::is_integral_v<T>;
+  template <class T>
+  bool fast_read(T& out, bool last) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return fast_bool(out, last);
+    } else {
+      using L = std::numeric_limits<T>;
+      unsigned long long v;
+      if (!fast_integer(L::min(), L::max(), v, last)) return false;
+      out = static_cast<T>(v);
+      return true;
+    }
+  }
 
   bool args_begin();  // at the args array: true if it has an element
   // After the arguments read: skips (and counts) any beyond want; throws
@@ -493,18 +519,26 @@ void add_function(const char* name, function_entry e);
 template <class R, class... A, std::size_t... I>
 void invoke_with(R (*f)(A...), const std::string& name, reader& r, std::string& out, std::index_sequence<I...>) {
   std::tuple<std::decay_t<A>...> args;
-  bool open = r.args_begin();
-  std::size_t got = 0;
-  auto one = [&](auto& slot, int i) {
-    if (!open) return;
-    r.arg = i;
-    r.read(slot);
-    got++;
-    open = r.more(']');
-  };
-  (one(std::get<I>(args), static_cast<int>(I)), ...);
-  (void)one;  // a function of no parameters
-  r.args_end(name, sizeof...(A), got, open);
+  bool fast = false;
+  if constexpr (sizeof...(A) > 0 && (reader::fast_type<std::decay_t<A>> && ...)) {
+    const char* start = r.p;
+    fast = r.simple && r.fast_open() && (r.fast_read(std::get<I>(args), I + 1 == sizeof...(A)) && ...);
+    if (!fast) r.p = start;
+  }
+  if (!fast) {
+    bool open = r.args_begin();
+    std::size_t got = 0;
+    auto one = [&](auto& slot, int i) {
+      if (!open) return;
+      r.arg = i;
+      r.read(slot);
+      got++;
+      open = r.more(']');
+    };
+    (one(std::get<I>(args), static_cast<int>(I)), ...);
+    (void)one;  // a function of no parameters
+    r.args_end(name, sizeof...(A), got, open);
+  }
   r.arg = reader::in_call;
   if constexpr (std::is_void_v<R>) {
     f(std::get<I>(args)...);

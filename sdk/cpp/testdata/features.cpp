@@ -38,6 +38,10 @@ TETHER_EXPORT(shape);
 unsigned char small(unsigned char x) { return x; }
 TETHER_EXPORT(small);
 
+// Integer and boolean parameters of several widths: the host's fast lane.
+long long mix(bool b, int i, unsigned u) { return b ? i : static_cast<long long>(u); }
+TETHER_EXPORT(mix);
+
 tether::bytes reverse(tether::bytes b) { return tether::bytes(b.rbegin(), b.rend()); }
 TETHER_EXPORT(reverse);
 
