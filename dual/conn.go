@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tether-dev/tether/internal/pipeio"
 )
 
 // conn is one process's pipes and the frames accepted for its stdin and
@@ -47,8 +49,8 @@ type conn struct {
 }
 
 func newConn(r *Relay, side Side, ep Endpoint) *conn {
-	c := &conn{r: r, side: side, ep: ep, writeNow: nonBlockingWriter(ep.Stdin), limit: r.cfg.QueueBytes,
-		slack: pipeSize(ep.Stdin)}
+	c := &conn{r: r, side: side, ep: ep, writeNow: pipeio.NonBlockingWriter(ep.Stdin), limit: r.cfg.QueueBytes,
+		slack: pipeio.Size(ep.Stdin)}
 	c.stall = time.AfterFunc(time.Hour, c.stalled)
 	c.stall.Stop()
 	return c

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tether-dev/tether/internal/pipeio"
+
 	"github.com/tether-dev/tether/wire"
 )
 
@@ -42,7 +44,7 @@ type source struct {
 func (r *Relay) start(c *conn) {
 	p := &r.rd
 	if !p.started {
-		fd, err := newWakeFD()
+		fd, err := pipeio.NewWakeFD()
 		if err != nil {
 			r.fatal = fmt.Errorf("dual: making the relay's eventfd: %w", err)
 			r.signal()
@@ -53,8 +55,8 @@ func (r *Relay) start(c *conn) {
 		go r.poll()
 	}
 	s := &source{c: c, fd: -1}
-	if f, ok := c.ep.Stdout.(*os.File); ok && pollsPipes {
-		fd, err := unpolled(f)
+	if f, ok := c.ep.Stdout.(*os.File); ok && pipeio.Polls {
+		fd, err := pipeio.Unpolled(f)
 		if err != nil {
 			r.sourceEnded(c, err)
 			return
@@ -87,7 +89,7 @@ func (r *Relay) stopReading(c *conn) {
 func (p *reading) wake() {
 	p.wakeMu.Lock()
 	if p.open {
-		wakeFD(p.wakeFD)
+		pipeio.Wake(p.wakeFD)
 		select {
 		case p.woken <- struct{}{}:
 		default:
@@ -103,12 +105,12 @@ func (r *Relay) poll() {
 	defer func() {
 		p.wakeMu.Lock()
 		p.open = false
-		closeFD(p.wakeFD)
+		pipeio.Close(p.wakeFD)
 		p.wakeMu.Unlock()
 	}()
 	var srcs []*source
 	var out outgoing
-	spin := spinWindow{max: maxSpin()}
+	spin := spinWindow{max: pipeio.MaxSpin()}
 	last := time.Now() // when the last line was read
 	slept := false     // since then
 	rescheduled := last
@@ -144,7 +146,7 @@ func (r *Relay) poll() {
 			continue
 		}
 		if spin.cur > 0 {
-			yieldCPU() // a peer the lines went to may have been woken onto this CPU
+			pipeio.Yield() // a peer the lines went to may have been woken onto this CPU
 		}
 	}
 }
@@ -160,7 +162,7 @@ func (r *Relay) sources(dst []*source) ([]*source, bool) {
 	for _, s := range p.srcs {
 		if s.stopped || r.closed {
 			if s.fd >= 0 {
-				closeFD(s.fd)
+				pipeio.Close(s.fd)
 			}
 		} else {
 			kept = append(kept, s)
@@ -223,7 +225,7 @@ func (p *reading) sleep(srcs []*source) {
 		<-p.woken
 		return
 	}
-	pollPipes(append(fds, p.wakeFD))
+	pipeio.Poll(append(fds, p.wakeFD))
 }
 
 // Read reads what the source holds now: wire.ErrWouldBlock when it holds
@@ -232,7 +234,7 @@ func (s *source) Read(b []byte) (int, error) {
 	if s.feed != nil {
 		return s.feed.Read(b)
 	}
-	return readPipe(s.fd, b)
+	return pipeio.Read(s.fd, b)
 }
 
 // feed carries to the poller, a chunk at a time, what a goroutine of the

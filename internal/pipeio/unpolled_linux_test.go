@@ -1,4 +1,4 @@
-package dual
+package pipeio
 
 import (
 	"errors"
@@ -60,30 +60,29 @@ func TestUnpolledLeavesTheNetpoller(t *testing.T) {
 		t.Fatalf("os.Pipe's read end %d is not watched by the netpoller to begin with", before)
 	}
 
-	after, err := unpolled(r)
+	after, err := Unpolled(r)
 	if err != nil {
-		t.Fatalf("unpolled failed on an os.Pipe: %v", err)
+		t.Fatalf("Unpolled failed on an os.Pipe: %v", err)
 	}
 	defer syscall.Close(after)
 	if watched := netpollFDs(t); watched[after] || watched[before] {
-		t.Fatalf("still watched after unpolled: old fd %d %v, new fd %d %v", before, watched[before], after, watched[after])
+		t.Fatalf("still watched after Unpolled: old fd %d %v, new fd %d %v", before, watched[before], after, watched[after])
 	}
 	if _, err := r.Read(make([]byte, 1)); !errors.Is(err, os.ErrClosed) {
-		t.Fatalf("the original file after unpolled: Read gave %v, want os.ErrClosed", err)
+		t.Fatalf("the original file after Unpolled: Read gave %v, want os.ErrClosed", err)
 	}
-	src := &source{fd: after}
-	buf := make([]byte, 16)
-	if _, err := src.Read(buf); err != wire.ErrWouldBlock {
+		buf := make([]byte, 16)
+	if _, err := Read(after, buf); err != wire.ErrWouldBlock {
 		t.Fatalf("reading an empty pipe: %v, want ErrWouldBlock (the duplicate is non-blocking)", err)
 	}
 	if _, err := w.Write([]byte("line\n")); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := src.Read(buf); err != nil || string(buf[:n]) != "line\n" {
+	if n, err := Read(after, buf); err != nil || string(buf[:n]) != "line\n" {
 		t.Fatalf("read %q, %v; want the line written to the pipe", buf[:n], err)
 	}
 	w.Close()
-	if n, err := src.Read(buf); n != 0 || err != io.EOF {
+	if n, err := Read(after, buf); n != 0 || err != io.EOF {
 		t.Fatalf("after the writer closed: %d bytes, %v; want EOF", n, err)
 	}
 }

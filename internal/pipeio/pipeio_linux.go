@@ -1,4 +1,4 @@
-package dual
+package pipeio
 
 import (
 	"io"
@@ -12,9 +12,9 @@ import (
 	"github.com/tether-dev/tether/wire"
 )
 
-// pipeSize is the capacity of w's pipe (F_GETPIPE_SZ), 0 when w is not a
+// Size is the capacity of w's pipe (F_GETPIPE_SZ), 0 when w is not a
 // file descriptor or not a pipe.
-func pipeSize(w io.Writer) int64 {
+func Size(w io.Writer) int64 {
 	size := 0
 	if sc, ok := w.(syscall.Conn); ok {
 		if rc, err := sc.SyscallConn(); err == nil {
@@ -24,11 +24,11 @@ func pipeSize(w io.Writer) int64 {
 	return int64(max(size, 0))
 }
 
-// nonBlockingWriter writes into w's pipe without blocking, or is nil when
+// NonBlockingWriter writes into w's pipe without blocking, or is nil when
 // w is not a non-blocking file descriptor (io.Pipe, a blocking fd).
 // Anything the pipe does not take at once, and any error, is left to the
 // conn's flush.
-func nonBlockingWriter(w io.Writer) func([]byte) int {
+func NonBlockingWriter(w io.Writer) func([]byte) int {
 	sc, ok := w.(syscall.Conn)
 	if !ok {
 		return nil
@@ -58,17 +58,17 @@ func nonBlockingWriter(w io.Writer) func([]byte) int {
 	}
 }
 
-// pollsPipes: the poller reads pipes itself, without the runtime.
-const pollsPipes = true
+// Polls: the poller reads pipes itself, without the runtime.
+const Polls = true
 
-// newWakeFD makes the poller's eventfd, which wakeFD makes readable.
-func newWakeFD() (int, error) { return unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC) }
-func wakeFD(fd int)           { unix.Write(fd, []byte{1, 0, 0, 0, 0, 0, 0, 0}) }
-func closeFD(fd int)          { unix.Close(fd) }
+// NewWakeFD makes the poller's eventfd, which Wake makes readable.
+func NewWakeFD() (int, error) { return unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC) }
+func Wake(fd int)           { unix.Write(fd, []byte{1, 0, 0, 0, 0, 0, 0, 0}) }
+func Close(fd int)          { unix.Close(fd) }
 
-// pollPipes waits in poll(2) until one of fds has input or hangs up, and
+// Poll waits in poll(2) until one of fds has input or hangs up, and
 // then empties the last, the wake eventfd, which ends the wait too.
-func pollPipes(fds []int) {
+func Poll(fds []int) {
 	pfds := make([]unix.PollFd, len(fds))
 	for i, fd := range fds {
 		pfds[i] = unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
@@ -82,10 +82,10 @@ func pollPipes(fds []int) {
 	unix.Read(fds[len(fds)-1], buf[:])
 }
 
-// unpolled returns a non-blocking duplicate of f's descriptor that the
+// Unpolled returns a non-blocking duplicate of f's descriptor that the
 // runtime does not watch (it would wake a runtime thread for every line a
 // peer writes), and closes f.
-func unpolled(f *os.File) (int, error) {
+func Unpolled(f *os.File) (int, error) {
 	fd, err := -1, error(nil)
 	if rc, cerr := f.SyscallConn(); cerr != nil {
 		err = cerr
@@ -101,9 +101,9 @@ func unpolled(f *os.File) (int, error) {
 	return fd, err
 }
 
-// readPipe reads what the pipe fd holds now: wire.ErrWouldBlock when it
+// Read reads what the pipe fd holds now: wire.ErrWouldBlock when it
 // holds nothing, io.EOF when every writer has closed it.
-func readPipe(fd int, b []byte) (int, error) {
+func Read(fd int, b []byte) (int, error) {
 	for {
 		n, err := syscall.Read(fd, b)
 		switch {
@@ -120,20 +120,20 @@ func readPipe(fd int, b []byte) (int, error) {
 	}
 }
 
-// maxSpin is the longest window: longer than a round trip through a quick
+// MaxSpin is the longest window: longer than a round trip through a quick
 // peer, so a run of calls keeps the relay awake, and short enough that an
 // idle relay costs at most this much CPU per frame. With one CPU, spinning
 // only takes time from the processes it waits for.
-func maxSpin() time.Duration {
+func MaxSpin() time.Duration {
 	if runtime.NumCPU() < 2 {
 		return 0
 	}
 	return 200 * time.Microsecond
 }
 
-// yieldCPU lets any thread waiting for this CPU run first: the poller
+// Yield lets any thread waiting for this CPU run first: the poller
 // spins only on time nobody else wants, so a peer the kernel woke onto the
 // poller's CPU runs at once instead of waiting out the spin.
-func yieldCPU() {
+func Yield() {
 	syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
 }
