@@ -221,6 +221,8 @@ func TestDeclaredFunctionsGo(t *testing.T) {
 		{"missing", "", strings.Replace(only, "func add(", "func plus(", 1), CompileError,
 			"main.go: add is missing; the problem declares:\n    " + want},
 		{"a syntax error", "", strings.Replace(only, "{\n", "{{\n", 1), CompileError, "main.go:8:1: syntax error"},
+		{"another package", "", strings.Replace(only, "package main", "package solution", 1), CompileError,
+			"main.go: package solution: a Go solution is package main"},
 	})
 }
 

@@ -2,6 +2,7 @@ package sig
 
 import (
 	"fmt"
+	"go/format"
 	"sort"
 	"strings"
 )
@@ -364,15 +365,25 @@ func goTemplate(d *Declaration) []byte {
 		}
 		fmt.Fprintf(&b, "%s {\n", GoSignature(f))
 		if f.Result != nil {
-			fmt.Fprintf(&b, "\treturn %s\n", goZero(f.Result))
+			fmt.Fprintf(&b, "\treturn %s\n", goZero(f.Result, false))
 		}
 		b.WriteString("}\n")
 	}
-	return []byte(b.String())
+	return gofmt(b.String())
 }
 
-// goZero is the zero value of t in Go.
-func goZero(t *Type) string {
+// gofmt is generated Go source formatted as gofmt would (as it is, should
+// it not parse: the compiler will say why).
+func gofmt(src string) []byte {
+	out, err := format.Source([]byte(src))
+	if err != nil {
+		return []byte(src)
+	}
+	return out
+}
+
+// goZero is the zero value of t in Go (exported: as goType spells it).
+func goZero(t *Type, exported bool) string {
 	switch t.Kind {
 	case Int, Float:
 		return "0"
@@ -381,7 +392,7 @@ func goZero(t *Type) string {
 	case String:
 		return `""`
 	case Record:
-		return t.Name + "{}"
+		return goType(t, exported, "big") + "{}"
 	}
 	return "nil"
 }
