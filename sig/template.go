@@ -75,28 +75,10 @@ func cppTemplate(d *Declaration) []byte {
 func pythonTemplate(d *Declaration) []byte {
 	var b strings.Builder
 	typing := map[string]bool{}
-	var note func(t *Type)
-	note = func(t *Type) {
-		switch t.Kind {
-		case List:
-			typing["List"] = true
-		case Map:
-			typing["Dict"] = true
-		case Optional:
-			typing["Optional"] = true
-		case Any:
-			typing["Any"] = true
-		}
-		if t.Elem != nil {
-			note(t.Elem)
-		}
-	}
-	for _, f := range d.Functions {
-		for _, p := range f.Params {
-			note(p.Type)
-		}
-		if f.Result != nil {
-			note(f.Result)
+	kinds := d.kinds(false)
+	for k, name := range map[Kind]string{List: "List", Map: "Dict", Optional: "Optional", Any: "Any"} {
+		if kinds[k] {
+			typing[name] = true
 		}
 	}
 	b.WriteString("# Write only the functions (docs/languages.md, \"Declared functions\").\n")
@@ -327,28 +309,7 @@ func goTemplate(d *Declaration) []byte {
 	b.WriteString("// Write only the functions, in package main, with exactly these types (docs/languages.md,\n")
 	b.WriteString("// \"Declared functions\"): the judge adds main and the host. Declare a record yourself, as\n")
 	b.WriteString("// here, or leave it to the judge.\npackage main\n")
-	usesBig := false
-	var note func(t *Type)
-	note = func(t *Type) {
-		usesBig = usesBig || t.Kind == BigInt
-		if t.Elem != nil {
-			note(t.Elem)
-		}
-	}
-	for _, f := range d.Functions {
-		for _, p := range f.Params {
-			note(p.Type)
-		}
-		if f.Result != nil {
-			note(f.Result)
-		}
-	}
-	for _, r := range d.Records {
-		for _, f := range r.Fields {
-			note(f.Type)
-		}
-	}
-	if usesBig {
+	if d.kinds(true)[BigInt] {
 		b.WriteString("\nimport \"math/big\"\n")
 	}
 	for _, r := range d.Records {
@@ -395,6 +356,35 @@ func goZero(t *Type, exported bool) string {
 		return goType(t, exported, "big") + "{}"
 	}
 	return "nil"
+}
+
+// kinds are the kinds of the types d's functions take and return, inside
+// lists, maps and optionals too, and with records those of their fields.
+func (d *Declaration) kinds(records bool) map[Kind]bool {
+	out := map[Kind]bool{}
+	var note func(t *Type)
+	note = func(t *Type) {
+		out[t.Kind] = true
+		if t.Elem != nil {
+			note(t.Elem)
+		}
+	}
+	for _, f := range d.Functions {
+		for _, p := range f.Params {
+			note(p.Type)
+		}
+		if f.Result != nil {
+			note(f.Result)
+		}
+	}
+	if records {
+		for _, r := range d.Records {
+			for _, f := range r.Fields {
+				note(f.Type)
+			}
+		}
+	}
+	return out
 }
 
 // recordComments writes each record of d as a comment: open, "Point is
