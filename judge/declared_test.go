@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tether-dev/tether/internal/testenv"
+	"github.com/tether-dev/tether/lang"
 	"github.com/tether-dev/tether/sandbox/sandboxtest"
 	"github.com/tether-dev/tether/sig"
 )
@@ -17,8 +19,9 @@ import (
 // judgeAplusb judges source (saved as name) against a copy of
 // examples/aplusb, whose problem.json declares add(a: bigint, b: bigint)
 // -> bigint; evaluate replaces its evaluate.py when given. The copy's
-// compile may take 2 minutes: tether.hpp compiles slowly on a loaded
-// machine, and the test is not about the compile limit.
+// compile may take 5 minutes of wall time: tether.hpp, or Go on a GOCACHE
+// being warmed, compiles slowly on a loaded machine, and the test is not
+// about the compile limit.
 func judgeAplusb(t *testing.T, name, source, evaluate string) *Result {
 	t.Helper()
 	testenv.Python3(t)
@@ -37,7 +40,7 @@ func judgeAplusb(t *testing.T, name, source, evaluate string) *Result {
 				t.Fatal(err)
 			}
 			so := doc["runtime_config"].(map[string]any)["solution"].(map[string]any)
-			so["compile"] = map[string]any{"time_limit_ms": 120000, "cpu_time_limit_ms": 120000}
+			so["compile"] = map[string]any{"time_limit_ms": 300000, "cpu_time_limit_ms": 120000}
 			data, _ = json.Marshal(doc)
 		}
 		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
@@ -52,7 +55,11 @@ func judgeAplusb(t *testing.T, name, source, evaluate string) *Result {
 	if p.Functions == nil || p.Functions.Function("add") == nil {
 		t.Fatal("examples/aplusb declares no add")
 	}
-	r, err := Run(context.Background(), p, &Submission{Path: name, Code: []byte(source)}, &Options{Runner: sandboxtest.Isolating(t)})
+	opts := &Options{Runner: sandboxtest.Isolating(t)}
+	if filepath.Ext(name) == ".go" {
+		opts.BuildCache = goBuildCache(t)
+	}
+	r, err := Run(context.Background(), p, &Submission{Path: name, Code: []byte(source)}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,6 +206,49 @@ tether_value *add(const tether_value *a, const tether_value *b) {
 	})
 }
 
+func TestDeclaredFunctionsGo(t *testing.T) {
+	testenv.Toolchain(t, "go")
+	const want = "func add(a *big.Int, b *big.Int) *big.Int"
+	const only = "package main\n\nimport \"math/big\"\n\nfunc add(a, b *big.Int) *big.Int {\n\treturn new(big.Int).Add(a, b)\n}\n"
+	explicit, err := os.ReadFile("../examples/aplusb/go/solution.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	judgeDeclared(t, "solution.go", want, []declaredCase{
+		{"only the function", "", only, Accepted, ""},
+		{"explicit export still works", "", string(explicit), Accepted, ""},
+		{"other parameter types", "", "package main\n\nfunc add(a, b int64) int64 {\n\treturn a + b\n}\n", CompileError,
+			"main.go: add is func(a int64, b int64) int64; the problem declares:\n    " + want},
+		{"missing", "", strings.Replace(only, "func add(", "func plus(", 1), CompileError,
+			"main.go: add is missing; the problem declares:\n    " + want},
+		{"a syntax error", "", strings.Replace(only, "{\n", "{{\n", 1), CompileError, "main.go:8:1: syntax error"},
+		{"another package", "", strings.Replace(only, "package main", "package solution", 1), CompileError,
+			"main.go: package solution: a Go solution is package main"},
+	})
+}
+
+// goBuildCache is one build cache for the Go submissions of the package's
+// tests: its GOCACHE is warmed (the standard library compiled) once.
+func goBuildCache(t *testing.T) *lang.Cache {
+	t.Helper()
+	c, err := sharedGoCache()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var sharedGoCacheDir string
+
+var sharedGoCache = sync.OnceValues(func() (*lang.Cache, error) {
+	dir, err := os.MkdirTemp("", "tether-judge-test-gocache-")
+	if err != nil {
+		return nil, err
+	}
+	sharedGoCacheDir = dir // removed by TestMain
+	return lang.OpenCache(dir, 0)
+})
+
 // declaredCase is a solution of examples/aplusb's add and how it is judged.
 type declaredCase struct {
 	name   string
@@ -228,6 +278,9 @@ func judgeDeclared(t *testing.T, file, want string, cases []declaredCase, alsoSa
 			}
 			if c.status != CompileError {
 				return
+			}
+			if strings.Contains(r.Output, sig.GoGlueFile) {
+				t.Errorf("output %q shows the compiler's messages about the generated glue", r.Output)
 			}
 			for _, s := range append([]string{"the problem declares (problem.json functions):\n    " + want}, alsoSaying...) {
 				if !strings.Contains(r.Output, s) {
@@ -289,6 +342,8 @@ func TestDeclaredTemplatesAreWrongAnswer(t *testing.T) {
 				testenv.Toolchain(t, "javac")
 			case "rust":
 				testenv.Toolchain(t, "rustc")
+			case "go":
+				testenv.Toolchain(t, "go")
 			}
 			r := judgeAplusb(t, tm.File, string(tm.Text), "")
 			wantStatus(t, r, WrongAnswer)
