@@ -1,0 +1,89 @@
+package judge
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tether-dev/tether/sandbox/sandboxtest"
+)
+
+// roundTripSolutions are testdata/roundtrip's solutions, one per language:
+// nothing but the declared echo functions, in that language's types.
+// refused are the calls its host refuses (Rejected), as the evaluator
+// lists them: values the language's types cannot hold.
+var roundTripSolutions = []struct {
+	id, file string
+	refused  []string
+}{
+	{"python", "solution.py", nil},
+	{"cpp", "solution.cpp", nil},
+	{"c", "solution.c", []string{
+		// a declared string is a const char *; a map's keys are too
+		`echo_string('a\x00b') (a string with a NUL character does not fit a C string (const char *))`,
+		`echo_string('\x00') (a string with a NUL character does not fit a C string (const char *))`,
+		`echo_map({'a': 1, 'b': -9223372036854775808, 'é': 9223372036854775807, 'a\x00b': -1, '...) (args: a key with a NUL character is not supported)`,
+	}},
+	{"java", "Solution.java", nil},
+	{"javascript", "solution.js", nil},
+	{"rust", "solution.rs", nil},
+}
+
+// Every type of the type language round-trips through every language's
+// generated glue: testdata/roundtrip declares an echo function per type
+// (integers at ±2^63, big integers to ±2^200, floats with -0.0 and the
+// extremes, strings with NUL and beyond the BMP, bytes with every value,
+// empty and nested lists and maps, optional absent and present, records
+// nested and in a list, any) and its evaluator checks each echo exactly,
+// types included, and that NaN and the infinities are refused before
+// sending. One judged run per language (the values share it), the
+// languages in parallel under the linux sandbox.
+func TestDeclaredTypesRoundTripInEveryLanguage(t *testing.T) {
+	runner := sandboxtest.Linux(t)
+	p, err := LoadProblem(filepath.Join("testdata", "roundtrip"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	echoed := regexp.MustCompile(`^(\d+) values echoed((?:; refused: .*)?)$`)
+	for _, s := range roundTripSolutions {
+		t.Run(s.id, func(t *testing.T) {
+			t.Parallel()
+			requireToolchain(t, s.file)
+			source, err := os.ReadFile(filepath.Join("testdata", "roundtrip", s.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Run(context.Background(), p, &Submission{Path: s.file, Code: source}, &Options{Runner: runner})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkResultSchema(t, r)
+			wantStatus(t, r, Accepted)
+			if r.Language != s.id {
+				t.Errorf("judged as %q, want %q", r.Language, s.id)
+			}
+			msg, _ := details(t, r)["message"].(string)
+			m := echoed.FindStringSubmatch(msg)
+			if m == nil {
+				t.Fatalf("message %q: want the number of values echoed", msg)
+			}
+			var refused []string
+			if m[2] != "" {
+				refused = strings.Split(strings.TrimPrefix(m[2], "; refused: "), "; refused: ")
+			}
+			if !slices.Equal(refused, s.refused) {
+				t.Errorf("refused %q\nwant %q", refused, s.refused)
+			}
+			// Every value was a call the solution answered (NaN and the
+			// infinities never left the evaluator).
+			if n, _ := strconv.Atoi(m[1]); n < 100 || r.Calls.Count != n+len(refused) {
+				t.Errorf("%s values echoed and %d refused in %d calls: want one call per value, over 100", m[1], len(refused), r.Calls.Count)
+			}
+		})
+	}
+}
