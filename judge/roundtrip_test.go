@@ -16,22 +16,28 @@ import (
 // roundTripSolutions are testdata/roundtrip's solutions, one per language:
 // nothing but the declared echo functions, in that language's types.
 // refused are the calls its host refuses (Rejected), as the evaluator
-// lists them: values the language's types cannot hold.
+// lists them: values the language's types cannot hold; nulled the records
+// echoed with null for an optional field left out.
 var roundTripSolutions = []struct {
 	id, file string
 	refused  []string
+	nulled   []string
 }{
-	{"python", "solution.py", nil},
-	{"cpp", "solution.cpp", nil},
+	{"python", "solution.py", nil, nil},
+	{"cpp", "solution.cpp", nil, nil},
 	{"c", "solution.c", []string{
 		// a declared string is a const char *; a map's keys are too
 		`echo_string('a\x00b') (a string with a NUL character does not fit a C string (const char *))`,
 		`echo_string('\x00') (a string with a NUL character does not fit a C string (const char *))`,
 		`echo_map({'a': 1, 'b': -9223372036854775808, 'é': 9223372036854775807, 'a\x00b': -1, '...) (args: a key with a NUL character is not supported)`,
+	}, nil},
+	{"java", "Solution.java", nil, nil},
+	{"javascript", "solution.js", nil, nil},
+	{"rust", "solution.rs", nil, nil},
+	{"go", "solution.go", nil, []string{
+		// a struct's nil pointer field is null, whether the field came absent or null
+		`echo_shape({'name': '', 'at': {'x': 0, 'y': 0}, 'points': [], 'weight': 1e+300})`,
 	}},
-	{"java", "Solution.java", nil},
-	{"javascript", "solution.js", nil},
-	{"rust", "solution.rs", nil},
 }
 
 // Every type of the type language round-trips through every language's
@@ -49,7 +55,7 @@ func TestDeclaredTypesRoundTripInEveryLanguage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	echoed := regexp.MustCompile(`^(\d+) values echoed((?:; refused: .*)?)$`)
+	echoed := regexp.MustCompile(`^(\d+) values echoed((?:; refused: .*?)*)((?:; null for absent: .*?)*)$`)
 	for _, s := range roundTripSolutions {
 		t.Run(s.id, func(t *testing.T) {
 			t.Parallel()
@@ -58,7 +64,11 @@ func TestDeclaredTypesRoundTripInEveryLanguage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := Run(context.Background(), p, &Submission{Path: s.file, Code: source}, &Options{Runner: runner})
+			opts := &Options{Runner: runner}
+			if s.id == "go" {
+				opts.BuildCache = goBuildCache(t) // its standard library compiled once for the package's tests
+			}
+			r, err := Run(context.Background(), p, &Submission{Path: s.file, Code: source}, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,6 +88,13 @@ func TestDeclaredTypesRoundTripInEveryLanguage(t *testing.T) {
 			}
 			if !slices.Equal(refused, s.refused) {
 				t.Errorf("refused %q\nwant %q", refused, s.refused)
+			}
+			var nulled []string
+			if m[3] != "" {
+				nulled = strings.Split(strings.TrimPrefix(m[3], "; null for absent: "), "; null for absent: ")
+			}
+			if !slices.Equal(nulled, s.nulled) {
+				t.Errorf("records echoed with null for an absent field %q\nwant %q", nulled, s.nulled)
 			}
 			// Every value was a call the solution answered (NaN and the
 			// infinities never left the evaluator).
