@@ -1,15 +1,18 @@
 // Command sigglue measures, per language, the calls per second of a
 // solution of declared functions (problem.json "functions": the judge
 // generates the host glue) against the same language's explicit exports
-// (no declaration), side by side in one run: each round runs every
-// variant of every language in turn, the order alternating from round to
-// round, and the medians are reported.
+// (no declaration), side by side in one run: each round measures each
+// language's two variants back to back, which one first alternating, and
+// the medians of the rounds (calls/s, and the rounds' glue/explicit
+// ratios) are reported.
 //
 // Both variants serve add(a: int, b: int) -> int, built by package lang
 // as the judge builds them (the declared one with the declaration, so with
 // its glue) and run without a sandbox, joined by two pipes to the Go
 // evaluator SDK's Runner making untyped calls (the evaluator's side is the
-// same for both). Calls are made 1 and 64 in flight.
+// same for both). Calls are made 1 and 64 in flight. Besides calls/s it
+// reports the host process's CPU time per call (its threads' schedstat),
+// which the machine's load moves far less than the wall clock.
 //
 //	go run ./bench/sigglue -calls 20000 -rounds 5
 package main
@@ -22,7 +25,9 @@ import (
 	"io"
 	"log"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -39,7 +44,7 @@ const declaration = `[{"name": "add", "params": [{"name": "a", "type": "int"}, {
 // variants are each language's add(a, b): through the generated glue
 // (nothing but the function) and exported explicitly.
 var variants = []struct {
-	id, file          string
+	id, file           string
 	declared, explicit string
 }{
 	{"cpp", "main.cpp",
@@ -58,6 +63,11 @@ var variants = []struct {
 	{"java", "Solution.java",
 		"class Solution {\n    static long add(long a, long b) { return a + b; }\n}\n",
 		"public class Solution {\n    public static long add(long a, long b) { return a + b; }\n}\n"},
+	{"go", "main.go",
+		"package main\n\nfunc add(a, b int64) int64 { return a + b }\n",
+		"package main\n\nimport (\n\t\"context\"\n\n\t\"github.com/tether-dev/tether/sdk/go/solution\"\n)\n\n" +
+			"func main() {\n\tsolution.Register(\"add\", func(ctx context.Context, args []any) (any, error) {\n" +
+			"\t\treturn args[0].(int64) + args[1].(int64), nil\n\t})\n\tsolution.Serve()\n}\n"},
 	{"rust", "main.rs",
 		"fn add(a: i64, b: i64) -> i64 {\n    a + b\n}\n",
 		"pub fn add(a: i64, b: i64) -> i64 {\n    a + b\n}\n\ntether_export!(add);\n"},
@@ -94,7 +104,11 @@ func main() {
 
 	ctx := context.Background()
 	tbl := lang.Builtin()
-	builder := &lang.Builder{Runner: sandbox.NewPlain(), Env: env, Host: "sigglue"}
+	cache, err := lang.OpenCache(work+"/cache", 0) // Go's standard library compiled once
+	if err != nil {
+		log.Fatal(err)
+	}
+	builder := &lang.Builder{Runner: sandbox.NewPlain(), Cache: cache, Env: env, Host: "sigglue"}
 	var hosts []*host
 	for _, v := range variants {
 		if *only != "" && !slices.Contains(strings.Split(*only, ","), v.id) {
@@ -129,63 +143,104 @@ func main() {
 		}
 	}
 
-	// rates[lang/variant/inflight] are the calls/s of each round.
-	rates := map[string][]float64{}
+	// Each round measures, per language and calls in flight, the two
+	// variants back to back (which first alternates by round), so that a
+	// pair shares the machine's load of its minute: ratios[key] are the
+	// pairs' glue/explicit, rates[key/variant] the calls/s.
+	rates, ratios := map[string][]float64{}, map[string][]float64{}
+	cpus, cpuRatios := map[string][]float64{}, map[string][]float64{} // the host's CPU ns per call
+	var keys []string
 	for round := 0; round < *rounds; round++ {
-		order := slices.Clone(hosts)
-		if round%2 == 1 {
-			slices.Reverse(order)
-		}
-		for _, h := range order {
+		for i := 0; i+1 < len(hosts); i += 2 {
+			pair := []*host{hosts[i], hosts[i+1]} // glue, explicit
 			for _, inflight := range []int{1, 64} {
-				r, err := measure(ctx, h, *calls, inflight)
-				if err != nil {
-					log.Fatalf("%s %s: %v", h.lang, h.variant, err)
+				key := fmt.Sprintf("%s/%d", pair[0].lang, inflight)
+				if round == 0 {
+					keys = append(keys, key)
 				}
-				key := fmt.Sprintf("%s/%s/%d", h.lang, h.variant, inflight)
-				rates[key] = append(rates[key], r)
+				order := []int{0, 1}
+				if (round+i/2)%2 == 1 {
+					order = []int{1, 0}
+				}
+				var got, cpu [2]float64
+				for _, k := range order {
+					if got[k], cpu[k], err = measure(ctx, pair[k], *calls, inflight); err != nil {
+						log.Fatalf("%s %s: %v", pair[k].lang, pair[k].variant, err)
+					}
+					rates[key+"/"+pair[k].variant] = append(rates[key+"/"+pair[k].variant], got[k])
+					cpus[key+"/"+pair[k].variant] = append(cpus[key+"/"+pair[k].variant], cpu[k])
+				}
+				ratios[key] = append(ratios[key], got[0]/got[1])
+				cpuRatios[key] = append(cpuRatios[key], cpu[0]/cpu[1])
 			}
 		}
 		fmt.Printf("round %d of %d done\n", round+1, *rounds)
 	}
 
-	fmt.Printf("\ncalls/s, median of %d rounds of %d calls (glue: function only, declared; explicit: exported by the source)\n\n", *rounds, *calls)
-	fmt.Println("| language | glue, 1 in flight | explicit, 1 in flight | glue vs explicit | glue, 64 in flight | explicit, 64 in flight | glue vs explicit |")
-	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-	for _, v := range variants {
-		if _, ok := rates[v.id+"/glue/1"]; !ok {
-			continue
-		}
-		row := "| " + v.id
-		for _, inflight := range []int{1, 64} {
-			g := median(rates[fmt.Sprintf("%s/glue/%d", v.id, inflight)])
-			e := median(rates[fmt.Sprintf("%s/explicit/%d", v.id, inflight)])
-			row += fmt.Sprintf(" | %.0f | %.0f | %+.1f%%", g, e, (g/e-1)*100)
-		}
-		fmt.Println(row + " |")
+	fmt.Printf("\ncalls/s by round (glue: function only, declared; explicit: exported by the source), %d calls each after %d untimed\n\n", *calls, *calls/10)
+	for _, key := range keys {
+		fmt.Printf("%-14s glue     %s\n%-14s explicit %s\n%-14s ratio    %s\n", key, row(rates[key+"/glue"], "%8.0f"), "", row(rates[key+"/explicit"], "%8.0f"), "", row(ratios[key], "%8.3f"))
 	}
+	fmt.Printf("\nthe host's CPU µs per call, by round\n\n")
+	for _, key := range keys {
+		fmt.Printf("%-14s glue     %s\n%-14s explicit %s\n%-14s ratio    %s\n", key, row(scaled(cpus[key+"/glue"], 1e-3), "%8.2f"), "", row(scaled(cpus[key+"/explicit"], 1e-3), "%8.2f"), "", row(cpuRatios[key], "%8.3f"))
+	}
+	fmt.Printf("\nmedians of %d rounds\n\n", *rounds)
+	fmt.Println("| language | in flight | glue calls/s | explicit calls/s | glue/explicit | host CPU µs/call, glue | explicit | glue/explicit |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	for _, key := range keys {
+		l, inflight, _ := strings.Cut(key, "/")
+		fmt.Printf("| %s | %s | %.0f | %.0f | %.3f | %.2f | %.2f | %.3f |\n", l, inflight,
+			median(rates[key+"/glue"]), median(rates[key+"/explicit"]), median(ratios[key]),
+			median(cpus[key+"/glue"])/1e3, median(cpus[key+"/explicit"])/1e3, median(cpuRatios[key]))
+	}
+	fmt.Println("\n(glue/explicit: the median of the rounds' ratios, each of a pair measured back to back)")
 }
 
-// measure starts h, waits for its ready line, makes calls add(i, 1) with
-// inflight of them at a time through the Go evaluator SDK and returns the
-// calls per second (from the first call to the last answer).
-func measure(ctx context.Context, h *host, calls, inflight int) (float64, error) {
+func scaled(xs []float64, k float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = x * k
+	}
+	return out
+}
+
+func row(xs []float64, format string) string {
+	var b strings.Builder
+	for _, x := range xs {
+		fmt.Fprintf(&b, format, x)
+	}
+	return b.String()
+}
+
+// measure starts h, waits for its ready line, makes calls/10 untimed
+// calls, then calls add(i, 1) with inflight of them at a time through the
+// Go evaluator SDK, and returns the calls per second (from the first timed
+// call to the last answer).
+func measure(ctx context.Context, h *host, calls, inflight int) (rate, cpuPerCall float64, err error) {
 	p, err := sandbox.NewPlain().Start(ctx, sandbox.Spec{Args: h.build.Run, Env: h.env, Files: h.build.Files, Binds: h.build.Binds})
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer p.Close()
 	go io.Copy(io.Discard, p.Stderr())
 	out := bufio.NewReaderSize(p.Stdout(), 1<<16)
 	ready, err := out.ReadString('\n')
 	if err != nil || !strings.Contains(ready, `"ready"`) {
-		return 0, fmt.Errorf("no ready line: %q, %v", ready, err)
+		return 0, 0, fmt.Errorf("no ready line: %q, %v", ready, err)
 	}
 	r := evaluator.New(out, p.Stdin(), &evaluator.Options{Log: func(string, string) {}})
 	defer func() {
 		p.Stdin().Close() // the host ends at EOF, which ends the Runner's reading
 		r.Close()
 	}()
+	// Untimed calls first: JIT compilers (Java, JavaScript) and caches
+	// warm up before the clock starts.
+	for i := 0; i < calls/10; i++ {
+		if _, err := r.Call(ctx, "add", int64(i), int64(1)); err != nil {
+			return 0, 0, err
+		}
+	}
 	next := make(chan int64, calls)
 	for i := 0; i < calls; i++ {
 		next <- int64(i)
@@ -193,6 +248,10 @@ func measure(ctx context.Context, h *host, calls, inflight int) (float64, error)
 	close(next)
 	errs := make(chan error, inflight)
 	var wg sync.WaitGroup
+	cpuBefore, err := hostCPU(p.Pid())
+	if err != nil {
+		return 0, 0, err
+	}
 	began := time.Now()
 	for w := 0; w < inflight; w++ {
 		wg.Add(1)
@@ -212,11 +271,42 @@ func measure(ctx context.Context, h *host, calls, inflight int) (float64, error)
 	}
 	wg.Wait()
 	took := time.Since(began)
+	cpuAfter, cpuErr := hostCPU(p.Pid())
 	close(errs)
 	if err := <-errs; err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return float64(calls) / took.Seconds(), nil
+	if cpuErr != nil {
+		return 0, 0, cpuErr
+	}
+	return float64(calls) / took.Seconds(), float64(cpuAfter-cpuBefore) / float64(calls), nil
+}
+
+// hostCPU is the CPU time, in ns, that the threads of process pid have
+// run (the first field of each /proc/PID/task/TID/schedstat): unlike the
+// wall clock, hardly moved by the load of others on the machine.
+func hostCPU(pid int) (int64, error) {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	if err != nil || len(tasks) == 0 {
+		return 0, fmt.Errorf("no schedstat for pid %d: %v", pid, err)
+	}
+	var sum int64
+	for _, f := range tasks {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue // the thread ended
+		}
+		fields := strings.Fields(string(data))
+		if len(fields) == 0 {
+			continue
+		}
+		ns, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %v", f, err)
+		}
+		sum += ns
+	}
+	return sum, nil
 }
 
 func median(xs []float64) float64 {
