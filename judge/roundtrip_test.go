@@ -73,6 +73,9 @@ func TestDeclaredTypesRoundTripInEveryLanguage(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkResultSchema(t, r)
+			if r.Compile != nil {
+				t.Logf("compiled in %d ms (cached %v)", r.Compile.TimeMs, r.Compile.Cached)
+			}
 			wantStatus(t, r, Accepted)
 			if r.Language != s.id {
 				t.Errorf("judged as %q, want %q", r.Language, s.id)
