@@ -64,10 +64,9 @@ func TestDeclaredTypesRoundTripInEveryLanguage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts := &Options{Runner: runner}
-			if s.id == "go" {
-				opts.BuildCache = goBuildCache(t) // its standard library compiled once for the package's tests
-			}
+			// The package's shared build cache: Go's standard library and
+			// the C and C++ hosts' units compiled once for its tests.
+			opts := &Options{Runner: runner, BuildCache: goBuildCache(t)}
 			r, err := Run(context.Background(), p, &Submission{Path: s.file, Code: source}, opts)
 			if err != nil {
 				t.Fatal(err)
