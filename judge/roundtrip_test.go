@@ -105,4 +105,29 @@ func TestDeclaredTypesRoundTripInEveryLanguage(t *testing.T) {
 			}
 		})
 	}
+	// The evaluator tells an echo that is equal but not the same apart: a
+	// lost sign of -0.0, 1 for True, a float for a declared int.
+	t.Run("near misses are WrongAnswer", func(t *testing.T) {
+		t.Parallel()
+		requireToolchain(t, "solution.py")
+		source, err := os.ReadFile(filepath.Join("testdata", "roundtrip", "solution.py"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		source = append(source, "\n\ndef echo_float(v):\n    return v if v != 0 else 0.0\n"+
+			"\n\ndef echo_any(v):\n    return 1 if v is True else v\n"+
+			"\n\ndef echo_int(v):\n    return float(v) if v == 0 else v\n"...)
+		r, err := Run(context.Background(), p, &Submission{Path: "solution.py", Code: source}, &Options{Runner: runner})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantStatus(t, r, WrongAnswer)
+		msg, _ := details(t, r)["message"].(string)
+		for _, want := range []string{"3 of ", "echo_int(0) failed: echo_int returned a float, expected an integer",
+			"echo_float(-0.0) returned 0.0", "echo_any(True) returned 1"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("message %q: want %q", msg, want)
+			}
+		}
+	})
 }
