@@ -286,7 +286,8 @@ func cGlue(d *Declaration, sourceName string, source []byte) *Glue {
 			case Bool:
 				arg = "tether_as_bool(" + arg + ")"
 			case String:
-				arg = "tether_as_string(" + arg + ")"
+				// refuses a NUL inside, which a const char * would cut off
+				arg = "tether_as_c_string(" + arg + ")"
 			}
 			args = append(args, arg)
 		}

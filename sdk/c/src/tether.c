@@ -238,6 +238,14 @@ const char *tether_as_string(const tether_value *v) {
   if (tether_kind_of(v) != TETHER_STRING && tether_kind_of(v) != TETHER_BIGINT) mismatch(v, "a string");
   return v->s;
 }
+const char *tether_as_c_string(const tether_value *v) {
+  const char *s = tether_as_string(v);
+  if (strlen(s) != v->n) {
+    snprintf(reject_text, sizeof reject_text, "a string with a NUL character does not fit a C string (const char *)");
+    if (call_jump) longjmp(*call_jump, 1);
+  }
+  return s;
+}
 const unsigned char *tether_as_bytes(const tether_value *v, size_t *n) {
   if (tether_kind_of(v) != TETHER_BYTES) mismatch(v, "bytes");
   if (n) *n = v->n;
@@ -577,6 +585,7 @@ static int str(parser *q, buf *out) {
     if (c == '"') {
       q->p++;
       buf_grow(out, 0);
+      out->p[out->n] = 0; /* an empty string has no byte that terminated it */
       return 1;
     }
     if (c < 0x20) return 0;

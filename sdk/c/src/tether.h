@@ -72,6 +72,9 @@ int tether_as_bool(const tether_value *v);
 long long tether_as_int(const tether_value *v);
 double tether_as_float(const tether_value *v); /* an integer converts */
 const char *tether_as_string(const tether_value *v); /* NUL-terminated; also bigint digits */
+/* tether_as_string, refusing a string with a NUL character inside (the call
+ * fails as Rejected): the generated glue's read of a declared string. */
+const char *tether_as_c_string(const tether_value *v);
 const unsigned char *tether_as_bytes(const tether_value *v, size_t *n);
 
 /* Fails the current call with an Exception "type: message"; returns NULL
