@@ -78,11 +78,11 @@ func TestDeclaredFunctionsPython(t *testing.T) {
 func TestDeclaredFunctionsCpp(t *testing.T) {
 	testenv.Toolchain(t, "g++")
 	const want = "tether::json add(tether::json a, tether::json b)"
-	only, err := os.ReadFile("../examples/aplusb/submissions/accepted/function_only.cpp")
+	only, err := os.ReadFile("../examples/aplusb/solution.cpp")
 	if err != nil {
 		t.Fatal(err)
 	}
-	explicit, err := os.ReadFile("../examples/aplusb/solution.cpp")
+	explicit, err := os.ReadFile("../examples/aplusb/submissions/accepted/explicit_export.cpp")
 	if err != nil {
 		t.Fatal(err)
 	}
