@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tether-dev/tether/internal/testenv"
+	"github.com/tether-dev/tether/lang"
 	"github.com/tether-dev/tether/sandbox/sandboxtest"
 	"github.com/tether-dev/tether/sig"
 )
@@ -52,7 +54,11 @@ func judgeAplusb(t *testing.T, name, source, evaluate string) *Result {
 	if p.Functions == nil || p.Functions.Function("add") == nil {
 		t.Fatal("examples/aplusb declares no add")
 	}
-	r, err := Run(context.Background(), p, &Submission{Path: name, Code: []byte(source)}, &Options{Runner: sandboxtest.Isolating(t)})
+	opts := &Options{Runner: sandboxtest.Isolating(t)}
+	if filepath.Ext(name) == ".go" {
+		opts.BuildCache = goBuildCache(t)
+	}
+	r, err := Run(context.Background(), p, &Submission{Path: name, Code: []byte(source)}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,6 +205,47 @@ tether_value *add(const tether_value *a, const tether_value *b) {
 	})
 }
 
+func TestDeclaredFunctionsGo(t *testing.T) {
+	testenv.Toolchain(t, "go")
+	const want = "func add(a *big.Int, b *big.Int) *big.Int"
+	const only = "package main\n\nimport \"math/big\"\n\nfunc add(a, b *big.Int) *big.Int {\n\treturn new(big.Int).Add(a, b)\n}\n"
+	explicit, err := os.ReadFile("../examples/aplusb/go/solution.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	judgeDeclared(t, "solution.go", want, []declaredCase{
+		{"only the function", "", only, Accepted, ""},
+		{"explicit export still works", "", string(explicit), Accepted, ""},
+		{"other parameter types", "", "package main\n\nfunc add(a, b int64) int64 {\n\treturn a + b\n}\n", CompileError,
+			"main.go: add is func(a int64, b int64) int64; the problem declares:\n    " + want},
+		{"missing", "", strings.Replace(only, "func add(", "func plus(", 1), CompileError,
+			"main.go: add is missing; the problem declares:\n    " + want},
+		{"a syntax error", "", strings.Replace(only, "{\n", "{{\n", 1), CompileError, "main.go:8:1: syntax error"},
+	})
+}
+
+// goBuildCache is one build cache for the Go submissions of the package's
+// tests: its GOCACHE is warmed (the standard library compiled) once.
+func goBuildCache(t *testing.T) *lang.Cache {
+	t.Helper()
+	c, err := sharedGoCache()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var sharedGoCacheDir string
+
+var sharedGoCache = sync.OnceValues(func() (*lang.Cache, error) {
+	dir, err := os.MkdirTemp("", "tether-judge-test-gocache-")
+	if err != nil {
+		return nil, err
+	}
+	sharedGoCacheDir = dir // removed by TestMain
+	return lang.OpenCache(dir, 0)
+})
+
 // declaredCase is a solution of examples/aplusb's add and how it is judged.
 type declaredCase struct {
 	name   string
@@ -228,6 +275,9 @@ func judgeDeclared(t *testing.T, file, want string, cases []declaredCase, alsoSa
 			}
 			if c.status != CompileError {
 				return
+			}
+			if strings.Contains(r.Output, sig.GoGlueFile) {
+				t.Errorf("output %q shows the compiler's messages about the generated glue", r.Output)
 			}
 			for _, s := range append([]string{"the problem declares (problem.json functions):\n    " + want}, alsoSaying...) {
 				if !strings.Contains(r.Output, s) {
@@ -289,6 +339,8 @@ func TestDeclaredTemplatesAreWrongAnswer(t *testing.T) {
 				testenv.Toolchain(t, "javac")
 			case "rust":
 				testenv.Toolchain(t, "rustc")
+			case "go":
+				testenv.Toolchain(t, "go")
 			}
 			r := judgeAplusb(t, tm.File, string(tm.Text), "")
 			wantStatus(t, r, WrongAnswer)

@@ -14,5 +14,10 @@ func TestMain(m *testing.M) {
 	if len(os.Args) >= 3 && os.Args[1] == "tether-side" {
 		os.Exit(playSide(os.Args[2]))
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if sharedGoCacheDir != "" {
+			os.RemoveAll(sharedGoCacheDir)
+		}
+		os.Exit(code)
+	}))
 }

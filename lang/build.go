@@ -113,10 +113,14 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 			byteSize(int64(len(req.Source))), lim.SourceLimitKB)}
 	}
 	source := req.Source
+	var extra []supportFile // compiled beside the source: the glue's own files
 	glue := sig.GlueFor(l.ID, req.Functions, l.Source, req.Source)
 	if glue != nil {
 		source = glue.Source
 		l = withCheck(l, glue)
+		for _, f := range glue.Files {
+			extra = append(extra, supportFile{name: f.Name, data: f.Data})
+		}
 	}
 	run := resolveTool(l.RunCommand(req.MemoryMB))
 	binds := l.Binds()
@@ -133,7 +137,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 	}
 	var key string
 	if b.Cache != nil {
-		k, err := b.key(ctx, l, source)
+		k, err := b.key(ctx, l, source, extra)
 		if err != nil {
 			return nil, err
 		}
@@ -143,10 +147,13 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Build, error) {
 			return bd, nil
 		}
 	}
-	bd, err := b.compileSubmission(ctx, l, source, lim, req.CPUs)
+	bd, err := b.compileSubmission(ctx, l, source, extra, lim, req.CPUs)
 	if err != nil {
 		var ce *CompileError
 		if glue != nil && errors.As(err, &ce) {
+			if glue.Explain != nil {
+				ce.Message = glue.Explain(ce.Message)
+			}
 			ce.Message = "the problem declares (problem.json functions):\n    " +
 				strings.Join(glue.Expected, "\n    ") + "\n\n" + ce.Message
 		}
@@ -257,16 +264,17 @@ func prebuildArgs(l *Language, units []string) (argv, objects []string, ok bool)
 	return append(argv, "-c"), objects, true
 }
 
-// compileSubmission compiles source with l's compile command, linking the
+// compileSubmission compiles source (and extra, beside it) with l's compile command, linking the
 // host's prebuilt objects (from the cache, built there on a miss) when l
 // prebuilds them and there is a cache; else compiling the host's units too.
-func (b *Builder) compileSubmission(ctx context.Context, l *Language, source []byte, lim CompileLimits, cpus []int) (*Build, error) {
+func (b *Builder) compileSubmission(ctx context.Context, l *Language, source []byte, extra []supportFile, lim CompileLimits, cpus []int) (*Build, error) {
 	support, err := supportFiles(l)
 	if err != nil {
 		return nil, err
 	}
 	units := compileUnits(l, support)
 	files := append(slices.Clip(support), supportFile{name: l.Source, data: source})
+	files = append(files, extra...)
 	var tc toolCacheMount
 	if b.Cache != nil && l.ToolCache != "" {
 		// A warm step that fails (an operator's toolchain) leaves this

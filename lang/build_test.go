@@ -209,7 +209,7 @@ func TestCacheHitMissAndCorruption(t *testing.T) {
 	}
 
 	// A corrupted entry is detected and rebuilt.
-	key, err := b.key(context.Background(), req.Language, req.Source)
+	key, err := b.key(context.Background(), req.Language, req.Source, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -270,9 +270,16 @@ func fileSum(path string) (string, int64, error) {
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
-// key is the cache key of building source in l.
-func (b *Builder) key(ctx context.Context, l *Language, source []byte) (string, error) {
-	return b.keyOf(ctx, l, "tether-build-1", l.Compile, source)
+// key is the cache key of building source in l, with extra beside it.
+func (b *Builder) key(ctx context.Context, l *Language, source []byte, extra []supportFile) (string, error) {
+	if len(extra) == 0 {
+		return b.keyOf(ctx, l, "tether-build-1", l.Compile, source)
+	}
+	keyed := fmt.Appendf(nil, "%d:%s", len(source), source)
+	for _, f := range extra {
+		keyed = fmt.Appendf(keyed, "\x00%d:%s%d:%s", len(f.name), f.name, len(f.data), f.data)
+	}
+	return b.keyOf(ctx, l, "tether-build-1", l.Compile, keyed)
 }
 
 // keyOf is the cache key of what argv makes of source and l's host files

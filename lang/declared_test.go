@@ -33,7 +33,7 @@ func TestDeclaredTemplatesBuildForEveryType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools := map[string]string{"cpp": "g++", "c": "gcc", "python": "python3", "javascript": "node", "java": "javac", "rust": "rustc"}
+	tools := map[string]string{"cpp": "g++", "c": "gcc", "python": "python3", "javascript": "node", "java": "javac", "rust": "rustc", "go": "go"}
 	for _, tm := range ts {
 		t.Run(tm.Language, func(t *testing.T) {
 			requireTool(t, tools[tm.Language])

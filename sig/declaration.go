@@ -307,7 +307,7 @@ var reserved = func() map[string]bool {
 		abstract boolean byte extends final implements instanceof interface native package
 		strictfp super synchronized throws transient var record sealed permits yield
 		arguments debugger eval function let null typeof undefined
-		chan fallthrough func go map range select type
+		chan fallthrough func go map range select type init error len make nil iota
 		crate dyn fn impl loop match mod move mut pub ref self Self trait unsafe where
 		abstract become box final macro override priv typeof unsized virtual
 		std string vector optional

@@ -302,3 +302,109 @@ func CSignature(f *Function) string {
 	}
 	return result + f.Name + "(" + strings.Join(ps, ", ") + ")"
 }
+
+// GoType is how a Go solution spells t (with "math/big" imported):
+// "int64", "[]*big.Int", "map[string]*float64"; a record is the struct
+// of its declared name.
+func GoType(t *Type) string { return goType(t, false, "big") }
+
+// goType is t in Go; exported spells a record's name as an exported Go
+// name, for a typed client that may live in another package; big is the
+// name "math/big" is imported as.
+func goType(t *Type, exported bool, big string) string {
+	switch t.Kind {
+	case Int:
+		return "int64"
+	case BigInt:
+		return "*" + big + ".Int"
+	case Float:
+		return "float64"
+	case Bool:
+		return "bool"
+	case String:
+		return "string"
+	case Bytes:
+		return "[]byte"
+	case List:
+		return "[]" + goType(t.Elem, exported, big)
+	case Map:
+		return "map[string]" + goType(t.Elem, exported, big)
+	case Optional:
+		return "*" + goType(t.Elem, exported, big)
+	case Record:
+		if exported {
+			return goExported(t.Name)
+		}
+		return t.Name
+	}
+	return "any"
+}
+
+// GoSignature is the function a Go solution gives:
+// "func add(a int64, b int64) int64".
+func GoSignature(f *Function) string {
+	var ps []string
+	for _, p := range f.Params {
+		ps = append(ps, p.Name+" "+GoType(p.Type))
+	}
+	s := "func " + f.Name + "(" + strings.Join(ps, ", ") + ")"
+	if f.Result != nil {
+		s += " " + GoType(f.Result)
+	}
+	return s
+}
+
+// goFuncType is f's type as a Go func type, "math/big" imported as big:
+// "func(int64, int64) int64".
+func goFuncType(f *Function, big string) string {
+	var ps []string
+	for _, p := range f.Params {
+		ps = append(ps, goType(p.Type, false, big))
+	}
+	s := "func(" + strings.Join(ps, ", ") + ")"
+	if f.Result != nil {
+		s += " " + goType(f.Result, false, big)
+	}
+	return s
+}
+
+// goExported is name with its first letter upper-cased ("x" → "X").
+func goExported(name string) string {
+	if name != "" && name[0] >= 'a' && name[0] <= 'z' {
+		return string(name[0]-'a'+'A') + name[1:]
+	}
+	return name
+}
+
+// GoFields are the Go names of r's fields: each exported ("label" →
+// "Label"), or as declared when two fields would share the exported name.
+func GoFields(r *RecordType) []string {
+	count := map[string]int{}
+	for _, f := range r.Fields {
+		count[goExported(f.Name)]++
+	}
+	out := make([]string, len(r.Fields))
+	for i, f := range r.Fields {
+		out[i] = goExported(f.Name)
+		if count[out[i]] > 1 {
+			out[i] = f.Name
+		}
+	}
+	return out
+}
+
+// goStruct is r as a Go struct declaration, a field a line, each tagged
+// with its declared name.
+func goStruct(r *RecordType, exported bool, big string) string {
+	var b strings.Builder
+	name := r.Name
+	if exported {
+		name = goExported(name)
+	}
+	fmt.Fprintf(&b, "type %s struct {\n", name)
+	for i, n := range GoFields(r) {
+		fmt.Fprintf(&b, "\t%s %s `json:\"%s\"`\n", n, goType(r.Fields[i].Type, exported, big), r.Fields[i].Name)
+	}
+	b.WriteString("}")
+	return b.String()
+}

@@ -16,7 +16,7 @@ type Template struct {
 }
 
 // TemplateLanguages are the languages Templates writes, in order.
-var TemplateLanguages = []string{"cpp", "c", "python", "javascript", "java", "rust"}
+var TemplateLanguages = []string{"cpp", "c", "python", "javascript", "java", "rust", "go"}
 
 // Templates are the starting files of d for languages (ids; empty: all
 // of TemplateLanguages). An id without a template is an error naming the
@@ -43,6 +43,8 @@ func Templates(d *Declaration, languages []string) ([]Template, error) {
 			out = append(out, Template{Language: id, File: "template.rs", Text: rustTemplate(d)})
 		case "c":
 			out = append(out, Template{Language: id, File: "template.c", Text: cTemplate(d)})
+		case "go":
+			out = append(out, Template{Language: id, File: "template.go", Text: goTemplate(d)})
 		default:
 			return nil, fmt.Errorf("no template for the language %q yet (there are: %s)", id, strings.Join(TemplateLanguages, ", "))
 		}
@@ -317,6 +319,71 @@ func cTemplate(d *Declaration) []byte {
 		b.WriteString("}\n")
 	}
 	return []byte(b.String())
+}
+
+func goTemplate(d *Declaration) []byte {
+	var b strings.Builder
+	b.WriteString("// Write only the functions, in package main, with exactly these types (docs/languages.md,\n")
+	b.WriteString("// \"Declared functions\"): the judge adds main and the host. Declare a record yourself, as\n")
+	b.WriteString("// here, or leave it to the judge.\npackage main\n")
+	usesBig := false
+	var note func(t *Type)
+	note = func(t *Type) {
+		usesBig = usesBig || t.Kind == BigInt
+		if t.Elem != nil {
+			note(t.Elem)
+		}
+	}
+	for _, f := range d.Functions {
+		for _, p := range f.Params {
+			note(p.Type)
+		}
+		if f.Result != nil {
+			note(f.Result)
+		}
+	}
+	for _, r := range d.Records {
+		for _, f := range r.Fields {
+			note(f.Type)
+		}
+	}
+	if usesBig {
+		b.WriteString("\nimport \"math/big\"\n")
+	}
+	for _, r := range d.Records {
+		b.WriteString("\n")
+		if r.Description != "" {
+			fmt.Fprintf(&b, "// %s\n", r.Description)
+		}
+		fmt.Fprintf(&b, "%s\n", goStruct(r, false, "big"))
+	}
+	for _, f := range d.Functions {
+		b.WriteString("\n")
+		if f.Description != "" {
+			fmt.Fprintf(&b, "// %s\n", f.Description)
+		}
+		fmt.Fprintf(&b, "%s {\n", GoSignature(f))
+		if f.Result != nil {
+			fmt.Fprintf(&b, "\treturn %s\n", goZero(f.Result))
+		}
+		b.WriteString("}\n")
+	}
+	return []byte(b.String())
+}
+
+// goZero is the zero value of t in Go.
+func goZero(t *Type) string {
+	switch t.Kind {
+	case Int, Float:
+		return "0"
+	case Bool:
+		return "false"
+	case String:
+		return `""`
+	case Record:
+		return t.Name + "{}"
+	}
+	return "nil"
 }
 
 // recordComments writes each record of d as a comment: open, "Point is

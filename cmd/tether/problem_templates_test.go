@@ -18,7 +18,7 @@ func TestProblemTemplatesWrittenAndPacked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"templates/template.cpp", "templates/template.c", "templates/template.py", "templates/template.js", "templates/template.java", "templates/template.rs"} {
+	for _, f := range []string{"templates/template.cpp", "templates/template.c", "templates/template.py", "templates/template.js", "templates/template.java", "templates/template.rs", "templates/template.go"} {
 		if !strings.Contains(out, f) {
 			t.Errorf("init does not list %s:\n%s", f, out)
 		}
@@ -43,8 +43,8 @@ func TestProblemTemplatesWrittenAndPacked(t *testing.T) {
 	if err != nil || out != "wrote templates/template.py\n" {
 		t.Errorf("templates --language py: %v\n%s", err, out)
 	}
-	if _, _, err := problemCLI(t, "templates", dir, "--language", "go", "--force"); err == nil || !strings.Contains(err.Error(), `no template for the language "go" yet (there are: cpp, c, python, javascript, java, rust`) {
-		t.Errorf("templates --language go: %v", err)
+	if _, _, err := problemCLI(t, "templates", dir, "--language", "kotlin", "--force"); err == nil || !strings.Contains(err.Error(), `kotlin`) {
+		t.Errorf("templates --language kotlin: %v", err)
 	}
 
 	zipPath := filepath.Join(t.TempDir(), "p.zip")
