@@ -178,6 +178,9 @@ func TestSolutionVerdictsInEveryLanguage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if lv.id == "go" {
+				cache = goBuildCache(t) // its GOCACHE warmed once for the package's Go tests
+			}
 			opts := Options{BuildCache: cache, Runner: sandboxtest.Isolating(t)}
 			problem := func(fn string) string {
 				timeout := "2000"

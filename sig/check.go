@@ -66,8 +66,9 @@ func Describe(t *Type) string {
 	return "any value"
 }
 
-// describeValue is a decoded value's kind in words.
-func describeValue(v any) string {
+// DescribeValue is a value decoded by package codec in words, as errors
+// say it: "a string", "null", "an integer out of the 64-bit range".
+func DescribeValue(v any) string {
 	switch v := v.(type) {
 	case nil:
 		return "null"
@@ -141,7 +142,7 @@ func (d *Declaration) CheckResult(fn string, v any) (any, error) {
 		if v == nil {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("%s returned %s, expected nothing (null)", fn, describeValue(v))
+		return nil, fmt.Errorf("%s returned %s, expected nothing (null)", fn, DescribeValue(v))
 	}
 	out, err := d.Check(t, v)
 	if m, ok := err.(*Mismatch); ok {
@@ -173,7 +174,7 @@ func normalize(v any) (any, error) {
 }
 
 func (d *Declaration) check(t *Type, v any, path string, depth int) (any, *Mismatch) {
-	bad := func() (any, *Mismatch) { return nil, &Mismatch{Path: path, Got: describeValue(v), Want: Describe(t)} }
+	bad := func() (any, *Mismatch) { return nil, &Mismatch{Path: path, Got: DescribeValue(v), Want: Describe(t)} }
 	switch t.Kind {
 	case Any:
 		return v, nil

@@ -382,7 +382,7 @@ func goGlue(d *Declaration, sourceName string, source []byte) *Glue {
 		functions[line()] = f
 		fmt.Fprintf(&b, "var tether_fn_%d %s = %s\n", i, goFuncType(f, "tether_big"), f.Name)
 	}
-	c := newGoConv(d, false)
+	c := newGoConv(d, false, "tether_big", "tether_strconv")
 	b.WriteString("\nfunc main() {\n")
 	for i, f := range d.Functions {
 		fmt.Fprintf(&b, "\ttether_solution.Register(%q, func(_ tether_context.Context, tether_args []any) (any, error) {\n", f.Name)
@@ -418,6 +418,10 @@ func goGlue(d *Declaration, sourceName string, source []byte) *Glue {
 // goGlueMessage is a Go compiler message about a line of GoGlueFile.
 var goGlueMessage = regexp.MustCompile(`^(?:\./)?` + regexp.QuoteMeta(GoGlueFile) + `:(\d+):\d+: (.*)$`)
 
+// goOtherPackage is the go command's refusal of a source whose package is
+// not the glue's (main).
+var goOtherPackage = regexp.MustCompile(`^found packages (\w+) \(\S+\) and main \(` + regexp.QuoteMeta(GoGlueFile) + `\)`)
+
 // goValueType is the type the Go compiler names in "cannot use add (value
 // of type func(a int) int) as ...".
 var goValueType = regexp.MustCompile(`^cannot use \w+ \((?:value|variable|constant) of (?:type )?(.*?)\) as `)
@@ -436,6 +440,10 @@ func explainGo(messages, sourceName string, functions map[int]*Function, declare
 		}
 	}
 	for _, l := range strings.Split(messages, "\n") {
+		if p := goOtherPackage.FindStringSubmatch(l); p != nil {
+			say(fmt.Sprintf("%s: package %s: a Go solution is package main", sourceName, p[1]))
+			continue
+		}
 		m := goGlueMessage.FindStringSubmatch(l)
 		if m == nil {
 			out = append(out, l)

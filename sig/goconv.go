@@ -15,14 +15,16 @@ import (
 // identifier it writes starts with tether, which declared names cannot.
 type goConv struct {
 	d        *Declaration
-	exported bool // records spelt as exported names (the client)
+	exported bool   // records spelt as exported names (the client)
+	big      string // what "math/big" is imported as
+	strconv  string // what "strconv" is imported as
 	ids      map[string]int
 	order    []*Type
 	starts   []int // the line of b where write began each type's code
 }
 
-func newGoConv(d *Declaration, exported bool) *goConv {
-	return &goConv{d: d, exported: exported, ids: map[string]int{}}
+func newGoConv(d *Declaration, exported bool, big, strconv string) *goConv {
+	return &goConv{d: d, exported: exported, big: big, strconv: strconv, ids: map[string]int{}}
 }
 
 // id is the number of t's conversions, registering t (and what it holds)
@@ -70,33 +72,33 @@ func (c *goConv) to(t *Type, expr string) string {
 }
 
 // write writes the conversions of every type registered so far (and of
-// those they hold). The code needs "math/big" as tether_big and "strconv"
-// as tether_strconv.
+// those they hold). The code needs "math/big" and "strconv", imported as
+// c.big and c.strconv.
 func (c *goConv) write(b *strings.Builder) {
 	for i := 0; i < len(c.order); i++ { // c.order grows while writing
 		t := c.order[i]
 		c.starts = append(c.starts, strings.Count(b.String(), "\n")+2)
-		gt := goType(t, c.exported, "tether_big")
+		gt := goType(t, c.exported, c.big)
 		fmt.Fprintf(b, "\nfunc tether_from_%d(tether_v any) (tether_r %s, tether_err error) {\n", i, gt)
 		bad := fmt.Sprintf("\treturn tether_r, tether_bad(tether_v, %q)\n", Describe(t))
 		switch t.Kind {
 		case Int, Bool, String, Bytes:
 			fmt.Fprintf(b, "\tif tether_x, tether_ok := tether_v.(%s); tether_ok {\n\t\treturn tether_x, nil\n\t}\n%s", gt, bad)
 		case BigInt:
-			fmt.Fprintf(b, "\tswitch tether_x := tether_v.(type) {\n\tcase int64:\n\t\treturn tether_big.NewInt(tether_x), nil\n"+
-				"\tcase *tether_big.Int:\n\t\treturn tether_x, nil\n\t}\n%s", bad)
+			fmt.Fprintf(b, "\tswitch tether_x := tether_v.(type) {\n\tcase int64:\n\t\treturn "+c.big+".NewInt(tether_x), nil\n"+
+				"\tcase *"+c.big+".Int:\n\t\treturn tether_x, nil\n\t}\n%s", bad)
 		case Float:
 			fmt.Fprintf(b, "\tswitch tether_x := tether_v.(type) {\n\tcase float64:\n\t\treturn tether_x, nil\n\tcase int64:\n\t\treturn float64(tether_x), nil\n"+
-				"\tcase *tether_big.Int:\n\t\ttether_f, _ := tether_big.NewFloat(0).SetInt(tether_x).Float64()\n\t\treturn tether_f, nil\n\t}\n%s", bad)
+				"\tcase *"+c.big+".Int:\n\t\ttether_f, _ := "+c.big+".NewFloat(0).SetInt(tether_x).Float64()\n\t\treturn tether_f, nil\n\t}\n%s", bad)
 		case List:
 			fmt.Fprintf(b, "\ttether_l, tether_ok := tether_v.([]any)\n\tif !tether_ok {\n\t%s\t}\n\ttether_r = make(%s, len(tether_l))\n"+
 				"\tfor tether_i, tether_e := range tether_l {\n\t\tif tether_r[tether_i], tether_err = %s; tether_err != nil {\n"+
-				"\t\t\treturn nil, tether_at(tether_err, \"[\"+tether_strconv.Itoa(tether_i)+\"]\")\n\t\t}\n\t}\n\treturn tether_r, nil\n",
+				"\t\t\treturn nil, tether_at(tether_err, \"[\"+"+c.strconv+".Itoa(tether_i)+\"]\")\n\t\t}\n\t}\n\treturn tether_r, nil\n",
 				bad, gt, c.from(t.Elem, "tether_e"))
 		case Map:
 			fmt.Fprintf(b, "\ttether_m, tether_ok := tether_v.(map[string]any)\n\tif !tether_ok {\n\t%s\t}\n\ttether_r = make(%s, len(tether_m))\n"+
 				"\tfor tether_k, tether_e := range tether_m {\n\t\tif tether_r[tether_k], tether_err = %s; tether_err != nil {\n"+
-				"\t\t\treturn nil, tether_at(tether_err, \"[\"+tether_strconv.Quote(tether_k)+\"]\")\n\t\t}\n\t}\n\treturn tether_r, nil\n",
+				"\t\t\treturn nil, tether_at(tether_err, \"[\"+"+c.strconv+".Quote(tether_k)+\"]\")\n\t\t}\n\t}\n\treturn tether_r, nil\n",
 				bad, gt, c.from(t.Elem, "tether_e"))
 		case Optional:
 			fmt.Fprintf(b, "\tif tether_v == nil {\n\t\treturn nil, nil\n\t}\n\ttether_x, tether_err := %s\n\tif tether_err != nil {\n"+

@@ -233,11 +233,7 @@ func rustType(t *Type, qualified bool) string {
 // RustSignature is the function a Rust solution gives:
 // "fn add(a: i64, b: i64) -> i64".
 func RustSignature(f *Function) string {
-	var ps []string
-	for _, p := range f.Params {
-		ps = append(ps, p.Name+": "+RustType(p.Type))
-	}
-	s := "fn " + f.Name + "(" + strings.Join(ps, ", ") + ")"
+	s := "fn " + f.Name + "(" + joinParams(f, func(p Param) string { return p.Name + ": " + RustType(p.Type) }) + ")"
 	if f.Result != nil {
 		s += " -> " + RustType(f.Result)
 	}
@@ -247,11 +243,7 @@ func RustSignature(f *Function) string {
 // rustFnPointer is the type of f as a Rust fn pointer, spelt out:
 // "fn(i64, i64) -> i64".
 func rustFnPointer(f *Function) string {
-	var ps []string
-	for _, p := range f.Params {
-		ps = append(ps, rustType(p.Type, true))
-	}
-	s := "fn(" + strings.Join(ps, ", ") + ")"
+	s := "fn(" + joinParams(f, func(p Param) string { return rustType(p.Type, true) }) + ")"
 	if f.Result != nil {
 		s += " -> " + rustType(f.Result, true)
 	}
@@ -343,11 +335,7 @@ func goType(t *Type, exported bool, big string) string {
 // GoSignature is the function a Go solution gives:
 // "func add(a int64, b int64) int64".
 func GoSignature(f *Function) string {
-	var ps []string
-	for _, p := range f.Params {
-		ps = append(ps, p.Name+" "+GoType(p.Type))
-	}
-	s := "func " + f.Name + "(" + strings.Join(ps, ", ") + ")"
+	s := "func " + f.Name + "(" + joinParams(f, func(p Param) string { return p.Name + " " + GoType(p.Type) }) + ")"
 	if f.Result != nil {
 		s += " " + GoType(f.Result)
 	}
@@ -357,11 +345,7 @@ func GoSignature(f *Function) string {
 // goFuncType is f's type as a Go func type, "math/big" imported as big:
 // "func(int64, int64) int64".
 func goFuncType(f *Function, big string) string {
-	var ps []string
-	for _, p := range f.Params {
-		ps = append(ps, goType(p.Type, false, big))
-	}
-	s := "func(" + strings.Join(ps, ", ") + ")"
+	s := "func(" + joinParams(f, func(p Param) string { return goType(p.Type, false, big) }) + ")"
 	if f.Result != nil {
 		s += " " + goType(f.Result, false, big)
 	}
@@ -407,4 +391,13 @@ func goStruct(r *RecordType, exported bool, big string) string {
 	}
 	b.WriteString("}")
 	return b.String()
+}
+
+// joinParams is f's parameters, each as spell writes it, between commas.
+func joinParams(f *Function, spell func(Param) string) string {
+	ps := make([]string, len(f.Params))
+	for i, p := range f.Params {
+		ps[i] = spell(p)
+	}
+	return strings.Join(ps, ", ")
 }

@@ -2,6 +2,7 @@ package sig
 
 import (
 	"fmt"
+	"go/format"
 	"sort"
 	"strings"
 )
@@ -74,28 +75,10 @@ func cppTemplate(d *Declaration) []byte {
 func pythonTemplate(d *Declaration) []byte {
 	var b strings.Builder
 	typing := map[string]bool{}
-	var note func(t *Type)
-	note = func(t *Type) {
-		switch t.Kind {
-		case List:
-			typing["List"] = true
-		case Map:
-			typing["Dict"] = true
-		case Optional:
-			typing["Optional"] = true
-		case Any:
-			typing["Any"] = true
-		}
-		if t.Elem != nil {
-			note(t.Elem)
-		}
-	}
-	for _, f := range d.Functions {
-		for _, p := range f.Params {
-			note(p.Type)
-		}
-		if f.Result != nil {
-			note(f.Result)
+	kinds := d.kinds(false)
+	for k, name := range map[Kind]string{List: "List", Map: "Dict", Optional: "Optional", Any: "Any"} {
+		if kinds[k] {
+			typing[name] = true
 		}
 	}
 	b.WriteString("# Write only the functions (docs/languages.md, \"Declared functions\").\n")
@@ -326,28 +309,7 @@ func goTemplate(d *Declaration) []byte {
 	b.WriteString("// Write only the functions, in package main, with exactly these types (docs/languages.md,\n")
 	b.WriteString("// \"Declared functions\"): the judge adds main and the host. Declare a record yourself, as\n")
 	b.WriteString("// here, or leave it to the judge.\npackage main\n")
-	usesBig := false
-	var note func(t *Type)
-	note = func(t *Type) {
-		usesBig = usesBig || t.Kind == BigInt
-		if t.Elem != nil {
-			note(t.Elem)
-		}
-	}
-	for _, f := range d.Functions {
-		for _, p := range f.Params {
-			note(p.Type)
-		}
-		if f.Result != nil {
-			note(f.Result)
-		}
-	}
-	for _, r := range d.Records {
-		for _, f := range r.Fields {
-			note(f.Type)
-		}
-	}
-	if usesBig {
+	if d.kinds(true)[BigInt] {
 		b.WriteString("\nimport \"math/big\"\n")
 	}
 	for _, r := range d.Records {
@@ -364,15 +326,25 @@ func goTemplate(d *Declaration) []byte {
 		}
 		fmt.Fprintf(&b, "%s {\n", GoSignature(f))
 		if f.Result != nil {
-			fmt.Fprintf(&b, "\treturn %s\n", goZero(f.Result))
+			fmt.Fprintf(&b, "\treturn %s\n", goZero(f.Result, false))
 		}
 		b.WriteString("}\n")
 	}
-	return []byte(b.String())
+	return gofmt(b.String())
 }
 
-// goZero is the zero value of t in Go.
-func goZero(t *Type) string {
+// gofmt is generated Go source formatted as gofmt would (as it is, should
+// it not parse: the compiler will say why).
+func gofmt(src string) []byte {
+	out, err := format.Source([]byte(src))
+	if err != nil {
+		return []byte(src)
+	}
+	return out
+}
+
+// goZero is the zero value of t in Go (exported: as goType spells it).
+func goZero(t *Type, exported bool) string {
 	switch t.Kind {
 	case Int, Float:
 		return "0"
@@ -381,9 +353,38 @@ func goZero(t *Type) string {
 	case String:
 		return `""`
 	case Record:
-		return t.Name + "{}"
+		return goType(t, exported, "big") + "{}"
 	}
 	return "nil"
+}
+
+// kinds are the kinds of the types d's functions take and return, inside
+// lists, maps and optionals too, and with records those of their fields.
+func (d *Declaration) kinds(records bool) map[Kind]bool {
+	out := map[Kind]bool{}
+	var note func(t *Type)
+	note = func(t *Type) {
+		out[t.Kind] = true
+		if t.Elem != nil {
+			note(t.Elem)
+		}
+	}
+	for _, f := range d.Functions {
+		for _, p := range f.Params {
+			note(p.Type)
+		}
+		if f.Result != nil {
+			note(f.Result)
+		}
+	}
+	if records {
+		for _, r := range d.Records {
+			for _, f := range r.Fields {
+				note(f.Type)
+			}
+		}
+	}
+	return out
 }
 
 // recordComments writes each record of d as a comment: open, "Point is

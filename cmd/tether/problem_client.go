@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tether-dev/tether/judge"
+	"github.com/tether-dev/tether/lang"
+	"github.com/tether-dev/tether/sig"
+)
+
+func init() {
+	var language, pkg, output string
+	cmd := &cobra.Command{
+		Use:   "client DIR [--language go] [--package NAME] [-o FILE]",
+		Short: "Write the typed client of the problem's declared functions for a Go evaluator",
+		Long: `client reads the functions DIR/problem.json declares ("functions", docs/problem.md)
+and writes a Go file (to stdout, or FILE with -o) for the evaluator's
+package (--package, default main): each record type as a struct, and a type
+Client with a method per function, add(a: int, b: int) -> int becoming
+  func (c Client) Add(ctx context.Context, a int64, b int64) (int64, error)
+built on sdk/go/evaluator's Runner.CallDeclared (docs/sdk.md, "Typed client").
+Run it again when the declaration changes, e.g. from a go:generate line:
+  //go:generate tether problem client .. -o client.go
+Python evaluators need no client: they call solution.add(1, 2).`,
+		Args: exactArgs(1, "client takes DIR", "tether problem client myproblem -o myproblem/evaluator/client.go"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			l, err := lang.Builtin().Lookup(language)
+			if err != nil {
+				return fmt.Errorf("--language: %w", err)
+			}
+			if l.ID != "go" {
+				return fmt.Errorf("--language %s: typed clients are generated for Go evaluators only; a Python evaluator calls solution.add(...) itself (docs/problem.md)", language)
+			}
+			p, err := judge.LoadProblem(args[0], allowedCommands(cmd))
+			if err != nil {
+				return err
+			}
+			src, err := sig.GoClient(p.Functions, pkg)
+			if err != nil {
+				return fmt.Errorf("problem client: %w", err)
+			}
+			if output == "" || output == "-" {
+				_, err = cmd.OutOrStdout().Write(src)
+				return err
+			}
+			if err := os.WriteFile(output, src, 0o644); err != nil {
+				return fmt.Errorf("problem client: %w", err)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", output)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&language, "language", "go", "the evaluator's language (go)")
+	cmd.Flags().StringVar(&pkg, "package", "main", "the Go package the file belongs to")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write the file here instead of stdout (generated: it is replaced)")
+	addAllowCommandFlag(cmd)
+	problemCmd.AddCommand(cmd)
+}
