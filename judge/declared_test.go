@@ -85,11 +85,11 @@ func TestDeclaredFunctionsPython(t *testing.T) {
 func TestDeclaredFunctionsCpp(t *testing.T) {
 	testenv.Toolchain(t, "g++")
 	const want = "tether::json add(tether::json a, tether::json b)"
-	only, err := os.ReadFile("../examples/aplusb/submissions/accepted/function_only.cpp")
+	only, err := os.ReadFile("../examples/aplusb/solution.cpp")
 	if err != nil {
 		t.Fatal(err)
 	}
-	explicit, err := os.ReadFile("../examples/aplusb/solution.cpp")
+	explicit, err := os.ReadFile("../examples/aplusb/submissions/accepted/explicit_export.cpp")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,13 +210,14 @@ func TestDeclaredFunctionsGo(t *testing.T) {
 	testenv.Toolchain(t, "go")
 	const want = "func add(a *big.Int, b *big.Int) *big.Int"
 	const only = "package main\n\nimport \"math/big\"\n\nfunc add(a, b *big.Int) *big.Int {\n\treturn new(big.Int).Add(a, b)\n}\n"
-	explicit, err := os.ReadFile("../examples/aplusb/go/solution.go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The SDK's explicit form: a whole program that registers add itself.
+	const explicit = "package main\n\nimport (\n\t\"context\"\n\t\"math/big\"\n\n\t\"github.com/tether-dev/tether/sdk/go/solution\"\n)\n\n" +
+		"func wide(v any) *big.Int {\n\tif i, ok := v.(int64); ok {\n\t\treturn big.NewInt(i)\n\t}\n\treturn v.(*big.Int)\n}\n\n" +
+		"func main() {\n\tsolution.Register(\"add\", func(_ context.Context, args []any) (any, error) {\n" +
+		"\t\treturn new(big.Int).Add(wide(args[0]), wide(args[1])), nil\n\t})\n\tsolution.Serve()\n}\n"
 	judgeDeclared(t, "solution.go", want, []declaredCase{
 		{"only the function", "", only, Accepted, ""},
-		{"explicit export still works", "", string(explicit), Accepted, ""},
+		{"explicit export still works", "", explicit, Accepted, ""},
 		{"other parameter types", "", "package main\n\nfunc add(a, b int64) int64 {\n\treturn a + b\n}\n", CompileError,
 			"main.go: add is func(a int64, b int64) int64; the problem declares:\n    " + want},
 		{"missing", "", strings.Replace(only, "func add(", "func plus(", 1), CompileError,

@@ -10,7 +10,6 @@ import (
 
 	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/lang"
-	"github.com/tether-dev/tether/sandbox"
 	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
 
@@ -349,74 +348,6 @@ func TestEndedBeforeReadyShowsItsStderr(t *testing.T) {
 	if !strings.Contains(msg, "ended before it was ready: exit status 7") || !strings.HasSuffix(msg, "line 12\ncannot load libfoo.so") ||
 		strings.Contains(msg, "line 1\n") || strings.Contains(msg, "Traceback") {
 		t.Errorf("message %q: want the exit status and the last lines of the stderr, not the evaluator's traceback", msg)
-	}
-}
-
-// Every example with a C++ solution is Accepted with it.
-func TestExamplesInCpp(t *testing.T) {
-	requireToolchain(t, "solution.cpp")
-	sols, _ := filepath.Glob(filepath.Join("..", "examples", "*", "solution.cpp"))
-	if len(sols) < 4 {
-		t.Fatalf("only %d examples have a solution.cpp", len(sols))
-	}
-	runner := sandboxtest.Isolating(t)
-	for _, sol := range sols {
-		t.Run(filepath.Base(filepath.Dir(sol)), func(t *testing.T) {
-			p, err := LoadProblem(filepath.Dir(sol), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantAccepted(t, p, sol, runner)
-		})
-	}
-}
-
-// wantAccepted judges the solution file at path (its extension picks the
-// language) on p and wants it Accepted.
-func wantAccepted(t *testing.T, p *Problem, path string, runner sandbox.Runner) {
-	t.Helper()
-	sub, err := LoadSubmission(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Run(context.Background(), p, sub, &Options{Runner: runner})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkResultSchema(t, r)
-	wantStatus(t, r, Accepted)
-}
-
-// aplusb has a solution in every built-in language, each Accepted: six
-// cases, two beyond 64 bits. The Go one is in go/: beside solution.c, the
-// go command would take the folder for a cgo package and fail ./....
-func TestAplusbInEveryLanguage(t *testing.T) {
-	testenv.Python3(t)
-	dir := filepath.Join("..", "examples", "aplusb")
-	p, err := LoadProblem(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := []string{"solution.py", "solution.cpp", "solution.c", "Solution.java", "solution.js", "solution.rs", "go/solution.go"}
-	covered := map[string]bool{}
-	for _, file := range files {
-		l, err := lang.Builtin().ForFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		covered[l.ID] = true
-	}
-	for _, l := range lang.Builtin().Languages() {
-		if !covered[l.ID] {
-			t.Errorf("examples/aplusb has no solution in %s", l.ID)
-		}
-	}
-	runner := sandboxtest.Isolating(t)
-	for _, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			requireToolchain(t, file)
-			wantAccepted(t, p, filepath.Join(dir, file), runner)
-		})
 	}
 }
 

@@ -57,8 +57,8 @@ fi
 # Every example folder passes the problem setter's check: problem.json against
 # schemas/problem.schema.json, and each file under submissions/<verdict>/
 # judged with the verdict its folder names (the scores above are the part the
-# check does not see). gosolution's submission is a binary built by its
-# README's runnable block (the docs tests), so it has no submissions/.
+# check does not see). The solutions in every language beside problem.json
+# are judged by go test ./examples, not here again (examples/README.md).
 for dir in examples/*/; do
 	[[ -f "$dir/problem.json" && -d "$dir/submissions" ]] || continue
 	echo "== tether problem check $dir"

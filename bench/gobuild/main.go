@@ -1,4 +1,4 @@
-// Command gobuild measures the compile of examples/aplusb/go/solution.go
+// Command gobuild measures the compile of examples/gosolution/solution/main.go
 // through lang.Builder in the linux sandbox (run it as root): with no
 // build cache (an empty GOCACHE of its own: the standard library and the
 // SDK compiled too), with a fresh build cache (the first build warms the
@@ -24,7 +24,7 @@ import (
 
 func main() {
 	rounds := flag.Int("rounds", 3, "rounds")
-	source := flag.String("source", "examples/aplusb/go/solution.go", "the Go solution to build")
+	source := flag.String("source", "examples/gosolution/solution/main.go", "the Go solution to build")
 	flag.Parse()
 	src, err := os.ReadFile(*source)
 	if err != nil {

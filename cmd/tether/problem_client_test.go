@@ -40,13 +40,19 @@ func TestProblemClient(t *testing.T) {
 		t.Errorf("-o wrote another client than stdout shows")
 	}
 
+	undeclared := t.TempDir() // every example declares its functions
+	for name, body := range map[string]string{"problem.json": "{}", "evaluate.py": ""} {
+		if err := os.WriteFile(filepath.Join(undeclared, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, c := range []struct {
 		args   []string
 		saying string
 	}{
 		{[]string{"client", dir, "--language", "python", allow}, "typed clients are generated for Go evaluators only"},
 		{[]string{"client", dir, "--package", "1x", allow}, `package name "1x": want a Go identifier`},
-		{[]string{"client", "../../examples/gosolution"}, "the problem declares no functions"},
+		{[]string{"client", undeclared}, "the problem declares no functions"},
 	} {
 		if _, _, err := problemCLI(t, c.args...); err == nil || !strings.Contains(err.Error(), c.saying) {
 			t.Errorf("%q: %v, want an error saying %q", c.args, err, c.saying)

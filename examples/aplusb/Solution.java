@@ -1,9 +1,9 @@
-// A + B in Java: every public static method of Solution is callable by
-// its name; BigInteger takes integers of any size.
+// A + B in Java, nothing but the function: a static method of Solution;
+// a bigint is a BigInteger, of any size.
 import java.math.BigInteger;
 
-public class Solution {
-  public static BigInteger add(BigInteger a, BigInteger b) {
-    return a.add(b);
-  }
+class Solution {
+    static BigInteger add(BigInteger a, BigInteger b) {
+        return a.add(b);
+    }
 }

@@ -1,5 +1,6 @@
-// A + B in JavaScript: integers beyond 2^53 arrive as BigInt, so add in
-// BigInt and let the host send small results back as plain integers.
-module.exports = {
-  add: (a, b) => BigInt(a) + BigInt(b),
-};
+// A + B in JavaScript, nothing but the function: integers beyond 2^53
+// arrive as BigInt, so add in BigInt; the host sends small results back as
+// plain integers.
+function add(a, b) {
+  return BigInt(a) + BigInt(b);
+}

@@ -4,12 +4,13 @@
 (per-capability timeout 1000 ms). ``slow_oracle()`` sleeps longer than its
 own 300 ms timeout, so the judge answers the solution with ``CallTimeout``
 and drops the late reply. The solution must translate a sentence with
-``lookup`` and report that the oracle timed out.
+``lookup`` and report that the oracle timed out. translate and ask_oracle
+are declared in problem.json.
 """
 
 import time
 
-from tether_sdk.evaluator import SolutionRunner, JudgeSystemError, register_capability, result
+from tether_sdk.evaluator import JudgeSystemError, register_capability, result, solution
 
 DICTIONARY = {"hello": "bonjour", "world": "monde", "cat": "chat"}
 
@@ -26,10 +27,9 @@ def slow_oracle():
 def main():
     register_capability("lookup", lookup, timeout_ms=1000)
     register_capability("slow_oracle", slow_oracle, timeout_ms=300)
-    runner = SolutionRunner()
     try:
-        translated = runner.call("translate", "hello cat world dog")
-        oracle = runner.call("ask_oracle")
+        translated = solution.translate("hello cat world dog")
+        oracle = solution.ask_oracle()
     except JudgeSystemError as e:
         result.runtime_error(str(e))
         return

@@ -1,15 +1,18 @@
-"""A + B for a solution in any language: call add(a, b) on a few 64-bit cases."""
+"""A + B on 64-bit integers: call the solution's add(a, b) on a few cases.
 
-from tether_sdk.evaluator import NotFoundError, RejectedError, SolutionRunner, JudgeSystemError, result
+add is declared in problem.json (add(a: int, b: int) -> int), so
+solution.add checks each argument before sending it and the result when it
+comes back."""
+
+from tether_sdk.evaluator import JudgeSystemError, NotFoundError, RejectedError, result, solution
 
 CASES = [(1, 2), (-5, 5), (0, 0), (123456789, 987654321), (2**40, -(2**41))]
 
 
 def main():
-    runner = SolutionRunner()
     for a, b in CASES:
         try:
-            got = runner.call("add", a, b)
+            got = solution.add(a, b)
         except NotFoundError as e:
             result.wrong_answer("add is missing: %s" % e)
             return

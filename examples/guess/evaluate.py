@@ -3,39 +3,39 @@
 For each game the evaluator calls ``new_game(lo, hi)``, then repeatedly
 ``guess()`` and ``feedback(answer)`` with "higher", "lower" or "correct".
 A game is won when the secret is found within the binary-search bound.
-The solution must remember its interval between calls.
+The solution must remember its interval between calls. The three functions
+are declared in problem.json, so each call is checked against them.
 """
 
 import math
 import random
 
-from tether_sdk.evaluator import SolutionRunner, SolutionTimeoutError, JudgeSystemError, result
+from tether_sdk.evaluator import JudgeSystemError, SolutionTimeoutError, result, solution
 
 GAMES = [(1, 100), (1, 1), (-50, 50), (0, 10**6), (1, 2**40)]
 
 
-def play(runner, rng, lo, hi):
+def play(rng, lo, hi):
     secret = rng.randint(lo, hi)
     budget = math.ceil(math.log2(hi - lo + 1)) + 1
-    runner.call("new_game", lo, hi)
+    solution.new_game(lo, hi)
     for _ in range(budget):
-        g = runner.call("guess")
+        g = solution.guess()
         if type(g) is not int or not lo <= g <= hi:
             return "guess %r is outside [%d, %d]" % (g, lo, hi)
         if g == secret:
-            runner.call("feedback", "correct")
+            solution.feedback("correct")
             return None
-        runner.call("feedback", "higher" if secret > g else "lower")
+        solution.feedback("higher" if secret > g else "lower")
     return "secret %d not found in %d guesses" % (secret, budget)
 
 
 def main():
     rng = random.Random(20240601)
-    runner = SolutionRunner()
     won, failures = 0, []
     for lo, hi in GAMES:
         try:
-            failure = play(runner, rng, lo, hi)
+            failure = play(rng, lo, hi)
         except SolutionTimeoutError:
             failure = "a call timed out"
         except JudgeSystemError as e:

@@ -5,21 +5,21 @@ backend, which answers with the prompt's text, and a budget of 3 calls) and
 gives the evaluator its address. The evaluator offers it to the solution as
 the ready-made ``request_llm_completion`` capability. The solution must
 answer three prompts through it, then report the error of a fourth call,
-which the handler refuses because the run's budget is spent.
+which the handler refuses because the run's budget is spent. ask_all and
+ask_one_more are declared in problem.json.
 """
 
 import tether_sdk.lm
-from tether_sdk.evaluator import SolutionRunner, JudgeSystemError, result
+from tether_sdk.evaluator import JudgeSystemError, result, solution
 
 PROMPTS = ["What is 2 + 2?", "Name a prime number.", "Say hello."]
 
 
 def main():
     tether_sdk.lm.register()
-    runner = SolutionRunner()
     try:
-        answers = runner.call("ask_all", PROMPTS)
-        refusal = runner.call("ask_one_more", "One prompt too many.")
+        answers = solution.ask_all(PROMPTS)
+        refusal = solution.ask_one_more("One prompt too many.")
     except JudgeSystemError as e:
         result.runtime_error(str(e))
         return

@@ -1,8 +1,2 @@
-from noj_solution_sdk import register
-
-
-def reverse_words(s):
+def solve(s):
     return " ".join(reversed(s.split()))
-
-
-register("solve", reverse_words)

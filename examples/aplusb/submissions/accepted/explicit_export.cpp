@@ -1,3 +1,5 @@
+// The explicit form, for a problem without declared functions: include
+// tether.hpp and export each function. It works with declarations too.
 #include "tether.hpp"
 
 #include <string>

@@ -1,0 +1,5 @@
+class Solution {
+    static long add(long a, long b) {
+        return a + b;
+    }
+}
