@@ -251,7 +251,7 @@ func rustGlue(d *Declaration, source []byte) *Glue {
 		names = append(names, f.Name)
 		// The alias keeps the checked line short: rustc cuts long lines
 		// in its messages, and this one names the expected signature.
-		fmt.Fprintf(&b, "#[allow(non_camel_case_types)]\ntype tether_%s = %s;\nconst _: tether_%s = %s; // the problem declares: %s\n",
+		fmt.Fprintf(&b, "#[allow(non_camel_case_types, dead_code)]\ntype tether_%s = %s;\nconst _: tether_%s = %s; // the problem declares: %s\n",
 			f.Name, rustFnPointer(f), f.Name, f.Name, want)
 	}
 	fmt.Fprintf(&b, "tether_export!(%s);\n", strings.Join(names, ", "))
