@@ -55,10 +55,7 @@ func judgeAplusb(t *testing.T, name, source, evaluate string) *Result {
 	if p.Functions == nil || p.Functions.Function("add") == nil {
 		t.Fatal("examples/aplusb declares no add")
 	}
-	opts := &Options{Runner: sandboxtest.Isolating(t)}
-	if filepath.Ext(name) == ".go" {
-		opts.BuildCache = goBuildCache(t)
-	}
+	opts := &Options{Runner: sandboxtest.Isolating(t), BuildCache: sharedBuildCache(t)}
 	r, err := Run(context.Background(), p, &Submission{Path: name, Code: []byte(source)}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -228,25 +225,27 @@ func TestDeclaredFunctionsGo(t *testing.T) {
 	})
 }
 
-// goBuildCache is one build cache for the Go submissions of the package's
-// tests: its GOCACHE is warmed (the standard library compiled) once.
-func goBuildCache(t *testing.T) *lang.Cache {
+// sharedBuildCache is one build cache for the submissions of the package's
+// tests: the C and C++ hosts' objects are compiled once and Go's GOCACHE is
+// warmed (the standard library compiled) once, not per judged run. A test
+// about the cache itself opens its own.
+func sharedBuildCache(t *testing.T) *lang.Cache {
 	t.Helper()
-	c, err := sharedGoCache()
+	c, err := sharedCache()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
 }
 
-var sharedGoCacheDir string
+var sharedCacheDir string
 
-var sharedGoCache = sync.OnceValues(func() (*lang.Cache, error) {
+var sharedCache = sync.OnceValues(func() (*lang.Cache, error) {
 	dir, err := os.MkdirTemp("", "tether-judge-test-gocache-")
 	if err != nil {
 		return nil, err
 	}
-	sharedGoCacheDir = dir // removed by TestMain
+	sharedCacheDir = dir // removed by TestMain
 	return lang.OpenCache(dir, 0)
 })
 

@@ -56,6 +56,9 @@ func judgeLang(t *testing.T, file, problemJSON, source string, opts Options, eva
 	if err != nil {
 		t.Fatal(err)
 	}
+	if opts.BuildCache == nil {
+		opts.BuildCache = sharedBuildCache(t)
+	}
 	if opts.Runner == nil {
 		opts.Runner = sandboxtest.Isolating(t)
 	}
@@ -174,14 +177,7 @@ func TestSolutionVerdictsInEveryLanguage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cache, err := lang.OpenCache(t.TempDir(), 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if lv.id == "go" {
-				cache = goBuildCache(t) // its GOCACHE warmed once for the package's Go tests
-			}
-			opts := Options{BuildCache: cache, Runner: sandboxtest.Isolating(t)}
+			opts := Options{BuildCache: sharedBuildCache(t), Runner: sandboxtest.Isolating(t)}
 			problem := func(fn string) string {
 				timeout := "2000"
 				if fn == "add_hog" {

@@ -15,8 +15,8 @@ func TestMain(m *testing.M) {
 		os.Exit(playSide(os.Args[2]))
 	}
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		if sharedGoCacheDir != "" {
-			os.RemoveAll(sharedGoCacheDir)
+		if sharedCacheDir != "" {
+			os.RemoveAll(sharedCacheDir)
 		}
 		os.Exit(code)
 	}))

@@ -66,7 +66,7 @@ func TestDeclaredTypesRoundTripInEveryLanguage(t *testing.T) {
 			}
 			// The package's shared build cache: Go's standard library and
 			// the C and C++ hosts' units compiled once for its tests.
-			opts := &Options{Runner: runner, BuildCache: goBuildCache(t)}
+			opts := &Options{Runner: runner, BuildCache: sharedBuildCache(t)}
 			r, err := Run(context.Background(), p, &Submission{Path: s.file, Code: source}, opts)
 			if err != nil {
 				t.Fatal(err)

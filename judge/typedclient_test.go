@@ -198,7 +198,7 @@ func TestGoTypedClient(t *testing.T) {
 			t.Parallel()
 			opts := &Options{Runner: sandboxtest.Isolating(t)}
 			if filepath.Ext(c.file) == ".go" {
-				opts.BuildCache = goBuildCache(t)
+				opts.BuildCache = sharedBuildCache(t)
 			}
 			r, err := Run(context.Background(), p, &Submission{Path: c.file, Code: []byte(c.source)}, opts)
 			if err != nil {
