@@ -27,14 +27,8 @@ type judgeOptions struct {
 	Trace        string // --trace FILE
 	TraceHTML    string // --trace-html FILE
 	TraceMax     string // the --trace file's cap, a size such as 64MiB
-	Sandbox      string
-	// AllowCommands are the first words an evaluator command may start with.
-	AllowCommands []string
-	// NetworkAllow is --evaluator-network-allow, as given.
-	NetworkAllow []string
-	LM           lmHandlerOptions
 	Language     string // the solution's language, "" to tell it by the file's extension
-	Build        buildOptions
+	judgingOptions
 }
 
 func newJudgeCmd(m machine) *cobra.Command {
@@ -56,12 +50,8 @@ every verdict; it is non-zero only for bad usage or when the judge itself fails.
 	f.StringVar(&o.Trace, "trace", "", "write the run's trace (every line, call, restart, exit, LM request and the verdict; docs/trace.md) to `FILE`")
 	f.StringVar(&o.TraceHTML, "trace-html", "", "write the run as one self-contained HTML page (timeline, calls, statistics; as tether trace view makes) to `FILE`")
 	f.StringVar(&o.TraceMax, "trace-max", "64MiB", "the most a --trace file may hold; past it the trace only counts what it leaves out (e.g. 1MiB, 500KiB)")
-	addSandboxFlag(f, &o.Sandbox)
-	addAllowCommandFlag(f, &o.AllowCommands, "")
-	addNetworkAllowFlag(f, &o.NetworkAllow, "")
-	o.LM.addFlags(f)
+	o.judgingOptions.addFlags(f)
 	addLanguageFlag(f, &o.Language)
-	o.Build.addFlags(f)
 	return cmd
 }
 

@@ -15,6 +15,27 @@ import (
 // The flags every command that judges shares (judge, serve, worker,
 // problem check), each bound to a field of the command's options.
 
+// judgingOptions are the flags tether judge and tether serve share: the
+// sandbox, what an evaluator may run and reach, the runs' LM handlers and
+// how submissions are built.
+type judgingOptions struct {
+	Sandbox string // --sandbox: auto, linux, rootless or none
+	// AllowCommands are the first words an evaluator command may start with.
+	AllowCommands []string
+	// NetworkAllow is --evaluator-network-allow, as given.
+	NetworkAllow []string
+	LM           lmHandlerOptions
+	Build        buildOptions
+}
+
+func (o *judgingOptions) addFlags(f *pflag.FlagSet) {
+	addSandboxFlag(f, &o.Sandbox)
+	addAllowCommandFlag(f, &o.AllowCommands, "")
+	addNetworkAllowFlag(f, &o.NetworkAllow, "")
+	o.LM.addFlags(f)
+	o.Build.addFlags(f)
+}
+
 // sandboxUsage is the help of every command's --sandbox: each kind that
 // sandbox.Select accepts.
 const sandboxUsage = "isolation of both sides: auto (linux when this machine can, else rootless, else none, with a warning; see tether doctor), linux, rootless (user namespaces, no cgroups: memory and CPU limited per process), or none"

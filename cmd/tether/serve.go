@@ -36,12 +36,8 @@ type serveOptions struct {
 	ProblemsRoot    string
 	SubmissionsRoot string
 	// AllowNetwork lets evaluators have the network when their problem asks.
-	AllowNetwork  bool
-	Sandbox       string
-	AllowCommands []string
-	NetworkAllow  []string
-	LM            lmHandlerOptions
-	Build         buildOptions
+	AllowNetwork bool
+	judgingOptions
 }
 
 func newServeCmd(m machine) *cobra.Command {
@@ -86,11 +82,7 @@ addresses only; --allow-lm-hosts lets them reach the addresses it lists.`,
 	f.StringVar(&o.ProblemsRoot, "problems-root", "", "with --listen or --http: read problem folders given as paths only under `DIR`")
 	f.StringVar(&o.SubmissionsRoot, "submissions-root", "", "with --listen or --http: read solution.path only under `DIR`")
 	f.BoolVar(&o.AllowNetwork, "allow-network", false, "let evaluators have the network when their problem asks (runtime_config.evaluator.network)")
-	addSandboxFlag(f, &o.Sandbox)
-	addAllowCommandFlag(f, &o.AllowCommands, "")
-	addNetworkAllowFlag(f, &o.NetworkAllow, "")
-	o.LM.addFlags(f)
-	o.Build.addFlags(f)
+	o.judgingOptions.addFlags(f)
 	return cmd
 }
 
