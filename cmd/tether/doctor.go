@@ -9,10 +9,15 @@ import (
 	"github.com/tether-dev/tether/sandbox"
 )
 
-// diagnose is sandbox.Diagnose; tests replace it to play another machine.
-var diagnose = sandbox.Diagnose
+// doctorOptions are tether doctor's flags.
+type doctorOptions struct {
+	JSON          bool
+	Smoke         bool   // build and start a small solution in each language found
+	LanguagesFile string // check the languages of this languages file too
+}
 
-func init() {
+func newDoctorCmd(m machine) *cobra.Command {
+	o := &doctorOptions{}
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Say what isolation this machine offers, and what fixes the rest",
@@ -25,30 +30,30 @@ prints the command that fixes it. Then it lists each language
 and a compile+run smoke test. It exits 0 whatever it finds.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			asJSON, _ := cmd.Flags().GetBool("json")
-			table, err := languageTable(cmd)
+			table, err := languageTable(o.LanguagesFile)
 			if err != nil {
 				return err
 			}
-			f := doctorFindings{Diagnosis: diagnose()}
+			f := doctorFindings{Diagnosis: m.diagnose()}
 			var runner sandbox.Runner
-			if smoke, _ := cmd.Flags().GetBool("smoke"); smoke {
-				if r, _, err := selectSandbox(f.Diagnosis.Auto); err == nil {
+			if o.Smoke {
+				if r, _, err := m.selectSandbox(f.Diagnosis.Auto); err == nil {
 					runner = r
 					defer r.Close()
 				}
 			}
 			f.Languages = checkLanguages(cmd.Context(), table, runner)
-			return report(cmd.OutOrStdout(), asJSON, f, func(w io.Writer, f doctorFindings) {
+			return report(cmd.OutOrStdout(), o.JSON, f, func(w io.Writer, f doctorFindings) {
 				printDiagnosis(w, f.Diagnosis)
 				printLanguages(w, f.Languages)
 			})
 		},
 	}
-	cmd.Flags().Bool("json", false, "print the findings as one JSON object")
-	cmd.Flags().Bool("smoke", true, "build and start a small solution in each language found (in the sandbox auto picks)")
-	cmd.Flags().String("languages-file", "", "check the languages of this languages file too (docs/languages.md; env TETHER_LANGUAGES_FILE)")
-	rootCmd.AddCommand(cmd)
+	f := cmd.Flags()
+	f.BoolVar(&o.JSON, "json", false, "print the findings as one JSON object")
+	f.BoolVar(&o.Smoke, "smoke", true, "build and start a small solution in each language found (in the sandbox auto picks)")
+	f.StringVar(&o.LanguagesFile, "languages-file", "", "check the languages of this languages file too (docs/languages.md; env TETHER_LANGUAGES_FILE)")
+	return cmd
 }
 
 // doctorFindings are the sandbox's findings and each language's.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -12,17 +13,14 @@ import (
 
 func runDoctor(t *testing.T, args ...string) string {
 	t.Helper()
-	doctor, _, err := rootCmd.Find([]string{"doctor"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	doctor.Flags().Set("json", "false") // flags keep their value between runs
+	return runDoctorOn(t, thisMachine, args...)
+}
+
+// runDoctorOn runs tether doctor on m.
+func runDoctorOn(t *testing.T, m machine, args ...string) string {
+	t.Helper()
 	var out bytes.Buffer
-	rootCmd.SetOut(&out)
-	rootCmd.SetErr(&out)
-	rootCmd.SetArgs(append([]string{"doctor"}, args...))
-	defer func() { rootCmd.SetOut(nil); rootCmd.SetErr(nil); rootCmd.SetArgs(nil) }()
-	if err := rootCmd.Execute(); err != nil {
+	if err := runTether(context.Background(), m, nil, &out, &out, append([]string{"doctor"}, args...)...); err != nil {
 		t.Fatalf("doctor: %v: %s", err, out.String())
 	}
 	return out.String()
@@ -109,9 +107,8 @@ func TestDoctorJSON(t *testing.T) {
 // On a machine that lacks a piece, the text names it MISSING with the
 // command that fixes it, and says auto falls back.
 func TestDoctorShowsMissingWithFix(t *testing.T) {
-	saved := diagnose
-	t.Cleanup(func() { diagnose = saved })
-	diagnose = func() sandbox.Diagnosis {
+	m := thisMachine
+	m.diagnose = func() sandbox.Diagnosis {
 		return sandbox.Diagnosis{
 			Auto: "none",
 			Sandboxes: []sandbox.Offer{
@@ -123,7 +120,7 @@ func TestDoctorShowsMissingWithFix(t *testing.T) {
 				Fix: "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0", NeededBy: []string{"rootless"}}},
 		}
 	}
-	out := runDoctor(t)
+	out := runDoctorOn(t, m)
 	for _, want := range []string{"--sandbox auto picks: none", "rootless  NOT available: this user cannot make user namespaces",
 		"MISSING user_namespaces", "fix: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"} {
 		if !strings.Contains(out, want) {
@@ -135,10 +132,9 @@ func TestDoctorShowsMissingWithFix(t *testing.T) {
 // When auto falls back, the doctor says so first and loudly, with the
 // warning the judge and the worker show: what runs instead, why, the fix.
 func TestDoctorAnnouncesTheFallbackLoudly(t *testing.T) {
-	saved := diagnose
-	t.Cleanup(func() { diagnose = saved })
 	linuxErr := fmt.Errorf("%w: cgroup v1: no pids controller", sandbox.ErrLinuxUnavailable)
-	diagnose = func() sandbox.Diagnosis {
+	m := thisMachine
+	m.diagnose = func() sandbox.Diagnosis {
 		return sandbox.Diagnosis{
 			Auto:    "rootless",
 			Warning: sandbox.FallbackWarning(linuxErr, nil),
@@ -149,7 +145,7 @@ func TestDoctorAnnouncesTheFallbackLoudly(t *testing.T) {
 			},
 		}
 	}
-	out := runDoctor(t)
+	out := runDoctorOn(t, m)
 	first, _, _ := strings.Cut(strings.TrimLeft(out, "\n"), "\n")
 	for _, want := range []string{"!!! WARNING: ROOTLESS SANDBOX", "no pids controller", "fix: run `tether doctor`"} {
 		if !strings.Contains(first, want) {

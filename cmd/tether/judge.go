@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"maps"
-	"net/netip"
 	"os"
 	"os/signal"
 	"slices"
@@ -19,16 +17,22 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tether-dev/tether/judge"
-	"github.com/tether-dev/tether/sandbox"
 	"github.com/tether-dev/tether/trace"
 )
 
-func init() {
-	var (
-		asJSON       bool
-		submissionID string
-		tracePath    string
-	)
+// judgeOptions are tether judge's flags.
+type judgeOptions struct {
+	JSON         bool
+	SubmissionID string
+	Trace        string // --trace FILE
+	TraceHTML    string // --trace-html FILE
+	TraceMax     string // the --trace file's cap, a size such as 64MiB
+	Language     string // the solution's language, "" to tell it by the file's extension
+	judgingOptions
+}
+
+func newJudgeCmd(m machine) *cobra.Command {
+	o := &judgeOptions{}
 	cmd := &cobra.Command{
 		Use:   "judge PROBLEM_DIR SOLUTION_FILE",
 		Short: "Judge a solution file against a problem folder",
@@ -37,110 +41,23 @@ relays frames between them and prints the verdict. The exit status is 0 for
 every verdict; it is non-zero only for bad usage or when the judge itself fails.`,
 		Args: exactArgs(2, "judge takes PROBLEM_DIR and SOLUTION_FILE", "tether judge examples/aplusb examples/aplusb/solution.py"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runJudge(cmd, args[0], args[1], asJSON, submissionID, tracePath)
+			return runJudge(cmd, m, o, args[0], args[1])
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the full result object as JSON")
-	cmd.Flags().StringVar(&submissionID, "submission-id", "", "submission id copied into the result")
-	cmd.Flags().StringVar(&tracePath, "trace", "", "write the run's trace (every line, call, restart, exit, LM request and the verdict; docs/trace.md) to `FILE`")
-	cmd.Flags().String("trace-html", "", "write the run as one self-contained HTML page (timeline, calls, statistics; as tether trace view makes) to `FILE`")
-	cmd.Flags().String("trace-max", "64MiB", "the most a --trace file may hold; past it the trace only counts what it leaves out (e.g. 1MiB, 500KiB)")
-	cmd.Flags().String("sandbox", "auto", sandboxUsage)
-	addAllowCommandFlag(cmd)
-	addNetworkAllowFlag(cmd, "")
-	addJudgeLMFlags(cmd)
-	addLanguageFlag(cmd)
-	addLanguageFlags(cmd)
-	rootCmd.AddCommand(cmd)
+	f := cmd.Flags()
+	f.BoolVar(&o.JSON, "json", false, "print the full result object as JSON")
+	f.StringVar(&o.SubmissionID, "submission-id", "", "submission id copied into the result")
+	f.StringVar(&o.Trace, "trace", "", "write the run's trace (every line, call, restart, exit, LM request and the verdict; docs/trace.md) to `FILE`")
+	f.StringVar(&o.TraceHTML, "trace-html", "", "write the run as one self-contained HTML page (timeline, calls, statistics; as tether trace view makes) to `FILE`")
+	f.StringVar(&o.TraceMax, "trace-max", "64MiB", "the most a --trace file may hold; past it the trace only counts what it leaves out (e.g. 1MiB, 500KiB)")
+	o.judgingOptions.addFlags(f)
+	addLanguageFlag(f, &o.Language)
+	return cmd
 }
 
-// addAllowCommandFlag adds --allow-command, the allow-list of an
-// evaluator command's first word (docs/protocol/judge.md: configurable).
-func addAllowCommandFlag(cmd *cobra.Command) {
-	cmd.Flags().StringSlice("allow-command", judge.DefaultAllowedCommands,
-		"first words an evaluator command may start with (runtime_config.evaluator.command); replaces the list")
-}
-
-// addNetworkAllowFlag adds --evaluator-network-allow, the addresses an
-// evaluator with the network may reach in the ranges its sandbox refuses
-// by default.
-func addNetworkAllowFlag(cmd *cobra.Command, env string) {
-	usage := "IPv4 addresses and CIDRs in private or local ranges that an evaluator with the network may reach all the same (docs/sandbox.md); the host's own addresses stay unreachable"
-	if env != "" {
-		usage += " (env " + env + ")"
-	}
-	cmd.Flags().StringSlice("evaluator-network-allow", nil, usage)
-}
-
-// networkAllow is the --evaluator-network-allow list; env names the
-// variable that can set it, if any.
-func networkAllow(cmd *cobra.Command, env string) ([]netip.Prefix, error) {
-	list, _ := cmd.Flags().GetStringSlice("evaluator-network-allow")
-	name := "--evaluator-network-allow"
-	if env != "" {
-		name += " (env " + env + ")"
-	}
-	return sandbox.ParseNetworkAllow(name, list)
-}
-
-// allowedCommands is the --allow-command list.
-func allowedCommands(cmd *cobra.Command) []string {
-	list, _ := cmd.Flags().GetStringSlice("allow-command")
-	return list
-}
-
-// sandboxUsage is the help of every command's --sandbox: each kind that
-// sandbox.Select accepts.
-const sandboxUsage = "isolation of both sides: auto (linux when this machine can, else rootless, else none, with a warning; see tether doctor), linux, rootless (user namespaces, no cgroups: memory and CPU limited per process), or none"
-
-// selectSandbox is sandbox.Select; tests replace it to play a machine that
-// cannot run the linux sandbox.
-var selectSandbox = sandbox.Select
-
-// judgeRunner picks the runner named by --sandbox. Running with less
-// isolation than the linux sandbox is announced loudly (announceSandbox)
-// in log, or on stderr when log is nil; the result says which sandbox ran.
-func judgeRunner(cmd *cobra.Command, log *slog.Logger) (sandbox.Runner, error) {
-	kind, _ := cmd.Flags().GetString("sandbox")
-	runner, warning, err := selectSandbox(kind)
-	if err != nil {
-		return nil, fmt.Errorf("--sandbox %s: %w", kind, err)
-	}
-	if warning != "" {
-		announceSandbox(cmd.ErrOrStderr(), log, warning)
-	}
-	return runner, nil
-}
-
-// announceSandbox shows a sandbox warning (sandbox.FallbackWarning, or
-// --sandbox none's) loudly: a log record at level WARN when the command
-// logs, so that log readers and alerts see it, else a line of its own
-// between blank lines on w. The judge, worker, serve and doctor show it
-// here.
-func announceSandbox(w io.Writer, log *slog.Logger, warning string) {
-	if log != nil {
-		log.Warn("!!! " + warning)
-		return
-	}
-	fmt.Fprintf(w, "\n!!! %s\n\n", warning)
-}
-
-// judgeRunnerAndLM is a judging command's runner (--sandbox) and LM
-// handler (see judgeLM); the caller closes the runner.
-func judgeRunnerAndLM(cmd *cobra.Command, problem *judge.Problem) (sandbox.Runner, judge.LMStarter, error) {
-	lmStarter, err := judgeLM(cmd, problem)
-	if err != nil {
-		return nil, nil, err
-	}
-	runner, err := judgeRunner(cmd, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	return runner, lmStarter, nil
-}
-
-func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, id, tracePath string) (retErr error) {
-	problem, err := judge.LoadProblem(problemDir, allowedCommands(cmd))
+func runJudge(cmd *cobra.Command, m machine, o *judgeOptions, problemDir, solutionFile string) (retErr error) {
+	id, tracePath := o.SubmissionID, o.Trace
+	problem, err := judge.LoadProblem(problemDir, o.AllowCommands)
 	if err != nil {
 		return explainLoadError(err)
 	}
@@ -149,22 +66,22 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 	if err != nil {
 		return fmt.Errorf("%w (pass a readable solution file)", err)
 	}
-	allow, err := networkAllow(cmd, "")
+	allow, err := networkAllow(o.NetworkAllow, "")
 	if err != nil {
 		return err
 	}
-	languages, cache, err := languageOptions(cmd)
+	languages, cache, err := o.Build.languages()
 	if err != nil {
 		return err
 	}
 	if problem.Runtime.Solution.Command == nil { // else the problem's own command runs it
-		l, err := submissionLanguage(cmd, languages, solutionFile)
+		l, err := submissionLanguage(o.Language, languages, solutionFile)
 		if err != nil {
 			return err
 		}
 		sub.Language = l.ID
 	}
-	runner, lmStarter, err := judgeRunnerAndLM(cmd, problem)
+	runner, lmStarter, err := m.judgeRunnerAndLM(cmd.ErrOrStderr(), o.Sandbox, &o.LM, problem)
 	if err != nil {
 		return err
 	}
@@ -172,7 +89,7 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 	opts := &judge.Options{Runner: runner, SubmissionID: id, LM: lmStarter, EvaluatorNetworkAllow: allow,
 		Languages: languages, BuildCache: cache}
 	var tw judge.Observer
-	htmlPath, _ := cmd.Flags().GetString("trace-html")
+	htmlPath := o.TraceHTML
 	if htmlPath != "" && tracePath == "" { // the page is made from a trace: keep one for the run only
 		f, err := os.CreateTemp("", "tether-trace-*.jsonl")
 		if err != nil {
@@ -184,8 +101,7 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 	}
 	finishTrace := func() error { return nil }
 	if tracePath != "" {
-		max, _ := cmd.Flags().GetString("trace-max")
-		w, closeTrace, err := openTrace(tracePath, max, trace.HeaderFor(problem, sub, id, runner.Kind()))
+		w, closeTrace, err := openTrace(tracePath, o.TraceMax, trace.HeaderFor(problem, sub, id, runner.Kind()))
 		if err != nil {
 			return err
 		}
@@ -215,7 +131,7 @@ func runJudge(cmd *cobra.Command, problemDir, solutionFile string, asJSON bool, 
 			return fmt.Errorf("--trace-html: %w", err)
 		}
 	}
-	return report(cmd.OutOrStdout(), asJSON, res, printSummary)
+	return report(cmd.OutOrStdout(), o.JSON, res, printSummary)
 }
 
 func explainLoadError(err error) error {

@@ -35,5 +35,4 @@ func TestJudgeCppSolution(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "known: c, cpp") {
 		t.Fatalf("--language cobol: %v", err)
 	}
-	runJudgeCLI(t, aplusb, filepath.Join(aplusb, "solution.py"), "--language=", "--build-cache=") // flags keep their values between runs
 }

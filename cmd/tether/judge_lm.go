@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/judge/lmstart"
@@ -17,27 +17,32 @@ const (
 	allowLMHostsFlag = "allow-lm-hosts"
 )
 
-func addJudgeLMFlags(cmd *cobra.Command) {
-	cmd.Flags().String(lmConfigFlag, "", "start an LM handler for the run from this configuration `FILE` "+
+// lmHandlerOptions are a judging command's flags for the run's LM handlers.
+type lmHandlerOptions struct {
+	ConfigFile string   // --lm-config: replaces the problem's runtime_config.lm
+	AllowHosts []string // --allow-lm-hosts: non-public addresses a problem's own backends may reach
+}
+
+func (o *lmHandlerOptions) addFlags(f *pflag.FlagSet) {
+	f.StringVar(&o.ConfigFile, lmConfigFlag, "", "start an LM handler for the run from this configuration `FILE` "+
 		"(see `tether lm serve --config`); it replaces the problem's runtime_config.lm")
-	cmd.Flags().StringSlice(allowLMHostsFlag, nil, "let a problem's own LM backends (runtime_config.lm) reach these `ADDRS` "+
+	f.StringSliceVar(&o.AllowHosts, allowLMHostsFlag, nil, "let a problem's own LM backends (runtime_config.lm) reach these `ADDRS` "+
 		"although they are not public: IP addresses or CIDR prefixes, comma-separated or repeated (127.0.0.1,10.0.0.0/8)")
 }
 
-// judgeLMOptions are the operator's choices for the run's LM handlers.
-func judgeLMOptions(cmd *cobra.Command) (*lmstart.Options, error) {
-	entries, _ := cmd.Flags().GetStringSlice(allowLMHostsFlag)
-	allow, err := backend.ParseAllow(entries)
+// handlerOptions are the operator's choices for the run's LM handlers.
+func (o *lmHandlerOptions) handlerOptions() (*lmstart.Options, error) {
+	allow, err := backend.ParseAllow(o.AllowHosts)
 	if err != nil {
 		return nil, fmt.Errorf("--%s: %w", allowLMHostsFlag, err)
 	}
 	return &lmstart.Options{AllowLMHosts: allow}, nil
 }
 
-// judgeLMConfig loads --lm-config, if given, and checks it before anything
+// config loads --lm-config, if given, and checks it before anything
 // starts, so a bad file is a usage error, not a verdict.
-func judgeLMConfig(cmd *cobra.Command) (*lmconfig.Config, error) {
-	path, _ := cmd.Flags().GetString(lmConfigFlag)
+func (o *lmHandlerOptions) config() (*lmconfig.Config, error) {
+	path := o.ConfigFile
 	if path == "" {
 		return nil, nil
 	}
@@ -51,14 +56,14 @@ func judgeLMConfig(cmd *cobra.Command) (*lmconfig.Config, error) {
 	return cfg, nil
 }
 
-// judgeLM resolves the run's LM handler configuration (package lmstart's
+// starter resolves the run's LM handler configuration (package lmstart's
 // rules): --lm-config wins, else the problem's runtime_config.lm.
-func judgeLM(cmd *cobra.Command, problem *judge.Problem) (judge.LMStarter, error) {
-	opts, err := judgeLMOptions(cmd)
+func (o *lmHandlerOptions) starter(problem *judge.Problem) (judge.LMStarter, error) {
+	opts, err := o.handlerOptions()
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := judgeLMConfig(cmd)
+	cfg, err := o.config()
 	if err != nil || cfg != nil {
 		if err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,28 +16,25 @@ import (
 // judgeCLIWithStderr runs `tether judge args...` and returns stdout and stderr.
 func judgeCLIWithStderr(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
-	cmd, _, err := rootCmd.Find([]string{"judge"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resetFlags(cmd)
+	return judgeCLIOn(t, thisMachine, args...)
+}
+
+// judgeCLIOn runs `tether judge args...` on m and returns stdout and stderr.
+func judgeCLIOn(t *testing.T, m machine, args ...string) (string, string, error) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	rootCmd.SetOut(&out)
-	rootCmd.SetErr(&errOut)
-	rootCmd.SetArgs(append([]string{"judge"}, args...))
-	defer func() { rootCmd.SetOut(nil); rootCmd.SetErr(nil); rootCmd.SetArgs(nil) }()
-	err = rootCmd.Execute()
+	err := runTether(context.Background(), m, nil, &out, &errOut, append([]string{"judge"}, args...)...)
 	return out.String(), errOut.String(), err
 }
 
 // withoutLinuxSandbox plays a machine that cannot run the linux sandbox.
-func withoutLinuxSandbox(t *testing.T) {
-	t.Helper()
+func withoutLinuxSandbox() machine {
 	missing := fmt.Errorf("%w: not running as root (namespaces, mounts and cgroups need it)", sandbox.ErrLinuxUnavailable)
-	selectSandbox = func(kind string) (sandbox.Runner, string, error) {
+	m := thisMachine
+	m.selectSandbox = func(kind string) (sandbox.Runner, string, error) {
 		return sandbox.SelectWith(kind, func() (sandbox.Runner, error) { return nil, missing })
 	}
-	t.Cleanup(func() { selectSandbox = sandbox.Select })
+	return m
 }
 
 func TestJudgeSandboxNoneWarnsLoudly(t *testing.T) {
@@ -59,9 +57,9 @@ func TestJudgeSandboxNoneWarnsLoudly(t *testing.T) {
 }
 
 func TestJudgeSandboxAutoFallsBackWithTheReason(t *testing.T) {
-	withoutLinuxSandbox(t)
+	m := withoutLinuxSandbox()
 	dir, sol := shellProblem(t)
-	out, stderr, err := judgeCLIWithStderr(t, dir, sol, "--json") // --sandbox auto is the default
+	out, stderr, err := judgeCLIOn(t, m, dir, sol, "--json") // --sandbox auto is the default
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,13 +73,13 @@ func TestJudgeSandboxAutoFallsBackWithTheReason(t *testing.T) {
 }
 
 func TestJudgeSandboxLinuxSaysWhatIsMissing(t *testing.T) {
-	withoutLinuxSandbox(t)
+	m := withoutLinuxSandbox()
 	dir, sol := shellProblem(t)
-	_, _, err := judgeCLIWithStderr(t, dir, sol, "--sandbox", "linux")
+	_, _, err := judgeCLIOn(t, m, dir, sol, "--sandbox", "linux")
 	if !errors.Is(err, sandbox.ErrLinuxUnavailable) || !strings.Contains(err.Error(), "not running as root") {
 		t.Fatalf("err = %v", err)
 	}
-	if _, _, err := judgeCLIWithStderr(t, dir, sol, "--sandbox", "docker"); !errors.Is(err, sandbox.ErrUnknownKind) {
+	if _, _, err := judgeCLIOn(t, m, dir, sol, "--sandbox", "docker"); !errors.Is(err, sandbox.ErrUnknownKind) {
 		t.Fatalf("--sandbox docker: %v", err)
 	}
 }
@@ -90,18 +88,11 @@ func TestJudgeSandboxLinuxSaysWhatIsMissing(t *testing.T) {
 // operators read), with the reason and the fix, before anything else can
 // fail.
 func TestWorkerLogsTheSandboxFallback(t *testing.T) {
-	withoutLinuxSandbox(t)
-	cmd, _, err := rootCmd.Find([]string{"worker"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resetFlags(cmd)
+	m := withoutLinuxSandbox()
 	var out, errOut bytes.Buffer
-	rootCmd.SetOut(&out)
-	rootCmd.SetErr(&errOut)
-	rootCmd.SetArgs([]string{"worker", "--log-format", "json", "--work-dir", t.TempDir(), "--broker", "no-such-broker://x"})
-	defer func() { rootCmd.SetOut(nil); rootCmd.SetErr(nil); rootCmd.SetArgs(nil) }()
-	if err := rootCmd.Execute(); err == nil || !strings.Contains(err.Error(), "--broker") {
+	err := runTether(context.Background(), m, nil, &out, &errOut,
+		"worker", "--log-format", "json", "--work-dir", t.TempDir(), "--broker", "no-such-broker://x")
+	if err == nil || !strings.Contains(err.Error(), "--broker") {
 		t.Fatalf("worker with no broker: %v", err)
 	}
 	var warned bool

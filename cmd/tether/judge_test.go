@@ -9,9 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/lm"
 	tracepkg "github.com/tether-dev/tether/trace"
@@ -42,36 +39,6 @@ func judgeJSON(t *testing.T, args ...string) (*judge.Result, lm.UsageSummary) {
 		}
 	}
 	return &res, usage
-}
-
-// resetFlags puts every flag of cmd back to its default for the next run
-// in this process. A slice flag's Set appends, so it is replaced instead.
-func resetFlags(cmd *cobra.Command) {
-	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if _, ok := f.Value.(pflag.SliceValue); ok {
-			f.Value = freshSlice(f)
-		} else {
-			f.Value.Set(f.DefValue)
-		}
-		f.Changed = false
-	})
-}
-
-// freshSlice is a new value for slice flag f holding its default: a slice
-// value remembers it was set and appends from then on, and its DefValue is
-// "[a,b]", which Set would read as one element.
-func freshSlice(f *pflag.Flag) pflag.Value {
-	fs := pflag.NewFlagSet("", pflag.ContinueOnError)
-	if f.Value.Type() == "intSlice" {
-		fs.IntSlice(f.Name, nil, "")
-	} else {
-		fs.StringSlice(f.Name, nil, "")
-	}
-	v := fs.Lookup(f.Name).Value
-	if d := strings.Trim(f.DefValue, "[]"); d != "" {
-		v.(pflag.SliceValue).Replace(strings.Split(d, ","))
-	}
-	return v
 }
 
 // shellProblem is a problem whose two sides are sh scripts.

@@ -5,29 +5,33 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/tether-dev/tether/lang"
 )
 
-// addLanguageFlags adds the flags of a command that builds submissions:
-// --languages-file (an operator's language table, docs/languages.md) and
-// --build-cache.
-func addLanguageFlags(cmd *cobra.Command) {
-	f := cmd.Flags()
-	f.String("languages-file", "", "an operator's languages file (docs/languages.md) that adds, changes or disables languages (env TETHER_LANGUAGES_FILE)")
-	f.String("build-cache", "", "folder of the build cache of compiled submissions, or \"off\" (env TETHER_BUILD_CACHE; default your cache dir's tether/build)")
-	f.Int64("build-cache-max-mb", lang.DefaultCacheBytes>>20, "MiB the build cache keeps, least recently used dropped first")
+// buildOptions are the flags of a command that builds submissions: an
+// operator's language table and the build cache.
+type buildOptions struct {
+	LanguagesFile   string // docs/languages.md; "": TETHER_LANGUAGES_FILE, else the built-in table
+	BuildCache      string // a folder or "off"; "": TETHER_BUILD_CACHE, else the user's cache dir
+	BuildCacheMaxMB int64
+}
+
+func (o *buildOptions) addFlags(f *pflag.FlagSet) {
+	f.StringVar(&o.LanguagesFile, "languages-file", "", "an operator's languages file (docs/languages.md) that adds, changes or disables languages (env TETHER_LANGUAGES_FILE)")
+	f.StringVar(&o.BuildCache, "build-cache", "", "folder of the build cache of compiled submissions, or \"off\" (env TETHER_BUILD_CACHE; default your cache dir's tether/build)")
+	f.Int64Var(&o.BuildCacheMaxMB, "build-cache-max-mb", lang.DefaultCacheBytes>>20, "MiB the build cache keeps, least recently used dropped first")
 }
 
 // addLanguageFlag adds --language, a submission's language.
-func addLanguageFlag(cmd *cobra.Command) {
-	cmd.Flags().String("language", "", "the solution's language: an id or alias of docs/languages.md (default: by the file's extension)")
+func addLanguageFlag(f *pflag.FlagSet, language *string) {
+	f.StringVar(language, "language", "", "the solution's language: an id or alias of docs/languages.md (default: by the file's extension)")
 }
 
-// languageTable is the table of --languages-file (else the built-in one).
-func languageTable(cmd *cobra.Command) (*lang.Table, error) {
-	path, _ := cmd.Flags().GetString("languages-file")
+// languageTable is the table of the languages file at path (--languages-file,
+// else TETHER_LANGUAGES_FILE, else the built-in one).
+func languageTable(path string) (*lang.Table, error) {
 	if path == "" {
 		path = os.Getenv("TETHER_LANGUAGES_FILE")
 	}
@@ -41,9 +45,9 @@ func languageTable(cmd *cobra.Command) (*lang.Table, error) {
 	return t, nil
 }
 
-// buildCache is the cache of --build-cache; nil when it is "off".
-func buildCache(cmd *cobra.Command) (*lang.Cache, error) {
-	dir, _ := cmd.Flags().GetString("build-cache")
+// cache is the cache of --build-cache; nil when it is "off".
+func (o *buildOptions) cache() (*lang.Cache, error) {
+	dir := o.BuildCache
 	if dir == "" {
 		dir = os.Getenv("TETHER_BUILD_CACHE")
 	}
@@ -53,31 +57,30 @@ func buildCache(cmd *cobra.Command) (*lang.Cache, error) {
 	if dir == "" {
 		dir = lang.DefaultCacheDir()
 	}
-	maxMB, _ := cmd.Flags().GetInt64("build-cache-max-mb")
-	c, err := lang.OpenCache(filepath.Clean(dir), maxMB<<20)
+	c, err := lang.OpenCache(filepath.Clean(dir), o.BuildCacheMaxMB<<20)
 	if err != nil {
 		return nil, fmt.Errorf("--build-cache: %w (name another folder, or \"off\")", err)
 	}
 	return c, nil
 }
 
-// languageOptions are the table and the cache of a judging command.
-func languageOptions(cmd *cobra.Command) (*lang.Table, *lang.Cache, error) {
-	t, err := languageTable(cmd)
+// languages are the table and the cache of a judging command.
+func (o *buildOptions) languages() (*lang.Table, *lang.Cache, error) {
+	t, err := languageTable(o.LanguagesFile)
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := buildCache(cmd)
+	c, err := o.cache()
 	if err != nil {
 		return nil, nil, err
 	}
 	return t, c, nil
 }
 
-// submissionLanguage checks the solution file's language (--language, else
-// its extension) before anything runs, so a typo is a usage error.
-func submissionLanguage(cmd *cobra.Command, t *lang.Table, path string) (*lang.Language, error) {
-	explicit, _ := cmd.Flags().GetString("language")
+// submissionLanguage checks the solution file's language (explicit, from
+// --language, else its extension) before anything runs, so a typo is a
+// usage error.
+func submissionLanguage(explicit string, t *lang.Table, path string) (*lang.Language, error) {
 	l, err := t.Resolve(explicit, path)
 	if err != nil {
 		if explicit != "" {

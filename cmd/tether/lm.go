@@ -15,24 +15,30 @@ import (
 	"github.com/tether-dev/tether/lm/lmconfig"
 )
 
-func init() {
-	lmCmd := &cobra.Command{
+func newLMCmd() *cobra.Command {
+	cmd := &cobra.Command{
 		Use:   "lm",
 		Short: "Serve or query language-model completions over rlm's length-prefixed JSON",
 	}
-	lmCmd.AddCommand(lmServeCmd(), lmQueryCmd())
-	rootCmd.AddCommand(lmCmd)
+	cmd.AddCommand(newLMServeCmd(), newLMQueryCmd())
+	return cmd
 }
 
-func lmServeCmd() *cobra.Command {
-	var (
-		listen, backendName, configPath string
-		echo                            lmconfig.Backend
-		echoDelay                       time.Duration
-		budget                          lm.Budget
-		maxConns                        int
-		insecureNoAuth                  bool
-	)
+// lmServeOptions are tether lm serve's flags.
+type lmServeOptions struct {
+	Listen     string
+	Backend    givenString // the scripted backend when no --config
+	ConfigFile string
+	EchoDelay  time.Duration
+	EchoFailOn string
+	Budget     lm.Budget
+	MaxConns   int
+	// InsecureNoAuth serves TCP without checking who connects.
+	InsecureNoAuth bool
+}
+
+func newLMServeCmd() *cobra.Command {
+	o := &lmServeOptions{Backend: givenString{value: "echo"}}
 	cmd := &cobra.Command{
 		Use:   "serve --listen ADDR [--backend echo | --config FILE]",
 		Short: "Run an LM handler; prints the bound address as the first line of stdout",
@@ -50,23 +56,22 @@ anyone who can reach the port spend the LM budget.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var cfg *lmconfig.Config
 			switch {
-			case configPath != "" && cmd.Flags().Changed("backend"):
+			case o.ConfigFile != "" && o.Backend.given:
 				return errors.New("lm serve: give --backend or --config, not both")
-			case configPath != "":
-				c, err := lmconfig.Load(configPath)
+			case o.ConfigFile != "":
+				c, err := lmconfig.Load(o.ConfigFile)
 				if err != nil {
 					return err
 				}
 				cfg = c
-			case backendName == "echo":
+			case o.Backend.value == "echo":
 				cfg = lmconfig.Echo()
-				echo.Type, echo.Delay = "echo", lmconfig.Duration(echoDelay)
-				cfg.Backends["echo"] = echo
+				cfg.Backends["echo"] = lmconfig.Backend{Type: "echo", Delay: lmconfig.Duration(o.EchoDelay), FailOn: o.EchoFailOn}
 			default:
-				return fmt.Errorf("lm serve: unknown backend %q (only echo; use --config for others)", backendName)
+				return fmt.Errorf("lm serve: unknown backend %q (only echo; use --config for others)", o.Backend.value)
 			}
-			if budget.Calls > 0 || budget.Tokens > 0 {
-				cfg.Budget = budget
+			if o.Budget.Calls > 0 || o.Budget.Tokens > 0 {
+				cfg.Budget = o.Budget
 			}
 			router, err := cfg.Router(nil)
 			if err != nil {
@@ -74,19 +79,19 @@ anyone who can reach the port spend the LM budget.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			ln, err := lm.Listen(ctx, listen)
+			ln, err := lm.Listen(ctx, o.Listen)
 			if err != nil {
 				return err
 			}
-			if !insecureNoAuth {
+			if !o.InsecureNoAuth {
 				if err := lm.CheckPeers(ln.Addr()); err != nil {
 					ln.Close()
 					return err
 				}
 			}
 			opts := cfg.Options()
-			opts.MaxConns = maxConns
-			opts.InsecureNoAuth = insecureNoAuth
+			opts.MaxConns = o.MaxConns
+			opts.InsecureNoAuth = o.InsecureNoAuth
 			limitServerMemory()
 			srv := lm.NewServer(router, opts)
 			fmt.Fprintln(cmd.OutOrStdout(), lm.FormatAddr(ln.Addr()))
@@ -94,25 +99,29 @@ anyone who can reach the port spend the LM budget.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&listen, "listen", "127.0.0.1:0", "address: HOST:PORT or unix:PATH")
-	f.StringVar(&backendName, "backend", "echo", "scripted backend when no --config: echo")
-	f.StringVar(&configPath, "config", "", "JSON configuration file")
-	f.DurationVar(&echoDelay, "echo-delay", 0, "echo backend: wait this long before each answer")
-	f.StringVar(&echo.FailOn, "echo-fail-on", "", "echo backend: fail prompts containing this text")
-	f.Int64Var(&budget.Calls, "budget-calls", 0, "refuse calls after this many (0: unlimited)")
-	f.Int64Var(&budget.Tokens, "budget-tokens", 0, "refuse calls once this many tokens are spent (0: unlimited)")
-	f.IntVar(&maxConns, "max-conns", 0, "connections open at once; past it a new one is closed (0: 1024)")
-	f.BoolVar(&insecureNoAuth, "insecure-no-auth", false,
+	f.StringVar(&o.Listen, "listen", "127.0.0.1:0", "address: HOST:PORT or unix:PATH")
+	f.Var(&o.Backend, "backend", "scripted backend when no --config: echo")
+	f.StringVar(&o.ConfigFile, "config", "", "JSON configuration file")
+	f.DurationVar(&o.EchoDelay, "echo-delay", 0, "echo backend: wait this long before each answer")
+	f.StringVar(&o.EchoFailOn, "echo-fail-on", "", "echo backend: fail prompts containing this text")
+	f.Int64Var(&o.Budget.Calls, "budget-calls", 0, "refuse calls after this many (0: unlimited)")
+	f.Int64Var(&o.Budget.Tokens, "budget-tokens", 0, "refuse calls once this many tokens are spent (0: unlimited)")
+	f.IntVar(&o.MaxConns, "max-conns", 0, "connections open at once; past it a new one is closed (0: 1024)")
+	f.BoolVar(&o.InsecureNoAuth, "insecure-no-auth", false,
 		"serve TCP without checking who connects (a non-loopback address, or no /proc): anyone who reaches the port spends the budget")
 	return cmd
 }
 
-func lmQueryCmd() *cobra.Command {
-	var (
-		addr, model string
-		depth       int
-		timeout     time.Duration
-	)
+// lmQueryOptions are tether lm query's flags.
+type lmQueryOptions struct {
+	Addr    string // the handler's address; "": TETHER_LM_ADDR
+	Model   string
+	Depth   int // recursion depth written in the request
+	Timeout time.Duration
+}
+
+func newLMQueryCmd() *cobra.Command {
+	o := &lmQueryOptions{}
 	cmd := &cobra.Command{
 		Use:   "query [--addr ADDR] [--model M] PROMPT...",
 		Short: "Ask an LM handler; one prompt is a single request, several are a batch",
@@ -121,13 +130,14 @@ completion's response on its own line. A failed prompt of a batch is reported
 on stderr and makes the exit status non-zero.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, prompts []string) error {
+			addr := o.Addr
 			if addr == "" {
 				addr = os.Getenv("TETHER_LM_ADDR")
 			}
 			if addr == "" {
 				return errors.New("lm query: no address: give --addr or set TETHER_LM_ADDR")
 			}
-			cl, err := lm.NewClient(addr, &lm.ClientOptions{Timeout: timeout, Depth: depth})
+			cl, err := lm.NewClient(addr, &lm.ClientOptions{Timeout: o.Timeout, Depth: o.Depth})
 			if err != nil {
 				return err
 			}
@@ -135,14 +145,14 @@ on stderr and makes the exit status non-zero.`,
 			ctx := context.Background()
 			out := cmd.OutOrStdout()
 			if len(prompts) == 1 {
-				c, err := cl.Query(ctx, prompts[0], model)
+				c, err := cl.Query(ctx, prompts[0], o.Model)
 				if err != nil {
 					return err
 				}
 				fmt.Fprintln(out, c.Response)
 				return nil
 			}
-			comps, err := cl.QueryBatch(ctx, prompts, model)
+			comps, err := cl.QueryBatch(ctx, prompts, o.Model)
 			for _, c := range comps {
 				fmt.Fprintln(out, c.Response)
 			}
@@ -150,9 +160,21 @@ on stderr and makes the exit status non-zero.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&addr, "addr", "", "handler address: HOST:PORT or unix:PATH (default $TETHER_LM_ADDR)")
-	f.StringVar(&model, "model", "", "model name (routing)")
-	f.IntVar(&depth, "depth", 0, "recursion depth written in the request (routing)")
-	f.DurationVar(&timeout, "timeout", 300*time.Second, "per-request timeout")
+	f.StringVar(&o.Addr, "addr", "", "handler address: HOST:PORT or unix:PATH (default $TETHER_LM_ADDR)")
+	f.StringVar(&o.Model, "model", "", "model name (routing)")
+	f.IntVar(&o.Depth, "depth", 0, "recursion depth written in the request (routing)")
+	f.DurationVar(&o.Timeout, "timeout", 300*time.Second, "per-request timeout")
 	return cmd
 }
+
+// givenString is a string flag's value that knows whether the command line
+// gave it, for a check that a default cannot tell (lm serve refuses
+// --backend beside --config although --backend has a default).
+type givenString struct {
+	value string
+	given bool
+}
+
+func (s *givenString) String() string     { return s.value }
+func (s *givenString) Set(v string) error { s.value, s.given = v, true; return nil }
+func (s *givenString) Type() string       { return "string" }

@@ -9,7 +9,7 @@ import (
 // `tether lm serve` refuses a non-loopback address at start-up, naming the
 // reason and both ways out, before printing any address.
 func TestLMServeRefusesNonLoopbackWithoutFlag(t *testing.T) {
-	cmd := lmServeCmd()
+	cmd := newLMServeCmd()
 	var out bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)

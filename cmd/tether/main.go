@@ -1,6 +1,7 @@
 // Command tether runs untrusted code beside trusted code and lets the two
-// call each other through framed JSON. Each subcommand lives in its own file
-// and only wires packages together.
+// call each other through framed JSON. Each subcommand lives in its own file,
+// built by its constructor (newRootCmd lists them), and only wires packages
+// together.
 package main
 
 import (
@@ -14,25 +15,59 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tether-dev/tether/internal/suggest"
+	"github.com/tether-dev/tether/sandbox"
 )
 
-var rootCmd = &cobra.Command{
-	Use:   "tether",
-	Short: "Run untrusted code beside trusted code, joined by framed JSON",
-	Long: `tether runs a problem's trusted evaluator and an untrusted solution, each in
+// newRootCmd builds tether's command tree: each call makes a tree of its
+// own, every flag bound to a field of its command's options, so two trees
+// (two tests) share nothing. A command is added by writing its
+// constructor, newXCmd in x.go, and listing it here (a problem tool: in
+// newProblemCmd).
+func newRootCmd(m machine) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "tether",
+		Short: "Run untrusted code beside trusted code, joined by framed JSON",
+		Long: `tether runs a problem's trusted evaluator and an untrusted solution, each in
 its own sandbox, and relays newline-delimited JSON frames between them: the
 evaluator calls the solution's functions, the solution may call capabilities
 the evaluator offers, and the evaluator's result becomes a verdict.
 
 It also serves language-model completions to sandboxed code over rlm's
 length-prefixed JSON (keys stay on the host), and offers both over JSON-RPC 2.0.`,
-	SilenceUsage:  true,
-	SilenceErrors: true,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		// tether --version prints the same text as tether version.
+		Version: strings.TrimSuffix(versionText(), "\n"),
+	}
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetFlagErrorFunc(suggestFlag)
+	root.AddCommand(
+		newJudgeCmd(m),
+		newSubmitCmd(),
+		newResultCmd(),
+		newWorkerCmd(m),
+		newServeCmd(m),
+		newLMCmd(),
+		newProblemCmd(m),
+		newTraceCmd(),
+		newDoctorCmd(m),
+		newVersionCmd(),
+	)
+	return root
 }
 
-func init() {
-	rootCmd.SetFlagErrorFunc(suggestFlag)
+// machine is what the commands ask of the machine they run on; tests pass
+// their own to play a machine without the linux sandbox, or another
+// doctor's findings.
+type machine struct {
+	// selectSandbox is sandbox.Select: the runner of a --sandbox kind.
+	selectSandbox func(kind string) (runner sandbox.Runner, warning string, err error)
+	// diagnose is sandbox.Diagnose: what tether doctor reports.
+	diagnose func() sandbox.Diagnosis
 }
+
+// thisMachine is the machine tether runs on.
+var thisMachine = machine{selectSandbox: sandbox.Select, diagnose: sandbox.Diagnose}
 
 // suggestFlag adds the nearest flag of the command to an unknown flag's
 // error ("unknown flag: --sandox; did you mean --sandbox?"), with the
@@ -55,7 +90,7 @@ func suggestFlag(c *cobra.Command, err error) error {
 }
 
 func main() {
-	if err := rootCmd.Execute(); err != nil {
+	if err := newRootCmd(thisMachine).Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "tether:", err)
 		os.Exit(2)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -16,21 +17,11 @@ import (
 	"github.com/tether-dev/tether/sandbox"
 )
 
-// problemCLI runs `tether problem ARGS...` in this process and puts the
-// flags of every problem subcommand back afterwards.
+// problemCLI runs `tether problem ARGS...` in this process.
 func problemCLI(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
-	defer func() {
-		for _, c := range problemCmd.Commands() {
-			resetFlags(c)
-		}
-	}()
 	var out, errOut bytes.Buffer
-	rootCmd.SetOut(&out)
-	rootCmd.SetErr(&errOut)
-	rootCmd.SetArgs(append([]string{"problem"}, args...))
-	defer func() { rootCmd.SetOut(nil); rootCmd.SetErr(nil); rootCmd.SetArgs(nil) }()
-	err := rootCmd.Execute()
+	err := runTether(context.Background(), thisMachine, nil, &out, &errOut, append([]string{"problem"}, args...)...)
 	return out.String(), errOut.String(), err
 }
 
@@ -189,7 +180,7 @@ func TestSandboxHelpListsEveryKind(t *testing.T) {
 			walk(sub)
 		}
 	}
-	walk(rootCmd)
+	walk(newRootCmd(thisMachine))
 	if seen < 4 {
 		t.Fatalf("only %d commands have --sandbox", seen)
 	}

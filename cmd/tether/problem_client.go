@@ -11,8 +11,16 @@ import (
 	"github.com/tether-dev/tether/sig"
 )
 
-func init() {
-	var language, pkg, output string
+// problemClientOptions are tether problem client's flags.
+type problemClientOptions struct {
+	Language      string // the evaluator's language: go
+	Package       string // the Go package the file belongs to
+	Output        string // the file to write; "" or "-": stdout
+	AllowCommands []string
+}
+
+func newProblemClientCmd() *cobra.Command {
+	o := &problemClientOptions{}
 	cmd := &cobra.Command{
 		Use:   "client DIR [--language go] [--package NAME] [-o FILE]",
 		Short: "Write the typed client of the problem's declared functions for a Go evaluator",
@@ -27,35 +35,36 @@ Run it again when the declaration changes, e.g. from a go:generate line:
 Python evaluators need no client: they call solution.add(1, 2).`,
 		Args: exactArgs(1, "client takes DIR", "tether problem client myproblem -o myproblem/evaluator/client.go"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			l, err := lang.Builtin().Lookup(language)
+			l, err := lang.Builtin().Lookup(o.Language)
 			if err != nil {
 				return fmt.Errorf("--language: %w", err)
 			}
 			if l.ID != "go" {
-				return fmt.Errorf("--language %s: typed clients are generated for Go evaluators only; a Python evaluator calls solution.add(...) itself (docs/problem.md)", language)
+				return fmt.Errorf("--language %s: typed clients are generated for Go evaluators only; a Python evaluator calls solution.add(...) itself (docs/problem.md)", o.Language)
 			}
-			p, err := judge.LoadProblem(args[0], allowedCommands(cmd))
+			p, err := judge.LoadProblem(args[0], o.AllowCommands)
 			if err != nil {
 				return err
 			}
-			src, err := sig.GoClient(p.Functions, pkg)
+			src, err := sig.GoClient(p.Functions, o.Package)
 			if err != nil {
 				return fmt.Errorf("problem client: %w", err)
 			}
-			if output == "" || output == "-" {
+			if o.Output == "" || o.Output == "-" {
 				_, err = cmd.OutOrStdout().Write(src)
 				return err
 			}
-			if err := os.WriteFile(output, src, 0o644); err != nil {
+			if err := os.WriteFile(o.Output, src, 0o644); err != nil {
 				return fmt.Errorf("problem client: %w", err)
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", output)
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", o.Output)
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&language, "language", "go", "the evaluator's language (go)")
-	cmd.Flags().StringVar(&pkg, "package", "main", "the Go package the file belongs to")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write the file here instead of stdout (generated: it is replaced)")
-	addAllowCommandFlag(cmd)
-	problemCmd.AddCommand(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.Language, "language", "go", "the evaluator's language (go)")
+	f.StringVar(&o.Package, "package", "main", "the Go package the file belongs to")
+	f.StringVarP(&o.Output, "output", "o", "", "write the file here instead of stdout (generated: it is replaced)")
+	addAllowCommandFlag(f, &o.AllowCommands, "")
+	return cmd
 }

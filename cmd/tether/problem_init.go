@@ -32,8 +32,14 @@ func templateNames() []string {
 	return names
 }
 
-func init() {
-	var tmpl string
+// problemInitOptions are tether problem init's flags.
+type problemInitOptions struct {
+	Template string // the template to start from (templateNames)
+	Language string // also write the template and submissions in this language
+}
+
+func newProblemInitCmd() *cobra.Command {
+	o := &problemInitOptions{}
 	cmd := &cobra.Command{
 		Use:   "init DIR [--template aplusb|capability|interactive|llm]",
 		Short: "Write a working problem folder to start from",
@@ -52,15 +58,16 @@ Python ones (where the template has them). DIR must not exist yet, or be
 empty. The folder is described in docs/problem.md.`,
 		Args: exactArgs(1, "init takes DIR", "tether problem init myproblem --template interactive"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runProblemInit(cmd, args[0], tmpl)
+			return runProblemInit(cmd, o, args[0])
 		},
 	}
-	cmd.Flags().StringVar(&tmpl, "template", "aplusb", "what to start from: "+strings.Join(templateNames(), ", "))
-	cmd.Flags().String("language", "", "also write the template and submissions in this language (docs/languages.md), e.g. cpp")
-	problemCmd.AddCommand(cmd)
+	cmd.Flags().StringVar(&o.Template, "template", "aplusb", "what to start from: "+strings.Join(templateNames(), ", "))
+	cmd.Flags().StringVar(&o.Language, "language", "", "also write the template and submissions in this language (docs/languages.md), e.g. cpp")
+	return cmd
 }
 
-func runProblemInit(cmd *cobra.Command, dir, tmpl string) error {
+func runProblemInit(cmd *cobra.Command, o *problemInitOptions, dir string) error {
+	tmpl := o.Template
 	if !slices.Contains(templateNames(), tmpl) {
 		return fmt.Errorf("--template %q: want one of %s", tmpl, strings.Join(templateNames(), ", "))
 	}
@@ -71,7 +78,7 @@ func runProblemInit(cmd *cobra.Command, dir, tmpl string) error {
 	}
 	root := "problemtemplates/" + tmpl
 	roots := []string{root}
-	if name, _ := cmd.Flags().GetString("language"); name != "" {
+	if name := o.Language; name != "" {
 		l, err := lang.Builtin().Lookup(name)
 		if err != nil {
 			return fmt.Errorf("--language: %w", err)

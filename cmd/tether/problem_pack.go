@@ -13,11 +13,15 @@ import (
 	"github.com/tether-dev/tether/supportpkg"
 )
 
-func init() {
-	var (
-		out    string
-		asJSON bool
-	)
+// problemPackOptions are tether problem pack's flags.
+type problemPackOptions struct {
+	Output        string // the zip to write; "": the folder's name + .zip, here
+	JSON          bool
+	AllowCommands []string
+}
+
+func newProblemPackCmd() *cobra.Command {
+	o := &problemPackOptions{}
 	cmd := &cobra.Command{
 		Use:   "pack DIR -o FILE.zip",
 		Short: "Write a problem folder as a support package (zip) and print its sha256 and URL",
@@ -29,17 +33,19 @@ noj-download://base64 URL a judge task's download_url can carry (the whole
 zip in the URL; docs/packages.md has the other forms, the caps and the cache).`,
 		Args: exactArgs(1, "pack takes one problem folder", "tether problem pack examples/aplusb -o aplusb.zip"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runPack(cmd, args[0], out, asJSON)
+			return runPack(cmd, o, args[0])
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "the zip to write (default: the folder's name + .zip, here)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"file", "bytes", "sha256", "url"} as JSON`)
-	addAllowCommandFlag(cmd)
-	problemCmd.AddCommand(cmd)
+	f := cmd.Flags()
+	f.StringVarP(&o.Output, "output", "o", "", "the zip to write (default: the folder's name + .zip, here)")
+	f.BoolVar(&o.JSON, "json", false, `print {"file", "bytes", "sha256", "url"} as JSON`)
+	addAllowCommandFlag(f, &o.AllowCommands, "")
+	return cmd
 }
 
-func runPack(cmd *cobra.Command, dir, out string, asJSON bool) error {
-	if _, err := judge.LoadProblem(dir, allowedCommands(cmd)); err != nil {
+func runPack(cmd *cobra.Command, o *problemPackOptions, dir string) error {
+	out := o.Output
+	if _, err := judge.LoadProblem(dir, o.AllowCommands); err != nil {
 		return err
 	}
 	if out == "" {
@@ -76,7 +82,7 @@ func runPack(cmd *cobra.Command, dir, out string, asJSON bool) error {
 	}
 	url := supportpkg.Base64URL(zip.Bytes())
 	w := cmd.OutOrStdout()
-	if asJSON {
+	if o.JSON {
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false) // the URL's '&' stays an '&'
 		return enc.Encode(map[string]any{"file": out, "bytes": zip.Len(), "sha256": sum, "url": url})

@@ -16,17 +16,8 @@ import (
 
 func packCLI(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	cmd, _, err := rootCmd.Find([]string{"problem", "pack"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resetFlags(cmd)
 	var out bytes.Buffer
-	rootCmd.SetOut(&out)
-	rootCmd.SetErr(&out)
-	rootCmd.SetArgs(append([]string{"problem", "pack"}, args...))
-	defer func() { rootCmd.SetOut(nil); rootCmd.SetErr(nil); rootCmd.SetArgs(nil) }()
-	err = rootCmd.Execute()
+	err := runTether(context.Background(), thisMachine, nil, &out, &out, append([]string{"problem", "pack"}, args...)...)
 	return out.String(), err
 }
 

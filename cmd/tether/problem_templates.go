@@ -18,9 +18,15 @@ import (
 // tether problem pack includes them like every file of the folder.
 const templatesDir = "templates"
 
-func init() {
-	var language string
-	var force bool
+// problemTemplatesOptions are tether problem templates' flags.
+type problemTemplatesOptions struct {
+	Language      string // write only this language's template; "": every language's
+	Force         bool   // replace templates that exist
+	AllowCommands []string
+}
+
+func newProblemTemplatesCmd() *cobra.Command {
+	o := &problemTemplatesOptions{}
 	cmd := &cobra.Command{
 		Use:   "templates DIR [--language L]",
 		Short: "Write a starting file per language from the problem's declared functions",
@@ -32,29 +38,30 @@ comes, a template gets WrongAnswer, not CompileError. Files that exist are
 kept unless --force. tether problem pack includes the folder.`,
 		Args: exactArgs(1, "templates takes DIR", "tether problem templates myproblem --language cpp"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := judge.LoadProblem(args[0], allowedCommands(cmd))
+			p, err := judge.LoadProblem(args[0], o.AllowCommands)
 			if err != nil {
 				return err
 			}
 			var ids []string
-			if language != "" {
-				l, err := lang.Builtin().Lookup(language)
+			if o.Language != "" {
+				l, err := lang.Builtin().Lookup(o.Language)
 				if err != nil {
 					return fmt.Errorf("--language: %w", err)
 				}
 				ids = []string{l.ID}
 			}
-			written, err := writeTemplates(p.Dir, p.Functions, ids, force)
+			written, err := writeTemplates(p.Dir, p.Functions, ids, o.Force)
 			for _, f := range written {
 				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", f)
 			}
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&language, "language", "", "write only this language's template (an id or alias, docs/languages.md)")
-	cmd.Flags().BoolVar(&force, "force", false, "replace templates that exist")
-	addAllowCommandFlag(cmd)
-	problemCmd.AddCommand(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.Language, "language", "", "write only this language's template (an id or alias, docs/languages.md)")
+	f.BoolVar(&o.Force, "force", false, "replace templates that exist")
+	addAllowCommandFlag(f, &o.AllowCommands, "")
+	return cmd
 }
 
 // writeTemplates writes the templates of d for languages (nil: all) into

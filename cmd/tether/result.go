@@ -13,7 +13,17 @@ import (
 	"github.com/tether-dev/tether/worker/redisq"
 )
 
-func init() {
+// resultOptions are tether result's flags.
+type resultOptions struct {
+	Broker  string // redis://..., nats://... or embedded; "": chooseBroker decides
+	JSON    bool
+	Timeout time.Duration // how long to try to reach the broker
+	// brokerQueues' --queue is unused here, and hidden.
+	brokerQueues
+}
+
+func newResultCmd() *cobra.Command {
+	o := &resultOptions{}
 	cmd := &cobra.Command{
 		Use:   "result SUBMISSION_ID",
 		Short: "Print the result of a queued submission, by its submission_id",
@@ -30,30 +40,28 @@ Reading a result takes the same credentials as queueing a task: the embedded
 broker's token file under --data-dir (mode 0600), NATS_TOKEN, or the Redis
 URL's password.`,
 		Args: exactArgs(1, "result takes one SUBMISSION_ID", "tether result tether-3f2a9c0d1e7b5a46"),
-		RunE: runResult,
+		RunE: func(cmd *cobra.Command, args []string) error { return runResult(cmd, o, args[0]) },
 	}
 	f := cmd.Flags()
-	f.String("broker", "", "queue: redis://HOST:PORT/DB, nats://HOST:PORT, or embedded (the local worker's; env REDIS_URL)")
-	f.Bool("json", false, "print the result object as JSON")
-	f.String("result-queue", redisq.DefaultResultQueue, "Redis list of results (env RESULT_QUEUE)")
-	f.String("queue", redisq.DefaultQueue, "Redis list of tasks (env JUDGE_QUEUE; unused here)")
-	f.Lookup("queue").Hidden = true
-	f.String("data-dir", defaultDataDir(), "the embedded broker's data dir (its token is read from there)")
-	f.String("listen", natsq.DefaultListen, "where the embedded broker listens")
-	f.Duration("timeout", 30*time.Second, "how long to try to reach the broker")
-	rootCmd.AddCommand(cmd)
+	f.StringVar(&o.Broker, "broker", "", "queue: redis://HOST:PORT/DB, nats://HOST:PORT, or embedded (the local worker's; env REDIS_URL)")
+	f.BoolVar(&o.JSON, "json", false, "print the result object as JSON")
+	o.brokerQueues.addFlags(f)
+	f.MarkHidden("queue")
+	f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "how long to try to reach the broker")
+	return cmd
 }
 
-func runResult(cmd *cobra.Command, args []string) error {
-	id := args[0]
-	timeout, _ := cmd.Flags().GetDuration("timeout")
-	ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
+func runResult(cmd *cobra.Command, o *resultOptions, id string) error {
+	if err := applyEnv(cmd, queueEnv); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), o.Timeout)
 	defer cancel()
-	u := brokerURL(cmd)
+	u := brokerURL(o.Broker)
 	var raw []byte
 	switch {
 	case strings.HasPrefix(u, "redis://") || strings.HasPrefix(u, "rediss://"):
-		_, results := redisQueues(cmd)
+		results := o.ResultQueue
 		c, err := newRedis(u)
 		if err != nil {
 			return err
@@ -69,7 +77,7 @@ func runResult(cmd *cobra.Command, args []string) error {
 		}
 		raw = []byte(found)
 	case u == "embedded" || strings.HasPrefix(u, "nats://") || strings.HasPrefix(u, "tls://"):
-		b, addr, err := connectNATS(ctx, cmd, u)
+		b, addr, err := connectNATS(ctx, &o.brokerQueues, u)
 		if err != nil {
 			return err
 		}
@@ -84,6 +92,5 @@ func runResult(cmd *cobra.Command, args []string) error {
 	default:
 		return fmt.Errorf("--broker %q: want redis://HOST:PORT/DB, nats://HOST:PORT or embedded", u)
 	}
-	asJSON, _ := cmd.Flags().GetBool("json")
-	return printQueuedResult(cmd.OutOrStdout(), raw, asJSON)
+	return printQueuedResult(cmd.OutOrStdout(), raw, o.JSON)
 }

@@ -15,11 +15,7 @@ import (
 func runCLI(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	rootCmd.SetOut(&out)
-	rootCmd.SetErr(&out)
-	rootCmd.SetArgs(args)
-	defer func() { rootCmd.SetOut(nil); rootCmd.SetErr(nil); rootCmd.SetArgs(nil) }()
-	err := rootCmd.Execute()
+	err := runTether(context.Background(), thisMachine, nil, &out, &out, args...)
 	return out.String(), err
 }
 

@@ -22,18 +22,26 @@ import (
 	"github.com/tether-dev/tether/service"
 )
 
-func init() {
-	var (
-		stdio                bool
-		listen, httpAddr     string
-		framing, lmAddr      string
-		maxConcurrent, queue int
-		maxConns             int
-		tokenFile            string
-		problemsRoot         string
-		submissionsRoot      string
-		allowNetwork         bool
-	)
+// serveOptions are tether serve's flags.
+type serveOptions struct {
+	Stdio           bool
+	Listen          string // HOST:PORT or unix:PATH
+	HTTP            string // HOST:PORT
+	Framing         string // with --listen: ndjson or length
+	LMAddr          string // --lm: the LM handler lm.complete goes to
+	MaxConcurrent   int
+	MaxQueue        int
+	MaxConns        int
+	TokenFile       string
+	ProblemsRoot    string
+	SubmissionsRoot string
+	// AllowNetwork lets evaluators have the network when their problem asks.
+	AllowNetwork bool
+	judgingOptions
+}
+
+func newServeCmd(m machine) *cobra.Command {
+	o := &serveOptions{}
 	cmd := &cobra.Command{
 		Use:   "serve (--stdio | --listen ADDR | --http ADDR)",
 		Short: "Offer the judge and the LM handler over JSON-RPC 2.0",
@@ -59,112 +67,110 @@ and --submissions-root, and an evaluator gets the network only with
 --allow-network. A problem's own LM backends (runtime_config.lm) reach public
 addresses only; --allow-lm-hosts lets them reach the addresses it lists.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			modes := 0
-			for _, on := range []bool{stdio, listen != "", httpAddr != ""} {
-				if on {
-					modes++
-				}
-			}
-			if modes != 1 {
-				return errors.New("serve: give exactly one of --stdio, --listen ADDR, --http ADDR")
-			}
-			var frame jsonrpc.Framing
-			switch framing {
-			case "ndjson":
-				frame = jsonrpc.LineFraming(0)
-			case "length":
-				frame = jsonrpc.LengthFraming(0)
-			default:
-				return fmt.Errorf("serve: --framing %q: want ndjson or length", framing)
-			}
-			runner, err := judgeRunner(cmd, nil)
-			if err != nil {
-				return err
-			}
-			defer runner.Close()
-			judgeLMCfg, err := judgeLMConfig(cmd)
-			if err != nil {
-				return err
-			}
-			lmOpts, err := judgeLMOptions(cmd)
-			if err != nil {
-				return err
-			}
-			svcOpts := &service.Options{Runner: runner, AllowedCommands: allowedCommands(cmd),
-				Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))}
-			// Each judge.run gets its own LM handler: from --lm-config, else from
-			// the problem's runtime_config.lm (public addresses only, unless
-			// --allow-lm-hosts), else none.
-			svcOpts.Judge.LM = lmstart.Starter(judgeLMCfg, lmOpts)
-			if svcOpts.Judge.EvaluatorNetworkAllow, err = networkAllow(cmd, ""); err != nil {
-				return fmt.Errorf("serve: %w", err)
-			}
-			if svcOpts.Judge.Languages, svcOpts.Judge.BuildCache, err = languageOptions(cmd); err != nil {
-				return err
-			}
-			if lmAddr != "" {
-				client, err := lm.NewClient(lmAddr, nil)
-				if err != nil {
-					return fmt.Errorf("serve: --lm: %w", err)
-				}
-				defer client.Close()
-				svcOpts.LM = client
-			}
-			svcOpts.ProblemsRoot, svcOpts.SubmissionsRoot = problemsRoot, submissionsRoot
-			svcOpts.PathsNeedRoot, svcOpts.AllowNetwork = !stdio, allowNetwork
-			svc := service.New(svcOpts)
-			rpcOpts := &jsonrpc.Options{Handler: svc.Mux(), MaxConcurrent: maxConcurrent, MaxQueue: queue,
-				MaxConns: maxConns, Logger: svcOpts.Logger}
-			if httpAddr != "" || listen != "" && !strings.HasPrefix(listen, "unix:") {
-				token, file, cleanup, err := serverToken(tokenFile)
-				if err != nil {
-					return fmt.Errorf("serve: %w", err)
-				}
-				defer cleanup()
-				rpcOpts.Token = token
-				fmt.Fprintf(cmd.ErrOrStderr(), "tether serve: clients need the token in %s "+
-					"(rpc.authenticate {\"token\": ...} first, or over HTTP \"Authorization: Bearer ...\")\n", file)
-			}
-
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			switch {
-			case stdio:
-				return serveStdio(ctx, cmd, rpcOpts)
-			case listen != "":
-				limitServerMemory()
-				ln, err := lm.Listen(ctx, listen)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(cmd.OutOrStdout(), lm.FormatAddr(ln.Addr()))
-				return jsonrpc.Serve(ctx, ln, frame, rpcOpts)
-			default:
-				limitServerMemory()
-				return serveHTTP(ctx, cmd, httpAddr, rpcOpts)
-			}
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, m, o) },
 	}
 	f := cmd.Flags()
-	f.BoolVar(&stdio, "stdio", false, "serve one connection on stdin/stdout (newline-delimited JSON)")
-	f.StringVar(&listen, "listen", "", "serve connections on `ADDR`: HOST:PORT or unix:PATH")
-	f.StringVar(&httpAddr, "http", "", "serve HTTP POST on `HOST:PORT`")
-	f.StringVar(&framing, "framing", "ndjson", "with --listen: ndjson or length (4-byte big-endian length prefix)")
-	f.StringVar(&lmAddr, "lm", "", "answer lm.complete through the LM handler at `ADDR` (HOST:PORT or unix:PATH)")
-	f.IntVar(&maxConcurrent, "max-concurrent", 0, "requests handled at once, across all connections of --listen or --http (0: 64)")
-	f.IntVar(&queue, "max-queue", 0, "requests waiting, across all connections of --listen or --http, before -32000 (0: 256)")
-	f.IntVar(&maxConns, "max-conns", 0, "connections open at once with --listen or --http; past it a new one is closed (0: 1024)")
-	f.StringVar(&tokenFile, "token-file", "", "with --listen HOST:PORT or --http: the clients' token, read from `FILE` or made there (mode 0600)")
-	f.StringVar(&problemsRoot, "problems-root", "", "with --listen or --http: read problem folders given as paths only under `DIR`")
-	f.StringVar(&submissionsRoot, "submissions-root", "", "with --listen or --http: read solution.path only under `DIR`")
-	f.BoolVar(&allowNetwork, "allow-network", false, "let evaluators have the network when their problem asks (runtime_config.evaluator.network)")
-	f.String("sandbox", "auto", sandboxUsage)
-	addAllowCommandFlag(cmd)
-	addNetworkAllowFlag(cmd, "")
-	addJudgeLMFlags(cmd)
-	addLanguageFlags(cmd)
-	rootCmd.AddCommand(cmd)
+	f.BoolVar(&o.Stdio, "stdio", false, "serve one connection on stdin/stdout (newline-delimited JSON)")
+	f.StringVar(&o.Listen, "listen", "", "serve connections on `ADDR`: HOST:PORT or unix:PATH")
+	f.StringVar(&o.HTTP, "http", "", "serve HTTP POST on `HOST:PORT`")
+	f.StringVar(&o.Framing, "framing", "ndjson", "with --listen: ndjson or length (4-byte big-endian length prefix)")
+	f.StringVar(&o.LMAddr, "lm", "", "answer lm.complete through the LM handler at `ADDR` (HOST:PORT or unix:PATH)")
+	f.IntVar(&o.MaxConcurrent, "max-concurrent", 0, "requests handled at once, across all connections of --listen or --http (0: 64)")
+	f.IntVar(&o.MaxQueue, "max-queue", 0, "requests waiting, across all connections of --listen or --http, before -32000 (0: 256)")
+	f.IntVar(&o.MaxConns, "max-conns", 0, "connections open at once with --listen or --http; past it a new one is closed (0: 1024)")
+	f.StringVar(&o.TokenFile, "token-file", "", "with --listen HOST:PORT or --http: the clients' token, read from `FILE` or made there (mode 0600)")
+	f.StringVar(&o.ProblemsRoot, "problems-root", "", "with --listen or --http: read problem folders given as paths only under `DIR`")
+	f.StringVar(&o.SubmissionsRoot, "submissions-root", "", "with --listen or --http: read solution.path only under `DIR`")
+	f.BoolVar(&o.AllowNetwork, "allow-network", false, "let evaluators have the network when their problem asks (runtime_config.evaluator.network)")
+	o.judgingOptions.addFlags(f)
+	return cmd
+}
+
+func runServe(cmd *cobra.Command, m machine, o *serveOptions) error {
+	modes := 0
+	for _, on := range []bool{o.Stdio, o.Listen != "", o.HTTP != ""} {
+		if on {
+			modes++
+		}
+	}
+	if modes != 1 {
+		return errors.New("serve: give exactly one of --stdio, --listen ADDR, --http ADDR")
+	}
+	var frame jsonrpc.Framing
+	switch o.Framing {
+	case "ndjson":
+		frame = jsonrpc.LineFraming(0)
+	case "length":
+		frame = jsonrpc.LengthFraming(0)
+	default:
+		return fmt.Errorf("serve: --framing %q: want ndjson or length", o.Framing)
+	}
+	runner, err := m.judgeRunner(cmd.ErrOrStderr(), o.Sandbox, nil)
+	if err != nil {
+		return err
+	}
+	defer runner.Close()
+	judgeLMCfg, err := o.LM.config()
+	if err != nil {
+		return err
+	}
+	lmOpts, err := o.LM.handlerOptions()
+	if err != nil {
+		return err
+	}
+	svcOpts := &service.Options{Runner: runner, AllowedCommands: o.AllowCommands,
+		Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))}
+	// Each judge.run gets its own LM handler: from --lm-config, else from
+	// the problem's runtime_config.lm (public addresses only, unless
+	// --allow-lm-hosts), else none.
+	svcOpts.Judge.LM = lmstart.Starter(judgeLMCfg, lmOpts)
+	if svcOpts.Judge.EvaluatorNetworkAllow, err = networkAllow(o.NetworkAllow, ""); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	if svcOpts.Judge.Languages, svcOpts.Judge.BuildCache, err = o.Build.languages(); err != nil {
+		return err
+	}
+	if o.LMAddr != "" {
+		client, err := lm.NewClient(o.LMAddr, nil)
+		if err != nil {
+			return fmt.Errorf("serve: --lm: %w", err)
+		}
+		defer client.Close()
+		svcOpts.LM = client
+	}
+	svcOpts.ProblemsRoot, svcOpts.SubmissionsRoot = o.ProblemsRoot, o.SubmissionsRoot
+	svcOpts.PathsNeedRoot, svcOpts.AllowNetwork = !o.Stdio, o.AllowNetwork
+	svc := service.New(svcOpts)
+	rpcOpts := &jsonrpc.Options{Handler: svc.Mux(), MaxConcurrent: o.MaxConcurrent, MaxQueue: o.MaxQueue,
+		MaxConns: o.MaxConns, Logger: svcOpts.Logger}
+	if o.HTTP != "" || o.Listen != "" && !strings.HasPrefix(o.Listen, "unix:") {
+		token, file, cleanup, err := serverToken(o.TokenFile)
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		defer cleanup()
+		rpcOpts.Token = token
+		fmt.Fprintf(cmd.ErrOrStderr(), "tether serve: clients need the token in %s "+
+			"(rpc.authenticate {\"token\": ...} first, or over HTTP \"Authorization: Bearer ...\")\n", file)
+	}
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	switch {
+	case o.Stdio:
+		return serveStdio(ctx, cmd, rpcOpts)
+	case o.Listen != "":
+		limitServerMemory()
+		ln, err := lm.Listen(ctx, o.Listen)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(cmd.OutOrStdout(), lm.FormatAddr(ln.Addr()))
+		return jsonrpc.Serve(ctx, ln, frame, rpcOpts)
+	default:
+		limitServerMemory()
+		return serveHTTP(ctx, cmd, o.HTTP, rpcOpts)
+	}
 }
 
 // stdinGrace bounds the wait for a stdin read that Close cannot interrupt

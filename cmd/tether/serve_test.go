@@ -18,40 +18,19 @@ import (
 	"github.com/tether-dev/tether/jsonrpc"
 )
 
-// resetServeFlags puts serve's flags back to their defaults, since cobra
-// keeps them between Execute calls.
-func resetServeFlags(t *testing.T) {
-	t.Helper()
-	serve, _, err := rootCmd.Find([]string{"serve"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resetFlags(serve)
-}
-
 // runServeStdio runs `tether serve --stdio` in-process on in and returns
 // what it wrote to stdout.
 func runServeStdio(t *testing.T, in string, flags ...string) string {
 	t.Helper()
 	var out bytes.Buffer
-	rootCmd.SetIn(strings.NewReader(in))
-	rootCmd.SetOut(&out)
-	rootCmd.SetErr(&bytes.Buffer{})
-	rootCmd.SetArgs(append([]string{"serve", "--stdio"}, flags...))
-	defer func() {
-		rootCmd.SetIn(nil)
-		rootCmd.SetOut(nil)
-		rootCmd.SetErr(nil)
-		rootCmd.SetArgs(nil)
-	}()
-	if err := rootCmd.Execute(); err != nil {
+	err := runTether(context.Background(), thisMachine, strings.NewReader(in), &out, &bytes.Buffer{}, append([]string{"serve", "--stdio"}, flags...)...)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return out.String()
 }
 
 func TestServeStdio(t *testing.T) {
-	defer resetServeFlags(t)
 	in := strings.Join([]string{
 		`{"jsonrpc":"2.0","method":"tether.version","id":1}`,
 		`{"jsonrpc":"2.0","method":"judge.cancel","params":{"submission_id":"none"},"id":2}`,
@@ -83,10 +62,8 @@ func TestServeStdio(t *testing.T) {
 }
 
 func TestServeNeedsExactlyOneMode(t *testing.T) {
-	rootCmd.SetArgs([]string{"serve", "--stdio", "--http", "127.0.0.1:0"})
-	defer rootCmd.SetArgs(nil)
-	defer resetServeFlags(t)
-	if err := rootCmd.Execute(); err == nil || !strings.Contains(err.Error(), "exactly one") {
+	err := runTether(context.Background(), thisMachine, nil, io.Discard, io.Discard, "serve", "--stdio", "--http", "127.0.0.1:0")
+	if err == nil || !strings.Contains(err.Error(), "exactly one") {
 		t.Errorf("two modes: %v", err)
 	}
 }
@@ -95,7 +72,6 @@ func TestServeNeedsExactlyOneMode(t *testing.T) {
 // `tether judge` does: examples/llm is Accepted with its usage reported.
 func TestServeJudgeRunWithProblemLM(t *testing.T) {
 	testenv.Python3(t)
-	defer resetServeFlags(t)
 	in := `{"jsonrpc":"2.0","id":1,"method":"judge.run","params":{"problem":"../../examples/llm",` +
 		`"solution":{"language":"python","path":"../../examples/llm/solution.py"}}}` + "\n"
 	lines := strings.Split(strings.TrimSpace(runServeStdio(t, in)), "\n")
@@ -124,32 +100,17 @@ func startServe(t *testing.T, flags ...string) (string, string) {
 	t.Helper()
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	flags = append(flags, "--token-file", tokenFile)
-	serve, _, err := rootCmd.Find([]string{"serve"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	serve.SetContext(ctx) // cobra keeps a subcommand's context once set
 	pr, pw := io.Pipe()
-	rootCmd.SetIn(strings.NewReader(""))
-	rootCmd.SetOut(pw)
-	rootCmd.SetErr(io.Discard)
-	rootCmd.SetArgs(append([]string{"serve", "--sandbox", "none"}, flags...))
 	done := make(chan error, 1)
 	go func() {
-		err := rootCmd.Execute()
+		err := runTether(ctx, thisMachine, strings.NewReader(""), pw, io.Discard, append([]string{"serve", "--sandbox", "none"}, flags...)...)
 		pw.Close()
 		done <- err
 	}()
 	t.Cleanup(func() {
 		cancel()
 		err := <-done
-		rootCmd.SetIn(nil)
-		rootCmd.SetOut(nil)
-		rootCmd.SetErr(nil)
-		rootCmd.SetArgs(nil)
-		serve.SetContext(context.Background())
-		resetServeFlags(t)
 		if err != nil {
 			t.Errorf("serve %v: %v", flags, err)
 		}
@@ -261,7 +222,6 @@ func TestServeHTTP(t *testing.T) {
 
 // --allow-command replaces the evaluator allow-list of the runs it serves.
 func TestServeAllowCommand(t *testing.T) {
-	defer resetServeFlags(t)
 	dir, sol := shellProblem(t)
 	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "judge.run",
 		"params": map[string]any{"problem": dir, "solution": map[string]any{"path": sol}}})
@@ -283,7 +243,6 @@ func TestServeAllowCommand(t *testing.T) {
 		!strings.Contains(resp.Error.Data.Reason, `not on the allow-list: "sh"`) {
 		t.Errorf("--allow-command python3,node: %s, want -32602 saying sh is not allowed", out)
 	}
-	resetServeFlags(t)
 	resp.Error, resp.Result = nil, nil
 	out = lastLine(runServeStdio(t, string(req)+"\n", "--sandbox", "none"))
 	if json.Unmarshal([]byte(out), &resp) != nil || resp.Result == nil || resp.Result.Status != "WrongAnswer" {

@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 
 	"github.com/tether-dev/tether/judge"
@@ -26,7 +25,20 @@ import (
 	"github.com/tether-dev/tether/worker/redisq"
 )
 
-func init() {
+// submitOptions are tether submit's flags.
+type submitOptions struct {
+	Broker       string // redis://..., nats://... or embedded; "": chooseBroker decides
+	Wait         bool   // wait for the result and print it
+	JSON         bool
+	SubmissionID string // "": a random one
+	RejudgeSeq   int64
+	Timeout      time.Duration // how long --wait waits
+	Language     string        // "": told by the file's extension
+	brokerQueues
+}
+
+func newSubmitCmd() *cobra.Command {
+	o := &submitOptions{}
 	cmd := &cobra.Command{
 		Use:   "submit PROBLEM_DIR SOLUTION_FILE",
 		Short: "Queue a submission for tether worker (and wait for its verdict)",
@@ -37,21 +49,18 @@ URL inside the task), queues a task in Neuro OJ's format for the workers of
   tether worker                                                   # one terminal
   tether submit examples/aplusb examples/aplusb/solution.py --wait # another`,
 		Args: exactArgs(2, "submit takes PROBLEM_DIR and SOLUTION_FILE", "tether submit examples/aplusb examples/aplusb/solution.py --wait"),
-		RunE: runSubmit,
+		RunE: func(cmd *cobra.Command, args []string) error { return runSubmit(cmd, o, args[0], args[1]) },
 	}
 	f := cmd.Flags()
-	f.String("broker", "", "queue: redis://HOST:PORT/DB, nats://HOST:PORT, or embedded (the local worker's; env REDIS_URL)")
-	f.Bool("wait", false, "wait for the result and print it")
-	f.Bool("json", false, "with --wait, print the result object as JSON")
-	f.String("submission-id", "", "the task's submission_id (default a random one)")
-	f.Int64("rejudge-seq", 0, "the task's rejudge_seq")
-	f.Duration("timeout", 10*time.Minute, "how long --wait waits")
-	f.String("queue", redisq.DefaultQueue, "Redis list of tasks (env JUDGE_QUEUE)")
-	f.String("result-queue", redisq.DefaultResultQueue, "Redis list of results (env RESULT_QUEUE)")
-	f.String("data-dir", defaultDataDir(), "the embedded broker's data dir (its token is read from there)")
-	f.String("listen", natsq.DefaultListen, "where the embedded broker listens")
-	addLanguageFlag(cmd)
-	rootCmd.AddCommand(cmd)
+	f.StringVar(&o.Broker, "broker", "", "queue: redis://HOST:PORT/DB, nats://HOST:PORT, or embedded (the local worker's; env REDIS_URL)")
+	f.BoolVar(&o.Wait, "wait", false, "wait for the result and print it")
+	f.BoolVar(&o.JSON, "json", false, "with --wait, print the result object as JSON")
+	f.StringVar(&o.SubmissionID, "submission-id", "", "the task's submission_id (default a random one)")
+	f.Int64Var(&o.RejudgeSeq, "rejudge-seq", 0, "the task's rejudge_seq")
+	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "how long --wait waits")
+	o.brokerQueues.addFlags(f)
+	addLanguageFlag(f, &o.Language)
+	return cmd
 }
 
 // buildTask makes a Neuro OJ task from a problem folder and a solution.
@@ -114,38 +123,39 @@ func setDefault(m map[string]any, key string, v any) {
 	}
 }
 
-func runSubmit(cmd *cobra.Command, args []string) error {
-	fl := cmd.Flags()
-	id, _ := fl.GetString("submission-id")
+func runSubmit(cmd *cobra.Command, o *submitOptions, problemDir, solutionFile string) error {
+	id := o.SubmissionID
 	if id == "" {
 		b := make([]byte, 8)
 		rand.Read(b)
 		id = "tether-" + hex.EncodeToString(b)
 	}
-	seq, _ := fl.GetInt64("rejudge-seq")
+	seq := o.RejudgeSeq
 	var l *lang.Language
-	if name, _ := fl.GetString("language"); name != "" {
+	if o.Language != "" {
 		var err error
-		if l, err = lang.Builtin().Lookup(name); err != nil {
+		if l, err = lang.Builtin().Lookup(o.Language); err != nil {
 			return fmt.Errorf("--language: %w", err)
 		}
 	}
-	task, err := buildTask(args[0], args[1], id, seq, l)
+	task, err := buildTask(problemDir, solutionFile, id, seq, l)
 	if err != nil {
 		return err
 	}
-	wait, _ := fl.GetBool("wait")
-	timeout, _ := fl.GetDuration("timeout")
+	if err := applyEnv(cmd, queueEnv); err != nil {
+		return err
+	}
+	wait, timeout := o.Wait, o.Timeout
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
 	var result []byte
-	u := brokerURL(cmd)
+	u := brokerURL(o.Broker)
 	switch {
 	case strings.HasPrefix(u, "redis://") || strings.HasPrefix(u, "rediss://"):
-		result, err = submitRedis(ctx, cmd, u, task, id, wait, timeout)
+		result, err = submitRedis(ctx, &o.brokerQueues, u, task, id, wait, timeout)
 	case u == "embedded" || strings.HasPrefix(u, "nats://") || strings.HasPrefix(u, "tls://"):
-		result, err = submitNATS(ctx, cmd, u, task, id, seq, wait, timeout)
+		result, err = submitNATS(ctx, &o.brokerQueues, u, task, id, seq, wait, timeout)
 	default:
 		return fmt.Errorf("--broker %q: want redis://HOST:PORT/DB, nats://HOST:PORT or embedded", u)
 	}
@@ -161,46 +171,11 @@ func runSubmit(cmd *cobra.Command, args []string) error {
 		fmt.Fprintf(out, "queued %s\n", id)
 		return nil
 	}
-	asJSON, _ := fl.GetBool("json")
-	return printQueuedResult(out, result, asJSON)
+	return printQueuedResult(out, result, o.JSON)
 }
 
-// redisQueues is --queue and --result-queue, each from its environment
-// variable (JUDGE_QUEUE, RESULT_QUEUE) when the flag was left alone.
-func redisQueues(cmd *cobra.Command) (queue, results string) {
-	queue, _ = cmd.Flags().GetString("queue")
-	results, _ = cmd.Flags().GetString("result-queue")
-	if v := os.Getenv("JUDGE_QUEUE"); v != "" && !cmd.Flags().Changed("queue") {
-		queue = v
-	}
-	if v := os.Getenv("RESULT_QUEUE"); v != "" && !cmd.Flags().Changed("result-queue") {
-		results = v
-	}
-	return queue, results
-}
-
-// newRedis is a client of the Redis at u.
-func newRedis(u string) (*redis.Client, error) {
-	opts, err := redis.ParseURL(u)
-	if err != nil {
-		return nil, fmt.Errorf("--broker %s: %v", redisq.Redacted(u), err)
-	}
-	return redis.NewClient(opts), nil
-}
-
-// redisResultOf is the newest result of submission id among the items of
-// Neuro OJ's result list (the worker pushes on the left: newest first).
-func redisResultOf(items []string, id string) (string, bool) {
-	for _, raw := range items {
-		if got, ok := worker.ResultSubmissionID([]byte(raw)); ok && got == id {
-			return raw, true
-		}
-	}
-	return "", false
-}
-
-func submitRedis(ctx context.Context, cmd *cobra.Command, u string, task []byte, id string, wait bool, timeout time.Duration) ([]byte, error) {
-	queue, results := redisQueues(cmd)
+func submitRedis(ctx context.Context, q *brokerQueues, u string, task []byte, id string, wait bool, timeout time.Duration) ([]byte, error) {
+	queue, results := q.Queue, q.ResultQueue
 	c, err := newRedis(u)
 	if err != nil {
 		return nil, err
@@ -233,26 +208,8 @@ func submitRedis(ctx context.Context, cmd *cobra.Command, u string, task []byte,
 	}
 }
 
-// connectNATS connects to the NATS broker u, or to the embedded one of
-// --data-dir with the token kept there (mode 0600): reading results takes
-// the same credentials as queueing tasks.
-func connectNATS(ctx context.Context, cmd *cobra.Command, u string) (*natsq.Broker, string, error) {
-	token := os.Getenv("NATS_TOKEN")
-	if u == "embedded" {
-		dataDir, _ := cmd.Flags().GetString("data-dir")
-		listen, _ := cmd.Flags().GetString("listen")
-		tok, err := natsq.ReadToken(dataDir)
-		if err != nil {
-			return nil, u, err
-		}
-		u, token = "nats://"+listen, tok
-	}
-	b, err := natsq.Connect(ctx, natsq.Options{URL: u, Token: token})
-	return b, u, err
-}
-
-func submitNATS(ctx context.Context, cmd *cobra.Command, u string, task []byte, id string, seq int64, wait bool, timeout time.Duration) ([]byte, error) {
-	b, u, err := connectNATS(ctx, cmd, u)
+func submitNATS(ctx context.Context, q *brokerQueues, u string, task []byte, id string, seq int64, wait bool, timeout time.Duration) ([]byte, error) {
+	b, u, err := connectNATS(ctx, q, u)
 	if err != nil {
 		return nil, err
 	}

@@ -15,18 +15,27 @@ import (
 	"github.com/tether-dev/tether/trace"
 )
 
-// traceCmd is the parent of the tools that read a run's trace (tether judge
-// --trace FILE; docs/trace.md).
-var traceCmd = &cobra.Command{
-	Use:   "trace",
-	Short: "Read a run's trace (written by tether judge --trace FILE)",
-	Args:  cobra.NoArgs,
-	RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+// newTraceCmd is the parent of the tools that read a run's trace (tether
+// judge --trace FILE; docs/trace.md).
+func newTraceCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "trace",
+		Short: "Read a run's trace (written by tether judge --trace FILE)",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newTraceStatsCmd(), newTraceViewCmd())
+	return cmd
 }
 
-func init() {
-	var asJSON bool
-	stats := &cobra.Command{
+// traceStatsOptions are tether trace stats' flags.
+type traceStatsOptions struct {
+	JSON bool
+}
+
+func newTraceStatsCmd() *cobra.Command {
+	o := &traceStatsOptions{}
+	cmd := &cobra.Command{
 		Use:   "stats FILE",
 		Short: "Per-function call statistics, the slowest calls and where the time went",
 		Long: `stats reads a trace and prints, per function (and capability), how many
@@ -44,12 +53,11 @@ run's time divides between the solution, the evaluator and the judge.`,
 			if err != nil {
 				return fmt.Errorf("trace stats: %s: %w", args[0], err)
 			}
-			return report(cmd.OutOrStdout(), asJSON, trace.Compute(h, evs), printTraceStats)
+			return report(cmd.OutOrStdout(), o.JSON, trace.Compute(h, evs), printTraceStats)
 		},
 	}
-	stats.Flags().BoolVar(&asJSON, "json", false, "print the statistics as one JSON object")
-	traceCmd.AddCommand(stats)
-	rootCmd.AddCommand(traceCmd)
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the statistics as one JSON object")
+	return cmd
 }
 
 func us(n int64) string { return (time.Duration(n) * time.Microsecond).String() }

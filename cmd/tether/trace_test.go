@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -15,15 +16,7 @@ import (
 func runTraceCLI(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	rootCmd.SetOut(&out)
-	rootCmd.SetErr(&out)
-	rootCmd.SetArgs(append([]string{"trace"}, args...))
-	defer func() { rootCmd.SetOut(nil); rootCmd.SetErr(nil); rootCmd.SetArgs(nil) }()
-	for _, sub := range []string{"stats", "view"} {
-		cmd, _, _ := rootCmd.Find([]string{"trace", sub})
-		defer resetFlags(cmd)
-	}
-	err := rootCmd.Execute()
+	err := runTether(context.Background(), thisMachine, nil, &out, &out, append([]string{"trace"}, args...)...)
 	return out.String(), err
 }
 

@@ -12,8 +12,13 @@ import (
 	"github.com/tether-dev/tether/trace/view"
 )
 
-func init() {
-	var out string
+// traceViewOptions are tether trace view's flags.
+type traceViewOptions struct {
+	Output string // the page to write; "": FILE with .html
+}
+
+func newTraceViewCmd() *cobra.Command {
+	o := &traceViewOptions{}
 	cmd := &cobra.Command{
 		Use:   "view FILE",
 		Short: "Write a run's trace as one self-contained HTML page",
@@ -25,6 +30,7 @@ page makes no network request, so it can be attached to a ticket and opened
 offline. Without -o it is written beside FILE, as FILE.html.`,
 		Args: exactArgs(1, "trace view takes one FILE (a trace written by tether judge --trace FILE)", ""),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			out := o.Output
 			if out == "" {
 				out = strings.TrimSuffix(args[0], filepath.Ext(args[0])) + ".html"
 			}
@@ -35,8 +41,8 @@ offline. Without -o it is written beside FILE, as FILE.html.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "the page to write (default: FILE with .html)")
-	traceCmd.AddCommand(cmd)
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "the page to write (default: FILE with .html)")
+	return cmd
 }
 
 // writeTraceHTML reads the trace at tracePath and writes its page to

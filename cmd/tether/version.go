@@ -11,8 +11,8 @@ import (
 	"github.com/tether-dev/tether/internal/version"
 )
 
-func init() {
-	rootCmd.AddCommand(&cobra.Command{
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
 		Use:   "version",
 		Short: "Print tether's version, commit, Go version and the protocols it speaks",
 		Args:  cobra.NoArgs,
@@ -20,10 +20,7 @@ func init() {
 			fmt.Fprint(cmd.OutOrStdout(), versionText())
 			return nil
 		},
-	})
-	// tether --version prints the same text as tether version.
-	rootCmd.Version = strings.TrimSuffix(versionText(), "\n")
-	rootCmd.SetVersionTemplate("{{.Version}}\n")
+	}
 }
 
 // versionText is what tether version prints: the release, the commit it

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -46,7 +45,38 @@ var workerEnv = map[string]string{
 	"max-task-mb":             "TETHER_MAX_TASK_MB",
 }
 
-func init() {
+// workerOptions are tether worker's flags; applyEnv fills those the
+// command line left alone from workerEnv's variables.
+type workerOptions struct {
+	Broker                string // redis://..., nats://... or embedded; "": chooseBroker decides
+	Concurrency           int    // slots: submissions judged at once
+	CPUs                  string // CPUs divided among the slots, e.g. 0-3
+	WorkDir               string
+	MaxTaskMB             int
+	CacheDir              string
+	CacheMaxItems         int
+	CacheMaxMB            int
+	DownloadTimeout       int // seconds
+	Metrics               string
+	LogFormat             string // text or json
+	Drain                 time.Duration
+	Queue                 string // Redis list of tasks
+	ResultQueue           string // Redis list of results
+	AllowEvaluatorNetwork bool
+	NetworkAllow          []string
+	InstanceID            string
+	CPULimitMillicores    int
+	ImagePrefix           string
+	Runtimes              []string // IMAGE=RUNTIME
+	DataDir               string   // the embedded broker's store and token
+	Listen                string   // where the embedded broker listens
+	Sandbox               string
+	Build                 buildOptions
+	AllowCommands         []string
+}
+
+func newWorkerCmd(m machine) *cobra.Command {
+	o := &workerOptions{}
 	cmd := &cobra.Command{
 		Use:   "worker",
 		Short: "Judge a queue of submissions (Neuro OJ's Redis queue, or NATS JetStream)",
@@ -66,55 +96,43 @@ SIGTERM or SIGINT stops pulling; running submissions get --drain to finish,
 then what is unfinished goes back to the queue. A second signal gives it back
 at once. See docs/worker.md.`,
 		Args: cobra.NoArgs,
-		RunE: runWorker,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runWorker(cmd, m, o) },
 	}
 	f := cmd.Flags()
-	f.String("broker", "", "queue: redis://[:password@]HOST:PORT[/DB], nats://HOST:PORT, or embedded (env REDIS_URL; default redis://127.0.0.1/ when another of Neuro OJ's worker variables is set, else embedded)")
-	f.Int("concurrency", 2, "slots: submissions judged at once, 1-1024 (env JUDGE_MAX_CONCURRENT_JUDGES)")
-	f.String("cpus", "", "CPUs to divide among the slots, e.g. 0-3 (a slot's two sides get CPUs of their own where there are enough); default any")
-	f.String("work-dir", worker.DefaultWorkDir(), "private folder (this uid's, mode 0700) for the tasks' packages and fallback-results (env WORK_DIR)")
-	f.Int("max-task-mb", worker.DefaultMaxTaskBytes>>20, "a task larger than this many MiB goes to the dead letters unread (env TETHER_MAX_TASK_MB)")
-	f.String("cache-dir", "", "support package cache (env SUPPORT_CACHE_DIR; default your cache dir's tether/packages)")
-	f.Int("cache-max-items", supportpkg.DefaultMaxItems, "packages kept in the cache (env SUPPORT_CACHE_MAX_ITEMS)")
-	f.Int("cache-max-mb", supportpkg.DefaultMaxBytes>>20, "MiB kept in the cache (env SUPPORT_CACHE_MAX_MB)")
-	f.Int("download-timeout", int(supportpkg.DefaultDownloadTimeout/time.Second), "seconds a package download may take (env SUPPORT_PACKAGE_DOWNLOAD_TIMEOUT)")
-	f.String("metrics", "", "serve Prometheus /metrics and /healthz on `ADDR` (e.g. 127.0.0.1:9464)")
-	f.String("log-format", "text", "log lines as text or json")
-	f.Duration("drain", worker.DefaultDrain, "how long running submissions may finish after SIGTERM before they go back to the queue")
-	f.String("queue", redisq.DefaultQueue, "Redis list of tasks (env JUDGE_QUEUE)")
-	f.String("result-queue", redisq.DefaultResultQueue, "Redis list of results (env RESULT_QUEUE)")
-	f.Bool("allow-evaluator-network", false, "let evaluators that ask for runtime_config.evaluator.network have it (env JUDGE_ALLOW_EVALUATOR_NETWORK)")
-	addNetworkAllowFlag(cmd, "JUDGE_EVALUATOR_NETWORK_ALLOW")
-	f.String("instance-id", "", "this worker's name in its log lines (env JUDGE_INSTANCE_ID; default the host name)")
-	f.Int("cpu-limit-millicores", 0, "cap each sandbox's CPU at this many thousandths of a CPU, a quota (cgroup cpu.max), not a pin; needs --sandbox linux (env JUDGE_CPU_LIMIT_MILLICORES; default no cap)")
-	f.String("image-prefix", "", "the prefix Neuro OJ's judge puts before its image names; an image named with it maps as the name without it (env JUDGE_IMAGE_PREFIX)")
-	f.StringSlice("runtime", nil, "map a task's image to a runtime, IMAGE=python (repeatable); noj-evaluator-python and noj-solution-python are known")
-	f.String("data-dir", defaultDataDir(), "the embedded broker's store and token")
-	f.String("listen", natsq.DefaultListen, "where the embedded broker listens")
-	f.String("sandbox", "auto", sandboxUsage)
-	addLanguageFlags(cmd)
-	addAllowCommandFlag(cmd)
-	f.Lookup("allow-command").Usage += " (env JUDGE_COMMAND_WHITELIST, comma-separated)"
-	rootCmd.AddCommand(cmd)
+	f.StringVar(&o.Broker, "broker", "", "queue: redis://[:password@]HOST:PORT[/DB], nats://HOST:PORT, or embedded (env REDIS_URL; default redis://127.0.0.1/ when another of Neuro OJ's worker variables is set, else embedded)")
+	f.IntVar(&o.Concurrency, "concurrency", 2, "slots: submissions judged at once, 1-1024 (env JUDGE_MAX_CONCURRENT_JUDGES)")
+	f.StringVar(&o.CPUs, "cpus", "", "CPUs to divide among the slots, e.g. 0-3 (a slot's two sides get CPUs of their own where there are enough); default any")
+	f.StringVar(&o.WorkDir, "work-dir", worker.DefaultWorkDir(), "private folder (this uid's, mode 0700) for the tasks' packages and fallback-results (env WORK_DIR)")
+	f.IntVar(&o.MaxTaskMB, "max-task-mb", worker.DefaultMaxTaskBytes>>20, "a task larger than this many MiB goes to the dead letters unread (env TETHER_MAX_TASK_MB)")
+	f.StringVar(&o.CacheDir, "cache-dir", "", "support package cache (env SUPPORT_CACHE_DIR; default your cache dir's tether/packages)")
+	f.IntVar(&o.CacheMaxItems, "cache-max-items", supportpkg.DefaultMaxItems, "packages kept in the cache (env SUPPORT_CACHE_MAX_ITEMS)")
+	f.IntVar(&o.CacheMaxMB, "cache-max-mb", supportpkg.DefaultMaxBytes>>20, "MiB kept in the cache (env SUPPORT_CACHE_MAX_MB)")
+	f.IntVar(&o.DownloadTimeout, "download-timeout", int(supportpkg.DefaultDownloadTimeout/time.Second), "seconds a package download may take (env SUPPORT_PACKAGE_DOWNLOAD_TIMEOUT)")
+	f.StringVar(&o.Metrics, "metrics", "", "serve Prometheus /metrics and /healthz on `ADDR` (e.g. 127.0.0.1:9464)")
+	f.StringVar(&o.LogFormat, "log-format", "text", "log lines as text or json")
+	f.DurationVar(&o.Drain, "drain", worker.DefaultDrain, "how long running submissions may finish after SIGTERM before they go back to the queue")
+	f.StringVar(&o.Queue, "queue", redisq.DefaultQueue, "Redis list of tasks (env JUDGE_QUEUE)")
+	f.StringVar(&o.ResultQueue, "result-queue", redisq.DefaultResultQueue, "Redis list of results (env RESULT_QUEUE)")
+	f.BoolVar(&o.AllowEvaluatorNetwork, "allow-evaluator-network", false, "let evaluators that ask for runtime_config.evaluator.network have it (env JUDGE_ALLOW_EVALUATOR_NETWORK)")
+	addNetworkAllowFlag(f, &o.NetworkAllow, "JUDGE_EVALUATOR_NETWORK_ALLOW")
+	f.StringVar(&o.InstanceID, "instance-id", "", "this worker's name in its log lines (env JUDGE_INSTANCE_ID; default the host name)")
+	f.IntVar(&o.CPULimitMillicores, "cpu-limit-millicores", 0, "cap each sandbox's CPU at this many thousandths of a CPU, a quota (cgroup cpu.max), not a pin; needs --sandbox linux (env JUDGE_CPU_LIMIT_MILLICORES; default no cap)")
+	f.StringVar(&o.ImagePrefix, "image-prefix", "", "the prefix Neuro OJ's judge puts before its image names; an image named with it maps as the name without it (env JUDGE_IMAGE_PREFIX)")
+	f.StringSliceVar(&o.Runtimes, "runtime", nil, "map a task's image to a runtime, IMAGE=python (repeatable); noj-evaluator-python and noj-solution-python are known")
+	f.StringVar(&o.DataDir, "data-dir", defaultDataDir(), "the embedded broker's store and token")
+	f.StringVar(&o.Listen, "listen", natsq.DefaultListen, "where the embedded broker listens")
+	addSandboxFlag(f, &o.Sandbox)
+	o.Build.addFlags(f)
+	addAllowCommandFlag(f, &o.AllowCommands, "JUDGE_COMMAND_WHITELIST")
+	return cmd
 }
 
-func defaultDataDir() string {
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
-		return filepath.Join(d, "tether")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return filepath.Join(os.TempDir(), "tether-data")
-	}
-	return filepath.Join(home, ".local", "share", "tether")
-}
-
-// applyWorkerEnv sets each flag the command line left alone from its
-// environment variable, when that is set.
-func applyWorkerEnv(cmd *cobra.Command) error {
+// applyEnv sets each flag of cmd the command line left alone from its
+// environment variable in env (flag name to variable), when that is set.
+func applyEnv(cmd *cobra.Command, env map[string]string) error {
 	var err error
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		name, ok := workerEnv[f.Name]
+		name, ok := env[f.Name]
 		if !ok || f.Changed || err != nil {
 			return
 		}
@@ -131,9 +149,7 @@ func applyWorkerEnv(cmd *cobra.Command) error {
 	return err
 }
 
-func newLogger(cmd *cobra.Command) (*slog.Logger, error) {
-	format, _ := cmd.Flags().GetString("log-format")
-	w := cmd.ErrOrStderr()
+func newLogger(w io.Writer, format string) (*slog.Logger, error) {
 	var h slog.Handler
 	switch format {
 	case "text":
@@ -146,32 +162,33 @@ func newLogger(cmd *cobra.Command) (*slog.Logger, error) {
 	return slog.New(h), nil
 }
 
-func runWorker(cmd *cobra.Command, _ []string) error {
-	if err := applyWorkerEnv(cmd); err != nil {
+func runWorker(cmd *cobra.Command, m machine, o *workerOptions) error {
+	// The broker is chosen from the command line's --broker, before
+	// applyEnv sets it from REDIS_URL: chooseBroker tells the two apart.
+	brokerAt, why := chooseBroker(o.Broker, os.LookupEnv)
+	if err := applyEnv(cmd, workerEnv); err != nil {
 		return err
 	}
-	fl := cmd.Flags()
-	log, err := newLogger(cmd)
+	log, err := newLogger(cmd.ErrOrStderr(), o.LogFormat)
 	if err != nil {
 		return err
 	}
-	id, _ := fl.GetString("instance-id")
+	id := o.InstanceID
 	if id == "" {
 		id, _ = os.Hostname()
 	}
 	log = log.With("instance", id)
 	// The first line says which broker and why: a Neuro OJ deployment
 	// that lost its REDIS_URL must not quietly judge an empty NATS queue.
-	brokerAt, why := chooseBroker(cmd, os.LookupEnv)
 	log.Info("broker chosen", "broker", redactBroker(brokerAt), "why", why)
 
-	slots, _ := fl.GetInt("concurrency")
+	slots := o.Concurrency
 	if slots < 1 || slots > 1024 {
 		return fmt.Errorf("--concurrency %d: want 1 to 1024 (env JUDGE_MAX_CONCURRENT_JUDGES)", slots)
 	}
 	var cpus []int
-	if list, _ := fl.GetString("cpus"); list != "" {
-		if cpus, err = worker.ParseCPUList(list); err != nil {
+	if o.CPUs != "" {
+		if cpus, err = worker.ParseCPUList(o.CPUs); err != nil {
 			return fmt.Errorf("--cpus: %w", err)
 		}
 	}
@@ -181,19 +198,19 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 			return fmt.Errorf("--cpus: %w", err)
 		}
 	}
-	runtimes, err := parseRuntimes(fl)
+	runtimes, err := parseRuntimes(o.Runtimes)
 	if err != nil {
 		return err
 	}
-	millicores, _ := fl.GetInt("cpu-limit-millicores")
+	millicores := o.CPULimitMillicores
 	if millicores != 0 && (millicores < sandbox.MinCPUMillicores || millicores > 1024*1000) {
 		return fmt.Errorf("--cpu-limit-millicores %d: want %d to %d, or 0 for no cap (env JUDGE_CPU_LIMIT_MILLICORES)", millicores, sandbox.MinCPUMillicores, 1024*1000)
 	}
-	workDir, _ := fl.GetString("work-dir")
+	workDir := o.WorkDir
 	if err := worker.PrepareWorkDir(workDir); err != nil {
 		return fmt.Errorf("--work-dir (env WORK_DIR): %w", err)
 	}
-	maxTaskMB, _ := fl.GetInt("max-task-mb")
+	maxTaskMB := o.MaxTaskMB
 	if maxTaskMB < 1 || maxTaskMB > 1<<20 {
 		return fmt.Errorf("--max-task-mb %d: want 1 to %d MiB (env TETHER_MAX_TASK_MB)", maxTaskMB, 1<<20)
 	}
@@ -202,23 +219,23 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 	}
 
 	var metrics *worker.Metrics
-	if addr, _ := fl.GetString("metrics"); addr != "" {
+	if o.Metrics != "" {
 		metrics = worker.NewMetrics(slots)
-		stopMetrics, err := serveMetrics(addr, metrics, log)
+		stopMetrics, err := serveMetrics(o.Metrics, metrics, log)
 		if err != nil {
 			return err
 		}
 		defer stopMetrics()
 	}
-	cache, err := newPackageCache(fl, metrics, log)
+	cache, err := newPackageCache(o, metrics, log)
 	if err != nil {
 		return err
 	}
-	languages, buildCache, err := languageOptions(cmd)
+	languages, buildCache, err := o.Build.languages()
 	if err != nil {
 		return err
 	}
-	runner, err := judgeRunner(cmd, log)
+	runner, err := m.judgeRunner(cmd.ErrOrStderr(), o.Sandbox, log)
 	if err != nil {
 		return err
 	}
@@ -226,25 +243,24 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 	if millicores > 0 && runner.Kind() != "linux" {
 		return fmt.Errorf("--cpu-limit-millicores (env JUDGE_CPU_LIMIT_MILLICORES) needs --sandbox linux, which caps a sandbox's CPU with its cgroup; this worker's sandbox is %s", runner.Kind())
 	}
-	network, _ := fl.GetBool("allow-evaluator-network")
-	allow, err := networkAllow(cmd, "JUDGE_EVALUATOR_NETWORK_ALLOW")
+	allow, err := networkAllow(o.NetworkAllow, "JUDGE_EVALUATOR_NETWORK_ALLOW")
 	if err != nil {
 		return err
 	}
 	judger := &worker.Judger{Runner: runner, Packages: cache, Runtimes: runtimes,
-		Allowed: allowedCommands(cmd), WorkDir: workDir, Network: network, NetworkAllow: allow,
+		Allowed: o.AllowCommands, WorkDir: workDir, Network: o.AllowEvaluatorNetwork, NetworkAllow: allow,
 		Languages: languages, BuildCache: buildCache, CPUMillicores: millicores}
-	judger.ImagePrefix, _ = fl.GetString("image-prefix")
+	judger.ImagePrefix = o.ImagePrefix
 
 	ctx := cmd.Context()
-	broker, closeBroker, err := openWorkerBroker(ctx, cmd, brokerAt, workDir, maxTaskMB<<20, metrics, log)
+	broker, closeBroker, err := openWorkerBroker(ctx, o, brokerAt, metrics, log)
 	if err != nil {
 		return err
 	}
 	defer closeBroker()
 
 	w, err := worker.New(worker.Config{Broker: broker, Judge: judger.Judge, Slots: slotCPUs,
-		Drain: mustDuration(fl, "drain"), MaxTaskBytes: maxTaskMB << 20, Log: log, Metrics: metrics})
+		Drain: o.Drain, MaxTaskBytes: maxTaskMB << 20, Log: log, Metrics: metrics})
 	if err != nil {
 		return err
 	}
@@ -262,7 +278,7 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 			select {
 			case s := <-sigs:
 				if n == 0 {
-					log.Info("stopping: no more pulls; running submissions may finish", "signal", s.String(), "drain", mustDuration(fl, "drain").String())
+					log.Info("stopping: no more pulls; running submissions may finish", "signal", s.String(), "drain", o.Drain.String())
 					stopped()
 				} else {
 					log.Warn("second signal: giving back running submissions now", "signal", s.String())
@@ -279,13 +295,9 @@ func runWorker(cmd *cobra.Command, _ []string) error {
 	return err
 }
 
-func mustDuration(fl *pflag.FlagSet, name string) time.Duration {
-	d, _ := fl.GetDuration(name)
-	return d
-}
-
-func parseRuntimes(fl *pflag.FlagSet) (map[string]string, error) {
-	list, _ := fl.GetStringSlice("runtime")
+// parseRuntimes is the image-to-runtime map of the --runtime list over
+// worker.DefaultRuntimes.
+func parseRuntimes(list []string) (map[string]string, error) {
 	m := make(map[string]string, len(worker.DefaultRuntimes)+len(list))
 	for k, v := range worker.DefaultRuntimes {
 		m[k] = v
@@ -303,13 +315,9 @@ func parseRuntimes(fl *pflag.FlagSet) (map[string]string, error) {
 	return m, nil
 }
 
-func newPackageCache(fl *pflag.FlagSet, metrics *worker.Metrics, log *slog.Logger) (*supportpkg.Cache, error) {
-	dir, _ := fl.GetString("cache-dir")
-	items, _ := fl.GetInt("cache-max-items")
-	mb, _ := fl.GetInt("cache-max-mb")
-	secs, _ := fl.GetInt("download-timeout")
-	opts := supportpkg.Options{Dir: dir, MaxItems: items, MaxBytes: int64(mb) << 20,
-		DownloadTimeout: time.Duration(secs) * time.Second}
+func newPackageCache(o *workerOptions, metrics *worker.Metrics, log *slog.Logger) (*supportpkg.Cache, error) {
+	opts := supportpkg.Options{Dir: o.CacheDir, MaxItems: o.CacheMaxItems, MaxBytes: int64(o.CacheMaxMB) << 20,
+		DownloadTimeout: time.Duration(o.DownloadTimeout) * time.Second}
 	opts.OnEvent = func(e supportpkg.Event) {
 		if e.Kind == supportpkg.EventUnchecked {
 			log.Warn("package without checksum_sha256 used unchecked, as Neuro OJ's judge does (told once per package)",
@@ -345,113 +353,6 @@ func serveMetrics(addr string, m *worker.Metrics, log *slog.Logger) (func(), err
 		srv.Shutdown(ctx)
 		<-done
 	}, nil
-}
-
-// neuroOJDefaultRedis is where Neuro OJ's judge worker looks for Redis when
-// REDIS_URL is not set.
-const neuroOJDefaultRedis = "redis://127.0.0.1/"
-
-// brokerURL is the broker a worker uses, and tether submit with it.
-func brokerURL(cmd *cobra.Command) string {
-	u, _ := chooseBroker(cmd, os.LookupEnv)
-	return u
-}
-
-// chooseBroker is the broker and why: --broker, else REDIS_URL, else Neuro
-// OJ's default Redis when any other variable of Neuro OJ's worker is set
-// (a Neuro OJ deployment), else the embedded NATS broker.
-func chooseBroker(cmd *cobra.Command, lookupEnv func(string) (string, bool)) (u, why string) {
-	if f := cmd.Flags().Lookup("broker"); f != nil && f.Changed && f.Value.String() != "" {
-		return f.Value.String(), "--broker"
-	}
-	if v, ok := lookupEnv("REDIS_URL"); ok && v != "" {
-		return v, "REDIS_URL"
-	}
-	var set []string
-	for _, name := range neuroOJWorkerEnv() {
-		if v, ok := lookupEnv(name); ok && v != "" {
-			set = append(set, name)
-		}
-	}
-	if len(set) > 0 {
-		return neuroOJDefaultRedis, "REDIS_URL is not set but " + strings.Join(set, ", ") + " (Neuro OJ's worker settings) are: Neuro OJ's default Redis"
-	}
-	return "embedded", "neither --broker nor REDIS_URL nor any of Neuro OJ's worker settings is set: the embedded NATS broker"
-}
-
-// neuroOJWorkerEnv are the variables of Neuro OJ's judge worker other than
-// REDIS_URL, sorted.
-func neuroOJWorkerEnv() []string {
-	var names []string
-	for _, name := range workerEnv {
-		if name != "REDIS_URL" && !strings.HasPrefix(name, "TETHER_") {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
-	return names
-}
-
-// redactBroker is a broker URL without its password, for the log.
-func redactBroker(u string) string {
-	if strings.HasPrefix(u, "nats://") || strings.HasPrefix(u, "tls://") {
-		return natsq.Redacted(u)
-	}
-	if u == "embedded" {
-		return u
-	}
-	return redisq.Redacted(u)
-}
-
-func openWorkerBroker(ctx context.Context, cmd *cobra.Command, u, workDir string, maxTaskBytes int, metrics *worker.Metrics, log *slog.Logger) (worker.Broker, func(), error) {
-	fl := cmd.Flags()
-	switch {
-	case strings.HasPrefix(u, "redis://") || strings.HasPrefix(u, "rediss://"):
-		queue, _ := fl.GetString("queue")
-		results, _ := fl.GetString("result-queue")
-		secs, _ := fl.GetInt("download-timeout")
-		warnSweeper(log, time.Duration(secs)*time.Second)
-		b, err := redisq.Open(ctx, redisq.Options{URL: u, Queue: queue, ResultQueue: results, WorkDir: workDir,
-			MaxTaskBytes: maxTaskBytes, Log: log, OnFallbackPending: metrics.FallbackPending})
-		if err != nil {
-			return nil, nil, err
-		}
-		log.Info("broker", "kind", "redis", "url", redisq.Redacted(u), "queue", queue, "results", results)
-		return b, func() { b.Close() }, nil
-	case u == "embedded":
-		dataDir, _ := fl.GetString("data-dir")
-		listen, _ := fl.GetString("listen")
-		emb, err := natsq.StartEmbedded(dataDir, listen)
-		if err != nil {
-			return nil, nil, err
-		}
-		b, err := natsq.Open(ctx, natsq.Options{URL: emb.URL, Token: emb.Token, Log: log})
-		if err != nil {
-			emb.Close()
-			return nil, nil, err
-		}
-		log.Info("broker", "kind", "embedded NATS JetStream", "url", emb.URL, "data_dir", dataDir, "token_file", natsq.TokenFile(dataDir))
-		return b, func() { b.Close(); emb.Close() }, nil
-	case strings.HasPrefix(u, "nats://") || strings.HasPrefix(u, "tls://"):
-		b, err := natsq.Open(ctx, natsq.Options{URL: u, Token: os.Getenv("NATS_TOKEN"), Log: log})
-		if err != nil {
-			return nil, nil, err
-		}
-		log.Info("broker", "kind", "NATS JetStream", "url", natsq.Redacted(u))
-		return b, func() { b.Close() }, nil
-	}
-	return nil, nil, fmt.Errorf("--broker %q: want redis://HOST:PORT/DB, nats://HOST:PORT or embedded", u)
-}
-
-// warnSweeper: Neuro OJ's core requeues a task left in :processing past
-// its sweeper timeout, and has no heartbeat to learn that a run goes on.
-func warnSweeper(log *slog.Logger, download time.Duration) {
-	worst := download + 30*time.Second // package download, then the evaluator's start phase
-	if worst >= redisq.SweeperGrace {
-		log.Warn("a task can stay in processing past Neuro OJ's sweeper timeout (10 min, or the evaluator's time limit + 2 min): "+
-			"the core would requeue it and it would be judged twice (the core keeps the first result); lower SUPPORT_PACKAGE_DOWNLOAD_TIMEOUT",
-			"download_timeout", download.String(), "start_timeout", "30s")
-	}
 }
 
 func checkCPUs(s worker.SlotCPUs) error {

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-
 	"github.com/tether-dev/tether/judge"
 )
 
@@ -28,12 +26,7 @@ func TestChooseBroker(t *testing.T) {
 		{"", map[string]string{"TETHER_MAX_TASK_MB": "8", "JUDGE_QUEUE": ""}, "embedded", "the embedded NATS broker"},
 		{"", nil, "embedded", "neither --broker nor REDIS_URL"},
 	} {
-		cmd := &cobra.Command{}
-		cmd.Flags().String("broker", "", "")
-		if c.flag != "" {
-			cmd.Flags().Set("broker", c.flag)
-		}
-		u, why := chooseBroker(cmd, func(k string) (string, bool) { v, ok := c.env[k]; return v, ok })
+		u, why := chooseBroker(c.flag, func(k string) (string, bool) { v, ok := c.env[k]; return v, ok })
 		if u != c.want || !strings.Contains(why, c.because) {
 			t.Errorf("flag %q env %v: %q (%s), want %q because %q", c.flag, c.env, u, why, c.want, c.because)
 		}
