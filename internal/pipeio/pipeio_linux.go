@@ -63,8 +63,8 @@ const Polls = true
 
 // NewWakeFD makes the poller's eventfd, which Wake makes readable.
 func NewWakeFD() (int, error) { return unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC) }
-func Wake(fd int)           { unix.Write(fd, []byte{1, 0, 0, 0, 0, 0, 0, 0}) }
-func Close(fd int)          { unix.Close(fd) }
+func Wake(fd int)             { unix.Write(fd, []byte{1, 0, 0, 0, 0, 0, 0, 0}) }
+func Close(fd int)            { unix.Close(fd) }
 
 // Poll waits in poll(2) until one of fds has input or hangs up, and
 // then empties the last, the wake eventfd, which ends the wait too.

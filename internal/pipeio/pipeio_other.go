@@ -23,11 +23,11 @@ func NonBlockingWriter(io.Writer) func([]byte) int { return nil }
 // Polls: here every stdout is read through a feed, so the stubs below are never called.
 const Polls = false
 
-func NewWakeFD() (int, error)           { return -1, nil }
-func Wake(int)                        {}
-func Close(int)                       {}
-func Poll([]int)                   {}
-func Unpolled(*os.File) (int, error)    { return -1, nil }
-func Read(int, []byte) (int, error) { return 0, io.EOF }
-func MaxSpin() time.Duration            { return 0 }
+func NewWakeFD() (int, error)        { return -1, nil }
+func Wake(int)                       {}
+func Close(int)                      {}
+func Poll([]int)                     {}
+func Unpolled(*os.File) (int, error) { return -1, nil }
+func Read(int, []byte) (int, error)  { return 0, io.EOF }
+func MaxSpin() time.Duration         { return 0 }
 func Yield()                         {}

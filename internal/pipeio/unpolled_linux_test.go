@@ -71,7 +71,7 @@ func TestUnpolledLeavesTheNetpoller(t *testing.T) {
 	if _, err := r.Read(make([]byte, 1)); !errors.Is(err, os.ErrClosed) {
 		t.Fatalf("the original file after Unpolled: Read gave %v, want os.ErrClosed", err)
 	}
-		buf := make([]byte, 16)
+	buf := make([]byte, 16)
 	if _, err := Read(after, buf); err != wire.ErrWouldBlock {
 		t.Fatalf("reading an empty pipe: %v, want ErrWouldBlock (the duplicate is non-blocking)", err)
 	}
