@@ -1,7 +1,7 @@
 // Package examples_test judges the problem examples of this folder: each
 // declares its functions in problem.json, and its solution in every
 // built-in language, nothing but those functions, is Accepted under the
-// linux sandbox.
+// linux sandbox (and, for a part of them, the rootless one).
 package examples_test
 
 import (
@@ -48,7 +48,7 @@ var toolchains = map[string][]string{
 // default) runs that many at a time.
 func TestExamplesInEveryLanguage(t *testing.T) {
 	testenv.Python3(t)
-	runner := sandboxtest.Linux(t)
+	runner := sandboxtest.Isolating(t) // linux as root; rootless as another user (TestExamplesInEveryLanguageRootless)
 	cache, err := lang.OpenCache(t.TempDir(), 0)
 	if err != nil {
 		t.Fatal(err)
