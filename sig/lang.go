@@ -20,27 +20,13 @@ func (f *Function) Signature() string {
 }
 
 // CppType is how C++ (the tether.hpp host) spells t.
-func CppType(t *Type) string {
-	switch t.Kind {
-	case Int:
-		return "long long"
-	case Float:
-		return "double"
-	case Bool:
-		return "bool"
-	case String:
-		return "std::string"
-	case Bytes:
-		return "tether::bytes"
-	case List:
-		return "std::vector<" + CppType(t.Elem) + ">"
-	case Map:
-		return "std::map<std::string, " + CppType(t.Elem) + ">"
-	case Optional:
-		return "std::optional<" + CppType(t.Elem) + ">"
-	}
+func CppType(t *Type) string { return cppTypes.of(t) }
+
+var cppTypes = perKind{
+	Int: "long long", Float: "double", Bool: "bool", String: "std::string", Bytes: "tether::bytes",
+	List: "std::vector<%s>", Map: "std::map<std::string, %s>", Optional: "std::optional<%s>",
 	// bigint (digits beyond 64 bits), records and any: the host's JSON value.
-	return "tether::json"
+	Any: "tether::json",
 }
 
 // CppSignature is the C++ declaration the glue expects:
@@ -59,28 +45,11 @@ func CppSignature(f *Function) string {
 
 // PythonType is the Python annotation of t (typing names Python 3.9
 // understands).
-func PythonType(t *Type) string {
-	switch t.Kind {
-	case Int, BigInt:
-		return "int"
-	case Float:
-		return "float"
-	case Bool:
-		return "bool"
-	case String:
-		return "str"
-	case Bytes:
-		return "bytes"
-	case List:
-		return "List[" + PythonType(t.Elem) + "]"
-	case Map:
-		return "Dict[str, " + PythonType(t.Elem) + "]"
-	case Optional:
-		return "Optional[" + PythonType(t.Elem) + "]"
-	case Record:
-		return "dict"
-	}
-	return "Any"
+func PythonType(t *Type) string { return pythonTypes.of(t) }
+
+var pythonTypes = perKind{
+	Int: "int", BigInt: "int", Float: "float", Bool: "bool", String: "str", Bytes: "bytes",
+	List: "List[%s]", Map: "Dict[str, %s]", Optional: "Optional[%s]", Record: "dict", Any: "Any",
 }
 
 // PythonSignature is the def line a Python solution gives:
@@ -99,28 +68,11 @@ func PythonSignature(f *Function) string {
 
 // JavaScriptType is the JSDoc type of t as the JavaScript host passes it:
 // integers are numbers, BigInt beyond 2^53.
-func JavaScriptType(t *Type) string {
-	switch t.Kind {
-	case Int, BigInt:
-		return "number|bigint"
-	case Float:
-		return "number"
-	case Bool:
-		return "boolean"
-	case String:
-		return "string"
-	case Bytes:
-		return "Uint8Array"
-	case List:
-		return "Array<" + JavaScriptType(t.Elem) + ">"
-	case Map:
-		return "Object<string, " + JavaScriptType(t.Elem) + ">"
-	case Optional:
-		return "(" + JavaScriptType(t.Elem) + ")|null"
-	case Record:
-		return "Object"
-	}
-	return "*"
+func JavaScriptType(t *Type) string { return javascriptTypes.of(t) }
+
+var javascriptTypes = perKind{
+	Int: "number|bigint", BigInt: "number|bigint", Float: "number", Bool: "boolean", String: "string", Bytes: "Uint8Array",
+	List: "Array<%s>", Map: "Object<string, %s>", Optional: "(%s)|null", Record: "Object", Any: "*",
 }
 
 // JavaScriptSignature is the function a JavaScript solution gives:
@@ -400,4 +352,22 @@ func joinParams(f *Function, spell func(Param) string) string {
 		ps[i] = spell(p)
 	}
 	return strings.Join(ps, ", ")
+}
+
+// perKind is what one language writes for each kind of type: its name
+// for the type, with %s standing for the element's in a list, map or
+// optional, or the type's default value. A kind without an entry takes
+// Any's.
+type perKind map[Kind]string
+
+// of is what k writes for t.
+func (k perKind) of(t *Type) string {
+	s, ok := k[t.Kind]
+	if !ok {
+		s = k[Any]
+	}
+	if t.Elem != nil && strings.Contains(s, "%s") {
+		s = strings.Replace(s, "%s", k.of(t.Elem), 1)
+	}
+	return s
 }
