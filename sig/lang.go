@@ -8,11 +8,7 @@ import (
 // Signature is a function as problem.json declares it, for people:
 // "add(a: bigint, b: bigint) -> bigint".
 func (f *Function) Signature() string {
-	var ps []string
-	for _, p := range f.Params {
-		ps = append(ps, p.Name+": "+p.Type.String())
-	}
-	s := f.Name + "(" + strings.Join(ps, ", ") + ")"
+	s := f.Name + "(" + joinParams(f, func(p Param) string { return p.Name + ": " + p.Type.String() }) + ")"
 	if f.Result != nil {
 		s += " -> " + f.Result.String()
 	}
@@ -36,11 +32,7 @@ func CppSignature(f *Function) string {
 	if f.Result != nil {
 		result = CppType(f.Result)
 	}
-	var ps []string
-	for _, p := range f.Params {
-		ps = append(ps, CppType(p.Type)+" "+p.Name)
-	}
-	return result + " " + f.Name + "(" + strings.Join(ps, ", ") + ")"
+	return result + " " + f.Name + "(" + joinParams(f, func(p Param) string { return CppType(p.Type) + " " + p.Name }) + ")"
 }
 
 // PythonType is the Python annotation of t (typing names Python 3.9
@@ -55,15 +47,12 @@ var pythonTypes = perKind{
 // PythonSignature is the def line a Python solution gives:
 // "def add(a: int, b: int) -> int".
 func PythonSignature(f *Function) string {
-	var ps []string
-	for _, p := range f.Params {
-		ps = append(ps, p.Name+": "+PythonType(p.Type))
-	}
 	result := "None"
 	if f.Result != nil {
 		result = PythonType(f.Result)
 	}
-	return fmt.Sprintf("def %s(%s) -> %s", f.Name, strings.Join(ps, ", "), result)
+	params := joinParams(f, func(p Param) string { return p.Name + ": " + PythonType(p.Type) })
+	return fmt.Sprintf("def %s(%s) -> %s", f.Name, params, result)
 }
 
 // JavaScriptType is the JSDoc type of t as the JavaScript host passes it:
@@ -78,11 +67,7 @@ var javascriptTypes = perKind{
 // JavaScriptSignature is the function a JavaScript solution gives:
 // "function add(a, b)".
 func JavaScriptSignature(f *Function) string {
-	var ps []string
-	for _, p := range f.Params {
-		ps = append(ps, p.Name)
-	}
-	return "function " + f.Name + "(" + strings.Join(ps, ", ") + ")"
+	return "function " + f.Name + "(" + joinParams(f, func(p Param) string { return p.Name }) + ")"
 }
 
 // JavaType is how a Java solution's static method spells t (with
@@ -140,11 +125,8 @@ func javaSignature(f *Function, qualified bool) string {
 	if f.Result != nil {
 		result = javaType(f.Result, false, qualified)
 	}
-	var ps []string
-	for _, p := range f.Params {
-		ps = append(ps, javaType(p.Type, false, qualified)+" "+p.Name)
-	}
-	return "static " + result + " " + f.Name + "(" + strings.Join(ps, ", ") + ")"
+	params := joinParams(f, func(p Param) string { return javaType(p.Type, false, qualified) + " " + p.Name })
+	return "static " + result + " " + f.Name + "(" + params + ")"
 }
 
 // RustType is how a Rust solution spells t (with the glue's prelude:
@@ -226,25 +208,23 @@ func CType(t *Type, result bool) string {
 // CSignature is the C declaration the glue expects:
 // "long long add(long long a, long long b)".
 func CSignature(f *Function) string {
-	result := "void "
+	result := "void"
 	if f.Result != nil {
 		result = CType(f.Result, true)
-		if !strings.HasSuffix(result, "*") {
-			result += " "
-		}
 	}
-	var ps []string
-	for _, p := range f.Params {
-		t := CType(p.Type, false)
-		if !strings.HasSuffix(t, "*") {
-			t += " "
-		}
-		ps = append(ps, t+p.Name)
+	params := joinParams(f, func(p Param) string { return cDeclaration(CType(p.Type, false), p.Name) })
+	if params == "" {
+		params = "void"
 	}
-	if len(ps) == 0 {
-		ps = []string{"void"}
+	return cDeclaration(result, f.Name) + "(" + params + ")"
+}
+
+// cDeclaration declares name as a typ: "long long a", "const char *s".
+func cDeclaration(typ, name string) string {
+	if strings.HasSuffix(typ, "*") {
+		return typ + name
 	}
-	return result + f.Name + "(" + strings.Join(ps, ", ") + ")"
+	return typ + " " + name
 }
 
 // GoType is how a Go solution spells t (with "math/big" imported):
