@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -296,9 +295,7 @@ var jsonMarshal = func(v any) ([]byte, error) { return json.Marshal(v) }
 // compile event saying CompileError with the compiler's first error.
 func TestTraceOfACompile(t *testing.T) {
 	testenv.Python3(t)
-	if _, err := exec.LookPath("g++"); err != nil {
-		testenv.Require(t, "TETHER_REQUIRE_LANGUAGES", errors.New("g++ is not installed (apt-get install g++)"))
-	}
+	testenv.Toolchain(t, "g++")
 	res, h, evs, _ := traceRun(t, "../examples/aplusb", "../examples/aplusb/solution.cpp", 0)
 	if res.Status != judge.Accepted || res.Compile == nil {
 		t.Fatalf("%v %s, compile %+v", res.Status, res.Details, res.Compile)
