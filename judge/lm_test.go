@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/testfiles"
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/sandbox"
 )
@@ -86,11 +87,7 @@ echo '{"type":"result","id":"a","value":1}'
 `,
 		"sol.py": "x = 1\n",
 	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfiles.Write(t, dir, files)
 	p, err := judge.LoadProblem(dir, nil)
 	if err != nil {
 		t.Fatal(err)
