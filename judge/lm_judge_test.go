@@ -43,14 +43,7 @@ func judgeLMProblem(t *testing.T, runner sandbox.Runner) (*judge.Result, lmDetai
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	p, err := judge.LoadProblem("testdata/lm/problem", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := judge.LoadSubmission("testdata/lm/solution.py")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, sub := loadRun(t, "testdata/lm/problem", "testdata/lm/solution.py")
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	res, err := judge.Run(context.Background(), p, sub, &judge.Options{Runner: runner,
 		LM: lmstart.Starter(nil, nil), Env: []string{"TETHER_TEST_TCP=" + port}})

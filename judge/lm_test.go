@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/testfiles"
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/sandbox"
 )
@@ -63,6 +64,21 @@ func TestProblemLM(t *testing.T) {
 	}
 }
 
+// loadRun loads the problem in dir and the submission in file; either
+// failing fails t.
+func loadRun(t *testing.T, dir, file string) (*judge.Problem, *judge.Submission) {
+	t.Helper()
+	p, err := judge.LoadProblem(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := judge.LoadSubmission(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, sub
+}
+
 // shellLMProblem: the evaluator prints its TETHER_LM_ADDR, calls the
 // solution once and gives a result; the solution host is a shell script.
 func shellLMProblem(t *testing.T, lm string) (*judge.Problem, *judge.Submission) {
@@ -86,20 +102,8 @@ echo '{"type":"result","id":"a","value":1}'
 `,
 		"sol.py": "x = 1\n",
 	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p, err := judge.LoadProblem(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := judge.LoadSubmission(filepath.Join(dir, "sol.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p, sub
+	testfiles.Write(t, dir, files)
+	return loadRun(t, dir, filepath.Join(dir, "sol.py"))
 }
 
 func TestLMDeclaredWithoutStarter(t *testing.T) {

@@ -32,14 +32,7 @@ func TestEvaluatorNetworkOutboundOnly(t *testing.T) {
 	}
 	host := testnet.ServeBanner(t, hostLn, "from-host")
 
-	p, err := judge.LoadProblem("testdata/network/problem", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := judge.LoadSubmission("testdata/network/solution.py")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, sub := loadRun(t, "testdata/network/problem", "testdata/network/solution.py")
 	res, err := judge.Run(context.Background(), p, sub, &judge.Options{Runner: runner,
 		EvaluatorNetworkAllow: []netip.Prefix{netip.PrefixFrom(peer.Inside, 32)},
 		Env:                   []string{"TETHER_TEST_TARGETS=" + server.String() + "," + host.String()}})

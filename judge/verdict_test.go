@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tether-dev/tether/codec"
 	"github.com/tether-dev/tether/internal/testenv"
+	"github.com/tether-dev/tether/internal/testfiles"
 	"github.com/tether-dev/tether/sandbox"
 	"github.com/tether-dev/tether/sdk/go/evaluator"
 )
@@ -155,11 +155,7 @@ try:
 except RejectedError as e:
     result.wrong_answer(message="rejected: %s" % e)
 `}
-			for name, body := range files {
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			testfiles.Write(t, dir, files)
 			p, err := LoadProblem(dir, []string{"python3", exe})
 			if err != nil {
 				t.Fatal(err)

@@ -3,10 +3,10 @@ package judge
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/sandbox"
 	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
@@ -16,9 +16,7 @@ import (
 // Options.EvaluatorWorkspace it runs unchanged (under the none runner, as
 // long as it opens its files relative to its working directory).
 func TestEvaluatorWorkspace(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not found")
-	}
+	testenv.Python3(t)
 	runners := map[string]func(t *testing.T) sandbox.Runner{
 		"none":  func(*testing.T) sandbox.Runner { return sandbox.NewPlain() },
 		"linux": func(t *testing.T) sandbox.Runner { return sandboxtest.Isolating(t) },

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,25 +17,6 @@ import (
 	"github.com/tether-dev/tether/sandbox"
 	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
-
-// requireTool skips (or with TETHER_REQUIRE_LANGUAGES=1 fails) a test whose
-// toolchain is missing.
-func requireTool(t *testing.T, name string) {
-	t.Helper()
-	_, err := exec.LookPath(name)
-	if err != nil {
-		err = errors.New(name + " is not installed (.ci/run installs the toolchains)")
-	}
-	testenv.Require(t, "TETHER_REQUIRE_LANGUAGES", err)
-}
-
-// requireToolPath is requireTool, returning the tool's path.
-func requireToolPath(t *testing.T, name string) string {
-	t.Helper()
-	requireTool(t, name)
-	p, _ := exec.LookPath(name)
-	return p
-}
 
 func testBuilder(t *testing.T, cache *Cache) *Builder {
 	return &Builder{Runner: sandboxtest.Isolating(t), Cache: cache, Env: []string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, Host: "test"}
@@ -80,7 +60,7 @@ func runBuilt(t *testing.T, r sandbox.Runner, bd *Build) string {
 }
 
 func TestCompileAndRunCpp(t *testing.T) {
-	requireTool(t, "g++")
+	testenv.Toolchain(t, "g++")
 	b := testBuilder(t, nil)
 	bd, err := b.Build(context.Background(), Request{Language: cpp(t), Source: []byte(helloCpp), MemoryMB: 256})
 	if err != nil {
@@ -101,7 +81,7 @@ func TestCompileAndRunCpp(t *testing.T) {
 }
 
 func TestCompileErrorShowsTheCompilerLine(t *testing.T) {
-	requireTool(t, "g++")
+	testenv.Toolchain(t, "g++")
 	b := testBuilder(t, nil)
 	_, err := b.Build(context.Background(), Request{Language: cpp(t), Source: []byte("int main() {\n  return undefined_name;\n}\n")})
 	var ce *CompileError
@@ -121,7 +101,7 @@ func TestCompileErrorShowsTheCompilerLine(t *testing.T) {
 
 // Compiler bombs end as a CompileError naming the limit, within it.
 func TestCompilerBombs(t *testing.T) {
-	requireTool(t, "g++")
+	testenv.Toolchain(t, "g++")
 	b := testBuilder(t, nil)
 	lim := DefaultCompileLimits.Over(CompileLimits{TimeLimitMs: 5000, CPUTimeLimitMs: 4000, MemoryLimitMB: 256, ExecutableLimitMB: 16})
 	exponential := `template<int N> struct F { typedef typename F<N-1>::T T1; typedef typename F<N-1>::T T2; struct T { T1 a; T2 b; }; };
@@ -166,7 +146,7 @@ func lastChars(s string, n int) string {
 }
 
 func TestCacheHitMissAndCorruption(t *testing.T) {
-	requireTool(t, "g++")
+	testenv.Toolchain(t, "g++")
 	cache, err := OpenCache(filepath.Join(t.TempDir(), "cache"), 0)
 	if err != nil {
 		t.Fatal(err)
@@ -281,7 +261,7 @@ func TestCacheHitRunsNoCompiler(t *testing.T) {
 // Two builders (two workers) sharing one cache dir, building the same
 // source at once: both get a working build, and one good entry is left.
 func TestCacheTwoBuildersAtOnce(t *testing.T) {
-	requireTool(t, "g++")
+	testenv.Toolchain(t, "g++")
 	dir := filepath.Join(t.TempDir(), "cache")
 	var builds [2]*Build
 	var errs [2]error
@@ -387,7 +367,7 @@ func TestPrebuildArgs(t *testing.T) {
 // The C++ host's object is compiled once into the cache and linked into
 // every later submission; a corrupted object is compiled again.
 func TestHostObjectPrebuiltOnceAndRebuiltWhenCorrupted(t *testing.T) {
-	requireTool(t, "g++")
+	testenv.Toolchain(t, "g++")
 	cache, err := OpenCache(filepath.Join(t.TempDir(), "cache"), 0)
 	if err != nil {
 		t.Fatal(err)
@@ -446,7 +426,7 @@ func TestHostObjectPrebuiltOnceAndRebuiltWhenCorrupted(t *testing.T) {
 // see; one found only there is an error saying why and what to do, not
 // a compile error and not a failed execve.
 func TestToolchainTheSandboxCannotSeeIsPassedOver(t *testing.T) {
-	gpp := requireToolPath(t, "g++")
+	gpp := testenv.Toolchain(t, "g++")
 	hidden := t.TempDir() // under /tmp: no sandbox shows it
 	for _, name := range []string{"g++", "tether-test-only-here"} {
 		if err := os.Symlink(gpp, filepath.Join(hidden, name)); err != nil {
@@ -493,7 +473,7 @@ func TestToolchainTheSandboxCannotSeeIsPassedOver(t *testing.T) {
 // it, and no compile of a submission adds anything to it (a hostile one
 // cannot plant packages for the next).
 func TestGoBuildsOnAWarmReadOnlyCache(t *testing.T) {
-	requireTool(t, "go")
+	testenv.Toolchain(t, "go")
 	cache, err := OpenCache(filepath.Join(t.TempDir(), "cache"), 0)
 	if err != nil {
 		t.Fatal(err)

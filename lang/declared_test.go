@@ -6,6 +6,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/sig"
 )
 
@@ -36,7 +37,7 @@ func TestDeclaredTemplatesBuildForEveryType(t *testing.T) {
 	tools := map[string]string{"cpp": "g++", "c": "gcc", "python": "python3", "javascript": "node", "java": "javac", "rust": "rustc", "go": "go"}
 	for _, tm := range ts {
 		t.Run(tm.Language, func(t *testing.T) {
-			requireTool(t, tools[tm.Language])
+			testenv.Toolchain(t, tools[tm.Language])
 			l, err := Builtin().Lookup(tm.Language)
 			if err != nil {
 				t.Fatal(err)

@@ -17,7 +17,7 @@ const rootlessTestUser = "tether-rootless"
 // them as an unprivileged user (setpriv), where sandboxtest.Isolating picks
 // the rootless runner. TETHER_REQUIRE_ROOTLESS=1 turns a skip into a failure.
 func TestBuildRootless(t *testing.T) {
-	requireTool(t, "g++")
+	testenv.Toolchain(t, "g++")
 	out := testenv.RunTestsAs(t, rootlessTestUser,
 		"^(TestCompileAndRunCpp|TestCompileErrorShowsTheCompilerLine|TestCompilerBombs|TestCacheHitMissAndCorruption|TestCacheTwoBuildersAtOnce|TestGoBuildsOnAWarmReadOnlyCache)$",
 		"TestCompileAndRunCpp", []string{"TETHER_REQUIRE_ROOTLESS=1", "TETHER_REQUIRE_LANGUAGES=1"})

@@ -11,23 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/internal/testfiles"
 	"github.com/tether-dev/tether/jsonrpc"
 	"github.com/tether-dev/tether/sandbox"
 )
-
-// writeFiles writes files (name: content) under dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // wantInvalid checks that err is -32602 with a reason containing all of
 // parts.
@@ -50,11 +37,11 @@ func wantInvalid(t *testing.T, what string, err error, parts ...string) {
 // /etc/shadow back through solution.path).
 func TestHostPathsOnlyUnderTheRoots(t *testing.T) {
 	problems, submissions, outside := t.TempDir(), t.TempDir(), t.TempDir()
-	writeFiles(t, problems, map[string]string{"p/problem.json": `{"runtime_config":{"evaluator":{"command":"sh evaluate.sh"},` +
+	testfiles.Write(t, problems, map[string]string{"p/problem.json": `{"runtime_config":{"evaluator":{"command":"sh evaluate.sh"},` +
 		`"solution":{"command":["sh","main.py"]}}}`,
 		"p/evaluate.sh": bundle("0")["files"].(map[string]string)["evaluate.sh"]})
-	writeFiles(t, submissions, map[string]string{"ok.sh": readySolution})
-	writeFiles(t, outside, map[string]string{"secret": "root only", "q/problem.json": `{}`})
+	testfiles.Write(t, submissions, map[string]string{"ok.sh": readySolution})
+	testfiles.Write(t, outside, map[string]string{"secret": "root only", "q/problem.json": `{}`})
 	os.Symlink(filepath.Join(outside, "secret"), filepath.Join(submissions, "link.sh"))
 	os.Symlink(filepath.Join(outside, "q"), filepath.Join(problems, "linked"))
 
@@ -141,7 +128,7 @@ func TestRunBelongsToItsClient(t *testing.T) {
 // reads it itself (issue 27, item 5: a FIFO hung the run).
 func TestHostPathFIFOIsRefused(t *testing.T) {
 	problems, submissions := t.TempDir(), t.TempDir()
-	writeFiles(t, problems, map[string]string{"p/evaluate.sh": "", "q/problem.json": bundle("0")["files"].(map[string]string)["problem.json"]})
+	testfiles.Write(t, problems, map[string]string{"p/evaluate.sh": "", "q/problem.json": bundle("0")["files"].(map[string]string)["problem.json"]})
 	for _, fifo := range []string{filepath.Join(problems, "p", "problem.json"), filepath.Join(submissions, "fifo.sh")} {
 		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 			t.Fatal(err)

@@ -2,8 +2,6 @@ package service
 
 import (
 	"context"
-	"errors"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -14,9 +12,7 @@ import (
 // (here it does not compile: CompileError with the compiler's line), an
 // unknown language is a CompileError naming the known ones.
 func TestJudgeRunLanguage(t *testing.T) {
-	if _, err := exec.LookPath("g++"); err != nil {
-		testenv.Require(t, "TETHER_REQUIRE_LANGUAGES", errors.New("g++ is not installed"))
-	}
+	testenv.Toolchain(t, "g++")
 	client, _ := connect(t, newService())
 	problem := map[string]any{"files": map[string]string{
 		"problem.json": `{"runtime_config":{"evaluator":{"command":"sh evaluate.sh"}}}`,

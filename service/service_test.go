@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +16,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/tether-dev/tether/internal/testfiles"
 	"github.com/tether-dev/tether/internal/version"
 	"github.com/tether-dev/tether/jsonrpc"
 	"github.com/tether-dev/tether/lm"
@@ -530,11 +529,7 @@ func TestProgressKeepsTheLastValueForASlowClient(t *testing.T) {
 func TestAllowedCommands(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	for name, content := range bundle("0")["files"].(map[string]string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfiles.Write(t, dir, bundle("0")["files"].(map[string]string))
 	problems := map[string]any{"folder": dir, "bundle": bundle("0")}
 	strict, _ := connect(t, New(&Options{Runner: sandbox.NewPlain(), AllowedCommands: []string{"python3", "node"}}))
 	def, _ := connect(t, newService())

@@ -8,11 +8,7 @@ import (
 // Signature is a function as problem.json declares it, for people:
 // "add(a: bigint, b: bigint) -> bigint".
 func (f *Function) Signature() string {
-	var ps []string
-	for _, p := range f.Params {
-		ps = append(ps, p.Name+": "+p.Type.String())
-	}
-	s := f.Name + "(" + strings.Join(ps, ", ") + ")"
+	s := f.Name + "(" + joinParams(f, func(p Param) string { return p.Name + ": " + p.Type.String() }) + ")"
 	if f.Result != nil {
 		s += " -> " + f.Result.String()
 	}
@@ -20,27 +16,13 @@ func (f *Function) Signature() string {
 }
 
 // CppType is how C++ (the tether.hpp host) spells t.
-func CppType(t *Type) string {
-	switch t.Kind {
-	case Int:
-		return "long long"
-	case Float:
-		return "double"
-	case Bool:
-		return "bool"
-	case String:
-		return "std::string"
-	case Bytes:
-		return "tether::bytes"
-	case List:
-		return "std::vector<" + CppType(t.Elem) + ">"
-	case Map:
-		return "std::map<std::string, " + CppType(t.Elem) + ">"
-	case Optional:
-		return "std::optional<" + CppType(t.Elem) + ">"
-	}
+func CppType(t *Type) string { return cppTypes.of(t) }
+
+var cppTypes = perKind{
+	Int: "long long", Float: "double", Bool: "bool", String: "std::string", Bytes: "tether::bytes",
+	List: "std::vector<%s>", Map: "std::map<std::string, %s>", Optional: "std::optional<%s>",
 	// bigint (digits beyond 64 bits), records and any: the host's JSON value.
-	return "tether::json"
+	Any: "tether::json",
 }
 
 // CppSignature is the C++ declaration the glue expects:
@@ -50,87 +32,42 @@ func CppSignature(f *Function) string {
 	if f.Result != nil {
 		result = CppType(f.Result)
 	}
-	var ps []string
-	for _, p := range f.Params {
-		ps = append(ps, CppType(p.Type)+" "+p.Name)
-	}
-	return result + " " + f.Name + "(" + strings.Join(ps, ", ") + ")"
+	return result + " " + f.Name + "(" + joinParams(f, func(p Param) string { return CppType(p.Type) + " " + p.Name }) + ")"
 }
 
 // PythonType is the Python annotation of t (typing names Python 3.9
 // understands).
-func PythonType(t *Type) string {
-	switch t.Kind {
-	case Int, BigInt:
-		return "int"
-	case Float:
-		return "float"
-	case Bool:
-		return "bool"
-	case String:
-		return "str"
-	case Bytes:
-		return "bytes"
-	case List:
-		return "List[" + PythonType(t.Elem) + "]"
-	case Map:
-		return "Dict[str, " + PythonType(t.Elem) + "]"
-	case Optional:
-		return "Optional[" + PythonType(t.Elem) + "]"
-	case Record:
-		return "dict"
-	}
-	return "Any"
+func PythonType(t *Type) string { return pythonTypes.of(t) }
+
+var pythonTypes = perKind{
+	Int: "int", BigInt: "int", Float: "float", Bool: "bool", String: "str", Bytes: "bytes",
+	List: "List[%s]", Map: "Dict[str, %s]", Optional: "Optional[%s]", Record: "dict", Any: "Any",
 }
 
 // PythonSignature is the def line a Python solution gives:
 // "def add(a: int, b: int) -> int".
 func PythonSignature(f *Function) string {
-	var ps []string
-	for _, p := range f.Params {
-		ps = append(ps, p.Name+": "+PythonType(p.Type))
-	}
 	result := "None"
 	if f.Result != nil {
 		result = PythonType(f.Result)
 	}
-	return fmt.Sprintf("def %s(%s) -> %s", f.Name, strings.Join(ps, ", "), result)
+	params := joinParams(f, func(p Param) string { return p.Name + ": " + PythonType(p.Type) })
+	return fmt.Sprintf("def %s(%s) -> %s", f.Name, params, result)
 }
 
 // JavaScriptType is the JSDoc type of t as the JavaScript host passes it:
 // integers are numbers, BigInt beyond 2^53.
-func JavaScriptType(t *Type) string {
-	switch t.Kind {
-	case Int, BigInt:
-		return "number|bigint"
-	case Float:
-		return "number"
-	case Bool:
-		return "boolean"
-	case String:
-		return "string"
-	case Bytes:
-		return "Uint8Array"
-	case List:
-		return "Array<" + JavaScriptType(t.Elem) + ">"
-	case Map:
-		return "Object<string, " + JavaScriptType(t.Elem) + ">"
-	case Optional:
-		return "(" + JavaScriptType(t.Elem) + ")|null"
-	case Record:
-		return "Object"
-	}
-	return "*"
+func JavaScriptType(t *Type) string { return javascriptTypes.of(t) }
+
+var javascriptTypes = perKind{
+	Int: "number|bigint", BigInt: "number|bigint", Float: "number", Bool: "boolean", String: "string", Bytes: "Uint8Array",
+	List: "Array<%s>", Map: "Object<string, %s>", Optional: "(%s)|null", Record: "Object", Any: "*",
 }
 
 // JavaScriptSignature is the function a JavaScript solution gives:
 // "function add(a, b)".
 func JavaScriptSignature(f *Function) string {
-	var ps []string
-	for _, p := range f.Params {
-		ps = append(ps, p.Name)
-	}
-	return "function " + f.Name + "(" + strings.Join(ps, ", ") + ")"
+	return "function " + f.Name + "(" + joinParams(f, func(p Param) string { return p.Name }) + ")"
 }
 
 // JavaType is how a Java solution's static method spells t (with
@@ -188,11 +125,8 @@ func javaSignature(f *Function, qualified bool) string {
 	if f.Result != nil {
 		result = javaType(f.Result, false, qualified)
 	}
-	var ps []string
-	for _, p := range f.Params {
-		ps = append(ps, javaType(p.Type, false, qualified)+" "+p.Name)
-	}
-	return "static " + result + " " + f.Name + "(" + strings.Join(ps, ", ") + ")"
+	params := joinParams(f, func(p Param) string { return javaType(p.Type, false, qualified) + " " + p.Name })
+	return "static " + result + " " + f.Name + "(" + params + ")"
 }
 
 // RustType is how a Rust solution spells t (with the glue's prelude:
@@ -274,25 +208,23 @@ func CType(t *Type, result bool) string {
 // CSignature is the C declaration the glue expects:
 // "long long add(long long a, long long b)".
 func CSignature(f *Function) string {
-	result := "void "
+	result := "void"
 	if f.Result != nil {
 		result = CType(f.Result, true)
-		if !strings.HasSuffix(result, "*") {
-			result += " "
-		}
 	}
-	var ps []string
-	for _, p := range f.Params {
-		t := CType(p.Type, false)
-		if !strings.HasSuffix(t, "*") {
-			t += " "
-		}
-		ps = append(ps, t+p.Name)
+	params := joinParams(f, func(p Param) string { return cDeclaration(CType(p.Type, false), p.Name) })
+	if params == "" {
+		params = "void"
 	}
-	if len(ps) == 0 {
-		ps = []string{"void"}
+	return cDeclaration(result, f.Name) + "(" + params + ")"
+}
+
+// cDeclaration declares name as a typ: "long long a", "const char *s".
+func cDeclaration(typ, name string) string {
+	if strings.HasSuffix(typ, "*") {
+		return typ + name
 	}
-	return result + f.Name + "(" + strings.Join(ps, ", ") + ")"
+	return typ + " " + name
 }
 
 // GoType is how a Go solution spells t (with "math/big" imported):
@@ -400,4 +332,22 @@ func joinParams(f *Function, spell func(Param) string) string {
 		ps[i] = spell(p)
 	}
 	return strings.Join(ps, ", ")
+}
+
+// perKind is what one language writes for each kind of type: its name
+// for the type, with %s standing for the element's in a list, map or
+// optional, or the type's default value. A kind without an entry takes
+// Any's.
+type perKind map[Kind]string
+
+// of is what k writes for t.
+func (k perKind) of(t *Type) string {
+	s, ok := k[t.Kind]
+	if !ok {
+		s = k[Any]
+	}
+	if t.Elem != nil && strings.Contains(s, "%s") {
+		s = strings.Replace(s, "%s", k.of(t.Elem), 1)
+	}
+	return s
 }

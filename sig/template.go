@@ -115,23 +115,12 @@ func pythonDefault(t *Type) string {
 	if t == nil {
 		return "None"
 	}
-	switch t.Kind {
-	case Int, BigInt:
-		return "0"
-	case Float:
-		return "0.0"
-	case Bool:
-		return "False"
-	case String:
-		return `""`
-	case Bytes:
-		return `b""`
-	case List:
-		return "[]"
-	case Map, Record:
-		return "{}"
-	}
-	return "None"
+	return pythonDefaults.of(t)
+}
+
+var pythonDefaults = perKind{
+	Int: "0", BigInt: "0", Float: "0.0", Bool: "False", String: `""`, Bytes: `b""`,
+	List: "[]", Map: "{}", Record: "{}", Any: "None",
 }
 
 func javascriptTemplate(d *Declaration) []byte {
@@ -162,29 +151,16 @@ func javascriptTemplate(d *Declaration) []byte {
 		}
 		fmt.Fprintf(&b, " */\n%s {\n", JavaScriptSignature(f))
 		if f.Result != nil {
-			fmt.Fprintf(&b, "  return %s;\n", javascriptDefault(f.Result))
+			fmt.Fprintf(&b, "  return %s;\n", javascriptDefaults.of(f.Result))
 		}
 		b.WriteString("}\n")
 	}
 	return []byte(b.String())
 }
 
-func javascriptDefault(t *Type) string {
-	switch t.Kind {
-	case Int, BigInt, Float:
-		return "0"
-	case Bool:
-		return "false"
-	case String:
-		return `""`
-	case Bytes:
-		return "new Uint8Array(0)"
-	case List:
-		return "[]"
-	case Map, Record:
-		return "{}"
-	}
-	return "null"
+var javascriptDefaults = perKind{
+	Int: "0", BigInt: "0", Float: "0", Bool: "false", String: `""`, Bytes: "new Uint8Array(0)",
+	List: "[]", Map: "{}", Record: "{}", Any: "null",
 }
 
 func javaTemplate(d *Declaration) []byte {
@@ -201,7 +177,7 @@ func javaTemplate(d *Declaration) []byte {
 		}
 		fmt.Fprintf(&b, "    %s {\n", JavaSignature(f))
 		if f.Result != nil {
-			fmt.Fprintf(&b, "        return %s;\n", javaDefault(f.Result))
+			fmt.Fprintf(&b, "        return %s;\n", javaDefaults.of(f.Result))
 		}
 		b.WriteString("    }\n")
 	}
@@ -209,24 +185,9 @@ func javaTemplate(d *Declaration) []byte {
 	return []byte(b.String())
 }
 
-func javaDefault(t *Type) string {
-	switch t.Kind {
-	case Int, Float:
-		return "0"
-	case BigInt:
-		return "BigInteger.ZERO"
-	case Bool:
-		return "false"
-	case String:
-		return `""`
-	case Bytes:
-		return "new byte[0]"
-	case List:
-		return "new ArrayList<>()"
-	case Map:
-		return "new HashMap<>()"
-	}
-	return "null"
+var javaDefaults = perKind{
+	Int: "0", Float: "0", BigInt: "BigInteger.ZERO", Bool: "false", String: `""`, Bytes: "new byte[0]",
+	List: "new ArrayList<>()", Map: "new HashMap<>()", Any: "null",
 }
 
 func rustTemplate(d *Declaration) []byte {
@@ -242,33 +203,16 @@ func rustTemplate(d *Declaration) []byte {
 		b.WriteString("#[allow(unused_variables)]\n")
 		fmt.Fprintf(&b, "%s {\n", RustSignature(f))
 		if f.Result != nil {
-			fmt.Fprintf(&b, "    %s\n", rustDefault(f.Result))
+			fmt.Fprintf(&b, "    %s\n", rustDefaults.of(f.Result))
 		}
 		b.WriteString("}\n")
 	}
 	return []byte(b.String())
 }
 
-func rustDefault(t *Type) string {
-	switch t.Kind {
-	case Int:
-		return "0"
-	case Float:
-		return "0.0"
-	case Bool:
-		return "false"
-	case String:
-		return "String::new()"
-	case Bytes:
-		return "Bytes::default()"
-	case List:
-		return "Vec::new()"
-	case Map:
-		return "BTreeMap::new()"
-	case Optional:
-		return "None"
-	}
-	return "Value::Null"
+var rustDefaults = perKind{
+	Int: "0", Float: "0.0", Bool: "false", String: "String::new()", Bytes: "Bytes::default()",
+	List: "Vec::new()", Map: "BTreeMap::new()", Optional: "None", Any: "Value::Null",
 }
 
 func cTemplate(d *Declaration) []byte {
@@ -288,21 +232,14 @@ func cTemplate(d *Declaration) []byte {
 			fmt.Fprintf(&b, "  (void)%s;\n", p.Name)
 		}
 		if f.Result != nil {
-			def := "NULL"
-			switch f.Result.Kind {
-			case Int, Float:
-				def = "0"
-			case Bool:
-				def = "false"
-			case String:
-				def = `""`
-			}
-			fmt.Fprintf(&b, "  return %s;\n", def)
+			fmt.Fprintf(&b, "  return %s;\n", cDefaults.of(f.Result))
 		}
 		b.WriteString("}\n")
 	}
 	return []byte(b.String())
 }
+
+var cDefaults = perKind{Int: "0", Float: "0", Bool: "false", String: `""`, Any: "NULL"}
 
 func goTemplate(d *Declaration) []byte {
 	var b strings.Builder

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/internal/testenv"
+	"github.com/tether-dev/tether/internal/testfiles"
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/judge/lmstart"
 	"github.com/tether-dev/tether/sandbox"
@@ -186,11 +186,7 @@ func filterKind(evs []*Event, kind string) []*Event {
 func writeProblem(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfiles.Write(t, dir, files)
 	return dir
 }
 
@@ -296,9 +292,7 @@ var jsonMarshal = func(v any) ([]byte, error) { return json.Marshal(v) }
 // compile event saying CompileError with the compiler's first error.
 func TestTraceOfACompile(t *testing.T) {
 	testenv.Python3(t)
-	if _, err := exec.LookPath("g++"); err != nil {
-		testenv.Require(t, "TETHER_REQUIRE_LANGUAGES", errors.New("g++ is not installed (apt-get install g++)"))
-	}
+	testenv.Toolchain(t, "g++")
 	res, h, evs, _ := traceRun(t, "../examples/aplusb", "../examples/aplusb/solution.cpp", 0)
 	if res.Status != judge.Accepted || res.Compile == nil {
 		t.Fatalf("%v %s, compile %+v", res.Status, res.Details, res.Compile)

@@ -165,28 +165,6 @@ func direct(s subject, calls, inflight int) (ready time.Duration, m measurement,
 	return ready, m, err
 }
 
-// judged runs the problem through tether with solution file sol.
-func judged(tether, problem, sol string) (measurement, error) {
-	self, _ := os.Executable()
-	out, err := exec.Command(tether, "judge", "--sandbox", "none", "--json",
-		"--allow-command", self, problem, sol).Output()
-	if err != nil {
-		return measurement{}, fmt.Errorf("%w: %.2000s", err, out)
-	}
-	var res struct {
-		Status  string      `json:"status"`
-		Output  string      `json:"output"`
-		Details measurement `json:"details"`
-	}
-	if err := json.Unmarshal(out, &res); err != nil {
-		return measurement{}, fmt.Errorf("reading the result: %w: %.500s", err, out)
-	}
-	if res.Status != "Accepted" {
-		return measurement{}, fmt.Errorf("verdict %s: %.2000s", res.Status, res.Output)
-	}
-	return res.Details, nil
-}
-
 // writeProblem makes a problem folder whose evaluator is this binary;
 // solution, when not nil, is the solution's command (the raw program).
 func writeProblem(dir string, calls, inflight int, solution []string) error {

@@ -38,6 +38,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tether-dev/tether/bench/internal/driver"
 	"github.com/tether-dev/tether/lang"
 )
 
@@ -165,9 +166,9 @@ func drive(tether string, ids []string, calls, inflight, rounds int) error {
 				var m measurement
 				var err error
 				if l.id == "raw" {
-					m, err = judged(tether, rawProblem, filepath.Join(rawProblem, "solution.txt"))
+					m, err = driver.Judged[measurement](tether, rawProblem, filepath.Join(rawProblem, "solution.txt"))
 				} else {
-					m, err = judged(tether, problem, filepath.Join(problem, l.file))
+					m, err = driver.Judged[measurement](tether, problem, filepath.Join(problem, l.file))
 				}
 				if err != nil {
 					fmt.Printf("  judge  %-10s %v\n", l.id, err)

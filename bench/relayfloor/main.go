@@ -150,7 +150,7 @@ func drive(tethers string, load driver.Load, rounds int) error {
 		}
 		all[0], all[1] = append(all[0], direct), append(all[1], fwd)
 		for i, tether := range binaries {
-			relayed, err := runTether(tether, problem)
+			relayed, err := driver.Judged[measurement](tether, problem, filepath.Join(problem, "solution.txt"))
 			if err != nil {
 				return fmt.Errorf("%s: %w", tether, err)
 			}
@@ -366,27 +366,4 @@ func startSides(self string, load driver.Load, evIn, evOut, solIn, solOut, ready
 		}
 		return m, json.Unmarshal(line, &m)
 	}, nil
-}
-
-// runTether judges the problem through tether with no sandbox, so the
-// difference from the floor is the relay.
-func runTether(tether, problem string) (measurement, error) {
-	self, _ := os.Executable()
-	out, err := exec.Command(tether, "judge", "--sandbox", "none", "--json",
-		"--allow-command", self, problem, filepath.Join(problem, "solution.txt")).Output()
-	if err != nil {
-		return measurement{}, fmt.Errorf("%w: %s", err, out)
-	}
-	var res struct {
-		Status  string      `json:"status"`
-		Output  string      `json:"output"`
-		Details measurement `json:"details"`
-	}
-	if err := json.Unmarshal(out, &res); err != nil {
-		return measurement{}, fmt.Errorf("reading the result: %w: %.500s", err, out)
-	}
-	if res.Status != "Accepted" {
-		return measurement{}, fmt.Errorf("verdict %s: %.1000s", res.Status, res.Output)
-	}
-	return res.Details, nil
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/internal/testenv"
+	"github.com/tether-dev/tether/internal/testfiles"
 )
 
 // floodChannel finds the solution host's private copy of the protocol
@@ -64,11 +65,7 @@ func floodProblem(t *testing.T) (dir string) {
     return a + b + 1
 `,
 	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfiles.Write(t, dir, files)
 	return dir
 }
 

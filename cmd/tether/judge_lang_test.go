@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,9 +13,7 @@ import (
 // build cache's hit on the second run, a compile error as the verdict, an
 // unknown --language as a usage error naming the known ones.
 func TestJudgeCppSolution(t *testing.T) {
-	if _, err := exec.LookPath("g++"); err != nil {
-		testenv.Require(t, "TETHER_REQUIRE_LANGUAGES", errors.New("g++ is not installed (apt-get install g++)"))
-	}
+	testenv.Toolchain(t, "g++")
 	testenv.Python3(t)
 	cache := filepath.Join(t.TempDir(), "build")
 	aplusb := filepath.Join("..", "..", "examples", "aplusb")

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/internal/testfiles"
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/sandbox/sandboxtest"
 )
@@ -46,11 +47,7 @@ else:
 		"sleeps.py": "import time\n\ndef run():\n    print('in the call')\n    time.sleep(60)\n    return 'ok'\n",
 		"quick.py":  "def run():\n    return 'ok'\n",
 	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfiles.Write(t, dir, files)
 	return dir
 }
 

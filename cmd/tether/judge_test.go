@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tether-dev/tether/internal/testfiles"
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/lm"
 	tracepkg "github.com/tether-dev/tether/trace"
@@ -60,9 +61,7 @@ echo '{"type":"result","id":"a","value":3}'
 `,
 		"sol.py": "x = 1\n",
 	}
-	for name, body := range files {
-		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
-	}
+	testfiles.Write(t, dir, files)
 	return dir, filepath.Join(dir, "sol.py")
 }
 
@@ -202,11 +201,7 @@ func TestJudgeCommandShowsWhyASideDidNotStart(t *testing.T) {
 		"broken.sh":   "echo 'evaluator: data.txt is missing' >&2\nexit 3\n",
 		"sol.py":      "def add(a, b):\n    return a + b\n",
 	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfiles.Write(t, dir, files)
 	sol := filepath.Join(dir, "sol.py")
 	res, _ := judgeJSON(t, dir, sol, "--sandbox", "none")
 	if e := res.Exit.Solution; res.Status != judge.SystemError || e == nil || e.ExitCode == nil || *e.ExitCode != 127 ||

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"testing"
@@ -54,6 +55,15 @@ func runTether(ctx context.Context, m machine, in io.Reader, out, errOut io.Writ
 	root.SetErr(errOut)
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
+}
+
+// runCLI runs tether with args in this process and returns its stdout
+// and stderr together.
+func runCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	err := runTether(context.Background(), thisMachine, nil, &out, &out, args...)
+	return out.String(), err
 }
 
 // Two trees built side by side share no flag: every flag of one, set away

@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,9 +12,7 @@ import (
 // problem init --language cpp writes the C++ template and submissions
 // beside the Python ones, and check judges each in its language.
 func TestProblemInitLanguageCpp(t *testing.T) {
-	if _, err := exec.LookPath("g++"); err != nil {
-		testenv.Require(t, "TETHER_REQUIRE_LANGUAGES", errors.New("g++ is not installed (apt-get install g++)"))
-	}
+	testenv.Toolchain(t, "g++")
 	testenv.Python3(t)
 	dir := filepath.Join(t.TempDir(), "p")
 	if out, _, err := problemCLI(t, "init", dir, "--language", "c++"); err != nil || !strings.Contains(out, "template.cpp") ||

@@ -16,9 +16,7 @@ import (
 
 func packCLI(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	var out bytes.Buffer
-	err := runTether(context.Background(), thisMachine, nil, &out, &out, append([]string{"problem", "pack"}, args...)...)
-	return out.String(), err
+	return runCLI(t, append([]string{"problem", "pack"}, args...)...)
 }
 
 func TestProblemPack(t *testing.T) {

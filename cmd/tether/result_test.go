@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -11,13 +10,6 @@ import (
 	"github.com/tether-dev/tether/worker"
 	"github.com/tether-dev/tether/worker/natsq"
 )
-
-func runCLI(t *testing.T, args ...string) (string, error) {
-	t.Helper()
-	var out bytes.Buffer
-	err := runTether(context.Background(), thisMachine, nil, &out, &out, args...)
-	return out.String(), err
-}
 
 // tether result ID prints a result the embedded broker kept across its
 // restart, with the token of its data dir, in the problem's points; an id

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -15,9 +14,7 @@ import (
 // runTraceCLI runs `tether trace args...` and returns stdout.
 func runTraceCLI(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	var out bytes.Buffer
-	err := runTether(context.Background(), thisMachine, nil, &out, &out, append([]string{"trace"}, args...)...)
-	return out.String(), err
+	return runCLI(t, append([]string{"trace"}, args...)...)
 }
 
 func TestTraceStatsOfAJudgedRun(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/tether-dev/tether/internal/testfiles"
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/judge/lmstart"
 	"github.com/tether-dev/tether/lm"
@@ -28,11 +29,7 @@ func problem(t *testing.T, lmField string, files map[string]string) *judge.Probl
 	if err := os.WriteFile(filepath.Join(dir, "problem.json"), []byte(`{"runtime_config":{`+rc+`}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfiles.Write(t, dir, files)
 	p, err := judge.LoadProblem(dir, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tether-dev/tether/internal/testenv"
 )
 
 func TestEmbeddedFilesAreSourcesOnly(t *testing.T) {
@@ -141,10 +143,7 @@ func TestWriteToReportsUnwritableDir(t *testing.T) {
 // The written packages work: the Neuro OJ host started from them answers a
 // call, exactly as the judge starts it.
 func TestWrittenSDKServesACall(t *testing.T) {
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not installed")
-	}
+	python := testenv.Python3(t)
 	dir := t.TempDir()
 	if err := WriteTo(dir); err != nil {
 		t.Fatal(err)

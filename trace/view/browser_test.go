@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tether-dev/tether/internal/testenv"
+	"github.com/tether-dev/tether/internal/testfiles"
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/sandbox"
 	"github.com/tether-dev/tether/trace"
@@ -266,11 +267,7 @@ func runTrace(t *testing.T, evaluator, solution string) (trace.Header, []*trace.
 	t.Helper()
 	testenv.Python3(t)
 	dir := t.TempDir()
-	for name, body := range map[string]string{"problem.json": `{"title":"whole run"}`, "evaluate.py": evaluator, "solution.py": solution} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfiles.Write(t, dir, map[string]string{"problem.json": `{"title":"whole run"}`, "evaluate.py": evaluator, "solution.py": solution})
 	p, err := judge.LoadProblem(dir, nil)
 	if err != nil {
 		t.Fatal(err)

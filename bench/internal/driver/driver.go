@@ -1,6 +1,6 @@
 // Package driver makes the calls of a line-protocol benchmark (relayfloor,
 // rpcfloor): one call in flight for the mean round trip, then many for
-// calls per second.
+// calls per second; and runs its problem through tether judge (Judged).
 package driver
 
 import (

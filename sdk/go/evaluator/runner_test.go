@@ -380,19 +380,7 @@ func TestUndecodableResultFailsCall(t *testing.T) {
 		{`{"type": "result", "id": ID, "value": [1, -Infinity]}`, "value[1]: -Infinity is not transferable"},
 		{`{"type":"result","id":ID,"value":{"a":1,"a":2}}`, `value["a"]: duplicate key at offset 72`},
 	} {
-		errs := make(chan error, 1)
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			_, err := r.Call(ctx, "f")
-			errs <- err
-		}()
-		var call struct{ Type, ID string }
-		if err := json.Unmarshal([]byte(recv()), &call); err != nil || call.Type != "call" {
-			t.Fatalf("want a call frame: %v %+v", err, call)
-		}
-		send(strings.Replace(c.resp, "ID", `"`+call.ID+`"`, 1))
-		err := <-errs
+		err := callAnswered(t, r, send, recv, c.resp)
 		var ce *evaluator.CallError
 		if !errors.Is(err, evaluator.ErrRejected) || !errors.As(err, &ce) || ce.Code != "Rejected" || ce.Message != c.want {
 			t.Errorf("%s: %v, want Rejected %q", c.resp, err, c.want)
@@ -413,24 +401,31 @@ func TestOversizedAnswerFailsCallAtOnce(t *testing.T) {
 		{"nesting over encoding/json's limit", `{"type":"result","value":` + nested(200000) + `,"id":ID}`, "nesting too deep"},
 		{"integer over the digit limit", `{"type":"result","id":ID,"value":[` + digits + `]}`, "digits"},
 	} {
-		errs := make(chan error, 1)
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			_, err := r.Call(ctx, "f")
-			errs <- err
-		}()
-		var call struct{ Type, ID string }
-		if err := json.Unmarshal([]byte(recv()), &call); err != nil || call.Type != "call" {
-			t.Fatalf("want a call frame: %v %+v", err, call)
-		}
-		send(strings.Replace(c.resp, "ID", `"`+call.ID+`"`, 1))
-		err := <-errs
+		err := callAnswered(t, r, send, recv, c.resp)
 		var ce *evaluator.CallError
 		if !errors.Is(err, evaluator.ErrRejected) || !errors.As(err, &ce) || ce.Code != "Rejected" || !strings.Contains(ce.Message, c.want) {
 			t.Errorf("%s: %v, want Rejected %q", c.name, err, c.want)
 		}
 	}
+}
+
+// callAnswered is the error of r.Call("f") answered with resp, its ID
+// standing for the call's id.
+func callAnswered(t *testing.T, r *evaluator.Runner, send func(string), recv func() string, resp string) error {
+	t.Helper()
+	errs := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err := r.Call(ctx, "f")
+		errs <- err
+	}()
+	var call struct{ Type, ID string }
+	if err := json.Unmarshal([]byte(recv()), &call); err != nil || call.Type != "call" {
+		t.Fatalf("want a call frame: %v %+v", err, call)
+	}
+	send(strings.Replace(resp, "ID", `"`+call.ID+`"`, 1))
+	return <-errs
 }
 
 // The result marker carries the run's nonce when the judge gives one (the
