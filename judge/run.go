@@ -251,16 +251,24 @@ func setEnv(env []string, name, value string) []string {
 	return append(out, name+"="+value)
 }
 
+// plainResultExitWait is how long checkPlainResult waits for the
+// evaluator's exit to be reported. The evaluator has closed its stdout, so
+// it is ending; but a sandbox can report the exit late on a loaded machine
+// (the rootless one learns of it through its monitor process), and a good
+// run must not become SystemError for that. Only an evaluator that hangs
+// after its result waits this long, and it is SystemError either way.
+const plainResultExitWait = 5 * time.Second
+
 // checkPlainResult keeps a result that followed a plain ---RESULT--- only
-// if the evaluator exited with status 0 (it has closed its stdout; it gets
-// StopGrace to exit): an evaluator that crashed, or was killed, after
-// printing text a solution chose must not have that text taken as its
-// verdict. It returns why it dropped the result, "" if it kept it.
+// if the evaluator exited with status 0 (it has closed its stdout): an
+// evaluator that crashed, or was killed, after printing text a solution
+// chose must not have that text taken as its verdict. It returns why it
+// dropped the result, "" if it kept it.
 func (r *run) checkPlainResult(sum *dual.Summary) string {
 	if sum.Result == nil || !sum.ResultPlain {
 		return ""
 	}
-	waitUpTo(r.evaluator.done, r.opts.StopGrace)
+	waitUpTo(r.evaluator.done, max(r.opts.StopGrace, plainResultExitWait))
 	ended := "did not exit"
 	select {
 	case <-r.evaluator.done:

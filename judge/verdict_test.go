@@ -177,3 +177,42 @@ except RejectedError as e:
 		})
 	}
 }
+
+// lateExitRunner reports every process's exit late, as the rootless
+// sandbox can on a loaded machine (its monitor learns of the exit first).
+type lateExitRunner struct {
+	sandbox.Runner
+	late time.Duration
+}
+
+func (r lateExitRunner) Start(ctx context.Context, spec sandbox.Spec) (sandbox.Process, error) {
+	p, err := r.Runner.Start(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return lateExitProcess{p, r.late}, nil
+}
+
+type lateExitProcess struct {
+	sandbox.Process
+	late time.Duration
+}
+
+func (p lateExitProcess) Wait() (sandbox.Usage, error) {
+	u, err := p.Process.Wait()
+	time.Sleep(p.late) // the behaviour under test: an exit reported late
+	return u, err
+}
+
+// A result printed by hand counts when the evaluator exits with status 0,
+// however late the sandbox reports that exit: on a loaded machine the
+// rootless sandbox's report came after StopGrace and a good run was
+// SystemError "the evaluator did not exit" (examples/noj in C++, CI).
+func TestPlainResultKeptWhenTheExitIsReportedLate(t *testing.T) {
+	opts := Options{Runner: lateExitRunner{sandbox.NewPlain(), time.Second}}
+	r := judgeCase{eval: "print-answer-raw", sol: "forge-verdict", evalRC: map[string]any{"time_limit_ms": 10000}, opts: opts}.run(t)
+	wantStatus(t, r, WrongAnswer)
+	if msg, _ := details(t, r)["message"].(string); msg != "wrong" {
+		t.Errorf("message %q, want the evaluator's own", msg)
+	}
+}
