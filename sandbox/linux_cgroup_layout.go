@@ -238,9 +238,10 @@ func (l *cgroupLayout) parentDirs() []string {
 
 // probe makes a sandbox cgroup with limits and removes it: what every
 // start needs, tried once up front so that a machine where it fails says
-// so when the runner is made, not at the first start.
+// so when the runner is made, not at the first start. Its name is the
+// process's next sandbox number, so runners made at once don't collide.
 func (l *cgroupLayout) probe() error {
-	cg, err := l.newCgroup(ownerTag+"-probe", 64<<20, 8, 0, nil)
+	cg, err := l.newCgroup(fmt.Sprintf("%s-probe-%d", ownerTag, sandboxSeq.Add(1)), 64<<20, 8, 0, nil)
 	if err != nil {
 		return err
 	}

@@ -694,3 +694,30 @@ func TestLinuxBindTarget(t *testing.T) {
 		t.Fatalf("stdout %q (stderr %q), want %q", res.stdout, res.stderr, want)
 	}
 }
+
+// Runners made at the same time in one process (tests in parallel, a
+// worker's slots) each probe their cgroups: the probes must not collide.
+// They did: every probe of a process had the one name ownerTag-probe, and
+// the second NewLinux failed "…-probe already exists".
+func TestLinuxRunnersMadeAtOnce(t *testing.T) {
+	requireLinuxRunner(t) // skips or fails as the other tests do
+	const n = 8
+	errs := make(chan error, n)
+	var runners sync.WaitGroup
+	for range n {
+		runners.Go(func() {
+			r, err := NewLinux(nil)
+			if err == nil {
+				err = r.Close()
+			}
+			errs <- err
+		})
+	}
+	runners.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
