@@ -63,6 +63,10 @@ type Judger struct {
 	NetworkAllow []netip.Prefix
 	// Observe, when set, gets the judge's result of each run.
 	Observe func(*judge.Result)
+	// Metrics, when set, counts what happens in each run from its events:
+	// calls and capabilities by outcome, dropped frames, process exits,
+	// restarts, compile steps (the worker's Config.Metrics).
+	Metrics *Metrics
 	// Languages and BuildCache are the judge's (judge.Options): how a
 	// task's language is built and run.
 	Languages  *lang.Table
@@ -173,6 +177,10 @@ func (j *Judger) Judge(ctx context.Context, t *Task, cpus SlotCPUs) (*Result, er
 		EvaluatorNetworkAllow: j.NetworkAllow,
 		CPUMillicores:         j.CPUMillicores,
 		NeuroOJ:               true, // the worker's results are Neuro OJ's (docs/worker.md)
+	}
+	if counts := j.Metrics.runObserver(); counts != nil {
+		opts.Observer = counts
+		defer counts.add() // a cancelled run's calls were made too
 	}
 	res, err := judge.Run(ctx, p, sub, opts)
 	if err != nil {

@@ -24,12 +24,16 @@ func TestSandboxReadsThePackageInAPrivateWorkDir(t *testing.T) {
 // Neuro OJ-shaped task through a Judger with a private WORK_DIR.
 func judgeAplusbTask(t *testing.T, code string) (*Result, error) {
 	t.Helper()
-	testenv.Python3(t)
-	runner := sandboxtest.Isolating(t)
-	workDir := filepath.Join(t.TempDir(), "work")
-	if err := PrepareWorkDir(workDir); err != nil {
+	task, err := ParseTask(aplusbTask(t, code))
+	if err != nil {
 		t.Fatal(err)
 	}
+	return aplusbJudger(t).Judge(context.Background(), task, SlotCPUs{})
+}
+
+// aplusbTask is a task of examples/aplusb with a Python solution.
+func aplusbTask(t *testing.T, code string) []byte {
+	t.Helper()
 	raw, _ := json.Marshal(map[string]any{
 		"submission_id": "p1", "problem_id": 1, "language": "python", "code": code,
 		"download_url": "unused",
@@ -39,10 +43,19 @@ func judgeAplusbTask(t *testing.T, code string) (*Result, error) {
 			"solution": map[string]any{"image": "noj-solution-python", "call_timeout_ms": 3000, "memory_limit_mb": 256},
 		},
 	})
-	task, err := ParseTask(raw)
-	if err != nil {
+	return raw
+}
+
+// aplusbJudger judges tasks of examples/aplusb in the isolating sandbox
+// with a private WORK_DIR (it skips when that sandbox or python3 is
+// missing).
+func aplusbJudger(t *testing.T) *Judger {
+	t.Helper()
+	testenv.Python3(t)
+	runner := sandboxtest.Isolating(t)
+	workDir := filepath.Join(t.TempDir(), "work")
+	if err := PrepareWorkDir(workDir); err != nil {
 		t.Fatal(err)
 	}
-	j := &Judger{Runner: runner, Packages: workertest.CopyFolder("../examples/aplusb"), WorkDir: workDir}
-	return j.Judge(context.Background(), task, SlotCPUs{})
+	return &Judger{Runner: runner, Packages: workertest.CopyFolder("../examples/aplusb"), WorkDir: workDir}
 }

@@ -24,6 +24,7 @@ type Metrics struct {
 	redeliveries prometheus.Counter
 	brokerErrors prometheus.Counter
 	slots        prometheus.Gauge
+	run          runMetrics // fed by the runs' events (runmetrics.go)
 }
 
 // NewMetrics registers the worker's metrics.
@@ -47,9 +48,11 @@ func NewMetrics(slots int) *Metrics {
 		brokerErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "tether_worker_broker_errors_total",
 			Help: "Pulls that failed because the broker could not be reached."}),
 		slots: prometheus.NewGauge(prometheus.GaugeOpts{Name: "tether_worker_slots", Help: "Slots of this worker."}),
+		run:   newRunMetrics(),
 	}
 	m.Registry.MustRegister(m.runs, m.runSeconds, m.inFlight, m.pullWait, m.cacheEvents, m.cacheBytes,
 		m.fallback, m.redeliveries, m.brokerErrors, m.slots)
+	m.Registry.MustRegister(m.run.collectors()...)
 	m.slots.Set(float64(slots))
 	return m
 }

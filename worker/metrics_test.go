@@ -30,18 +30,7 @@ func TestMetricsAfterARun(t *testing.T) {
 	<-judged
 	cancel()
 	<-done
-	srv := httptest.NewServer(m.Handler())
-	defer srv.Close()
-	get := func(path string) string {
-		resp, err := srv.Client().Get(srv.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return string(body)
-	}
-	body := get("/metrics")
+	body := scrape(t, m)
 	for _, want := range []string{
 		`tether_worker_runs_total{status="WrongAnswer"} 1`,
 		`tether_worker_run_seconds_count 1`,
@@ -56,7 +45,29 @@ func TestMetricsAfterARun(t *testing.T) {
 			t.Errorf("/metrics lacks %q", want)
 		}
 	}
-	if got := get("/healthz"); got != "ok\n" {
+	if got := get(t, m, "/healthz"); got != "ok\n" {
 		t.Fatalf("/healthz = %q", got)
 	}
+}
+
+// get is what m's handler serves at path.
+func get(t *testing.T, m *Metrics, path string) string {
+	t.Helper()
+	srv := httptest.NewServer(m.Handler())
+	defer srv.Close()
+	resp, err := srv.Client().Get(srv.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return string(body)
+}
+
+// scrape is m's /metrics.
+func scrape(t *testing.T, m *Metrics) string { t.Helper(); return get(t, m, "/metrics") }
+
+// hasLine: body has line as one of its lines.
+func hasLine(body, line string) bool {
+	return strings.Contains("\n"+body, "\n"+line+"\n")
 }

@@ -1,8 +1,6 @@
 package worker
 
 import (
-	"io"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -43,15 +41,7 @@ func TestMetricsCountAnEvaluatorsOwnStatusAsOther(t *testing.T) {
 	m := NewMetrics(1)
 	m.observe("PartiallyAccepted", time.Second)
 	m.observe("Accepted", time.Second)
-	srv := httptest.NewServer(m.Handler())
-	defer srv.Close()
-	resp, err := srv.Client().Get(srv.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	body := string(b)
+	body := scrape(t, m)
 	if !strings.Contains(body, `tether_worker_runs_total{status="other"} 1`) || !strings.Contains(body, `tether_worker_runs_total{status="Accepted"} 1`) ||
 		strings.Contains(body, "PartiallyAccepted") {
 		t.Fatalf("/metrics:\n%s", body)

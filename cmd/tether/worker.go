@@ -249,7 +249,7 @@ func runWorker(cmd *cobra.Command, m machine, o *workerOptions) error {
 	}
 	judger := &worker.Judger{Runner: runner, Packages: cache, Runtimes: runtimes,
 		Allowed: o.AllowCommands, WorkDir: workDir, Network: o.AllowEvaluatorNetwork, NetworkAllow: allow,
-		Languages: languages, BuildCache: buildCache, CPUMillicores: millicores}
+		Languages: languages, BuildCache: buildCache, CPUMillicores: millicores, Metrics: metrics}
 	judger.ImagePrefix = o.ImagePrefix
 
 	ctx := cmd.Context()
