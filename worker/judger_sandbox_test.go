@@ -3,7 +3,6 @@ package worker
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 
 	"github.com/tether-dev/tether/internal/testenv"
@@ -53,9 +52,5 @@ func aplusbJudger(t *testing.T) *Judger {
 	t.Helper()
 	testenv.Python3(t)
 	runner := sandboxtest.Isolating(t)
-	workDir := filepath.Join(t.TempDir(), "work")
-	if err := PrepareWorkDir(workDir); err != nil {
-		t.Fatal(err)
-	}
-	return &Judger{Runner: runner, Packages: workertest.CopyFolder("../examples/aplusb"), WorkDir: workDir}
+	return &Judger{Runner: runner, Packages: workertest.CopyFolder("../examples/aplusb"), WorkDir: preparedWorkDir(t)}
 }

@@ -50,11 +50,14 @@ func NewMetrics(slots int) *Metrics {
 		slots: prometheus.NewGauge(prometheus.GaugeOpts{Name: "tether_worker_slots", Help: "Slots of this worker."}),
 		run:   newRunMetrics(),
 	}
-	m.Registry.MustRegister(m.runs, m.runSeconds, m.inFlight, m.pullWait, m.cacheEvents, m.cacheBytes,
-		m.fallback, m.redeliveries, m.brokerErrors, m.slots)
-	m.Registry.MustRegister(m.run.collectors()...)
+	m.Registry.MustRegister(m.collectors()...)
 	m.slots.Set(float64(slots))
 	return m
+}
+
+func (m *Metrics) collectors() []prometheus.Collector {
+	return append([]prometheus.Collector{m.runs, m.runSeconds, m.inFlight, m.pullWait, m.cacheEvents, m.cacheBytes,
+		m.fallback, m.redeliveries, m.brokerErrors, m.slots}, m.run.collectors()...)
 }
 
 // Handler serves /metrics and /healthz.

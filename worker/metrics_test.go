@@ -4,11 +4,14 @@ import (
 	"context"
 	"io"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/dual"
 	"github.com/tether-dev/tether/internal/nojcore"
+	"github.com/tether-dev/tether/judge"
 )
 
 // A judged task shows in /metrics by status, with the run histogram and
@@ -30,8 +33,7 @@ func TestMetricsAfterARun(t *testing.T) {
 	<-judged
 	cancel()
 	<-done
-	body := scrape(t, m)
-	for _, want := range []string{
+	wantLines(t, scrape(t, m),
 		`tether_worker_runs_total{status="WrongAnswer"} 1`,
 		`tether_worker_run_seconds_count 1`,
 		`tether_worker_in_flight 0`,
@@ -40,11 +42,7 @@ func TestMetricsAfterARun(t *testing.T) {
 		`tether_worker_package_cache_bytes 1234`,
 		`tether_worker_fallback_results_pending 2`,
 		`tether_worker_slots 1`,
-	} {
-		if !strings.Contains(body, want) {
-			t.Errorf("/metrics lacks %q", want)
-		}
-	}
+	)
 	if got := get(t, m, "/healthz"); got != "ok\n" {
 		t.Fatalf("/healthz = %q", got)
 	}
@@ -67,7 +65,44 @@ func get(t *testing.T, m *Metrics, path string) string {
 // scrape is m's /metrics.
 func scrape(t *testing.T, m *Metrics) string { t.Helper(); return get(t, m, "/metrics") }
 
-// hasLine: body has line as one of its lines.
-func hasLine(body, line string) bool {
-	return strings.Contains("\n"+body, "\n"+line+"\n")
+// wantLines fails t for each of lines that is not a line of the scraped
+// body, and then shows the body.
+func wantLines(t *testing.T, body string, lines ...string) {
+	t.Helper()
+	for _, line := range lines {
+		if !strings.Contains("\n"+body, "\n"+line+"\n") {
+			t.Errorf("/metrics lacks %q", line)
+		}
+	}
+	if t.Failed() {
+		t.Logf("/metrics:\n%s", body)
+	}
+}
+
+// Every metric the worker serves is in docs/worker.md's table.
+func TestEveryMetricIsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/worker.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A vector shows in Gather once it has a series: give each one.
+	m := NewMetrics(1)
+	m.observe("Accepted", time.Second)
+	m.CacheEvent("hit", 1)
+	counts := m.runObserver()
+	counts.Observe(&judge.Event{Event: dual.Event{Kind: judge.EventDrop, Reason: dual.DropType}})
+	counts.Observe(&judge.Event{Event: dual.Event{Kind: judge.EventCompile}, Compile: &judge.CompileStep{Outcome: "ok"}})
+	counts.add()
+	families, err := m.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(families) != len(m.collectors()) {
+		t.Errorf("%d metrics gathered of the %d the worker has", len(families), len(m.collectors()))
+	}
+	for _, f := range families {
+		if !strings.Contains(string(doc), "| `"+f.GetName()) {
+			t.Errorf("docs/worker.md's metrics table lacks %s", f.GetName())
+		}
+	}
 }

@@ -52,7 +52,6 @@ func TestMetricsCountTheEventsOfAJudgedRun(t *testing.T) {
 	if res == nil || res.Status != judge.RuntimeError || res.Calls.Count != 3 || !maps.Equal(res.Dropped, map[string]int{"unknown-id": 1}) {
 		t.Fatalf("the run went otherwise than planned: %+v", res)
 	}
-	body := scrape(t, m)
 	want := []string{
 		`tether_worker_runs_total{status="RuntimeError"} 1`,
 		`tether_worker_calls_total{outcome="result"} 2`,
@@ -65,14 +64,7 @@ func TestMetricsCountTheEventsOfAJudgedRun(t *testing.T) {
 	for side, exit := range map[string]*judge.ProcessExit{"evaluator": res.Exit.Evaluator, "solution": res.Exit.Solution} {
 		want = append(want, fmt.Sprintf(`tether_worker_process_exits_total{how=%q,side=%q} 1`, exitHows[exitHow(exit)], side))
 	}
-	for _, line := range want {
-		if !hasLine(body, line) {
-			t.Errorf("/metrics lacks %q", line)
-		}
-	}
-	if t.Failed() {
-		t.Logf("/metrics:\n%s", body)
-	}
+	wantLines(t, scrape(t, m), want...)
 }
 
 // Each kind counted lands in its series, with the names the event stream
@@ -112,8 +104,7 @@ func TestRunObserverCountsByOutcomeReasonAndSide(t *testing.T) {
 	counts.Observe(&judge.Event{Event: dual.Event{Kind: judge.EventSideExit, Side: dual.Evaluator}, Exit: &judge.ProcessExit{ExitCode: &zero}})
 	counts.Observe(&judge.Event{Event: dual.Event{Kind: judge.EventCompile}, Compile: &judge.CompileStep{Outcome: judge.CompileError.String()}})
 	counts.add()
-	body := scrape(t, m)
-	for _, line := range []string{
+	wantLines(t, scrape(t, m),
 		`tether_worker_calls_total{outcome="result"} 4`,
 		`tether_worker_calls_total{outcome="timeout"} 2`,
 		`tether_worker_calls_total{outcome="refused"} 0`,
@@ -131,12 +122,5 @@ func TestRunObserverCountsByOutcomeReasonAndSide(t *testing.T) {
 		`tether_worker_compiles_total{cached="false",outcome="CompileError"} 1`,
 		`tether_worker_compile_seconds_count 3`,
 		`tether_worker_compile_seconds_sum 3`,
-	} {
-		if !hasLine(body, line) {
-			t.Errorf("/metrics lacks %q", line)
-		}
-	}
-	if t.Failed() {
-		t.Logf("/metrics:\n%s", body)
-	}
+	)
 }

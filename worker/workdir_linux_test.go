@@ -2,6 +2,7 @@ package worker
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,8 +13,9 @@ import (
 	"testing"
 )
 
-// TestHelperProcess is a second worker for the tests below, run as a child
-// process of the test binary: it is not a test of its own.
+// TestHelperProcess is a second worker for the tests below, or a side of
+// BenchmarkRunObserver's runs, run as a child process of the test binary:
+// it is not a test of its own.
 func TestHelperProcess(t *testing.T) {
 	workDir := os.Getenv("TETHER_WORKER_HELPER_WORK_DIR")
 	switch os.Getenv("TETHER_WORKER_HELPER") {
@@ -30,6 +32,8 @@ func TestHelperProcess(t *testing.T) {
 		for _, dir := range RemoveStaleTasks(workDir) {
 			fmt.Println(dir)
 		}
+	case "bench-side": // the side named after the test flags
+		os.Exit(playSide(flag.Arg(0)))
 	}
 	os.Exit(0)
 }
@@ -50,15 +54,8 @@ func helper(t *testing.T, mode, workDir string, attr *syscall.SysProcAttr) ([]st
 // that no worker locks (a worker killed before it locked it, or an earlier
 // release's), are removed.
 func TestStaleTaskFoldersAcrossPIDNamespaces(t *testing.T) {
-	workDir := filepath.Join(t.TempDir(), "work")
-	if err := PrepareWorkDir(workDir); err != nil {
-		t.Fatal(err)
-	}
-	live, err := makeTaskDir(workDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer live.remove()
+	workDir := preparedWorkDir(t)
+	live := newTaskDir(t, workDir)
 	out, err := helper(t, "make-task-dir", workDir, nil)
 	if err != nil || len(out) != 1 {
 		t.Fatalf("helper worker: %q, %v", out, err)

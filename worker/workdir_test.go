@@ -18,11 +18,7 @@ func TestTaskFolderIsPrivate(t *testing.T) {
 	if err := PrepareWorkDir(workDir); err != nil {
 		t.Fatal(err)
 	}
-	td, err := makeTaskDir(workDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer td.remove()
+	td := newTaskDir(t, workDir)
 	for dir, want := range map[string]os.FileMode{workDir: 0o700, td.dir: 0o711, td.pkg: 0o755} {
 		fi, err := os.Stat(dir)
 		if err != nil || fi.Mode().Perm() != want {
@@ -32,12 +28,7 @@ func TestTaskFolderIsPrivate(t *testing.T) {
 	if name := filepath.Base(td.pkg); len(name) != 32 {
 		t.Errorf("package folder %q: want 128 random bits in hex", name)
 	}
-	other, err := makeTaskDir(workDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.remove()
-	if filepath.Base(other.pkg) == filepath.Base(td.pkg) {
+	if other := newTaskDir(t, workDir); filepath.Base(other.pkg) == filepath.Base(td.pkg) {
 		t.Error("two package folders have one name")
 	}
 }
@@ -88,4 +79,25 @@ func TestDefaultWorkDirIsNotInASharedFolder(t *testing.T) {
 	if got != want || strings.HasPrefix(got, os.TempDir()) && os.Geteuid() == 0 {
 		t.Fatalf("DefaultWorkDir() = %s, want %s", got, want)
 	}
+}
+
+// preparedWorkDir is a WORK_DIR for a test, made by PrepareWorkDir.
+func preparedWorkDir(t *testing.T) string {
+	t.Helper()
+	workDir := filepath.Join(t.TempDir(), "work")
+	if err := PrepareWorkDir(workDir); err != nil {
+		t.Fatal(err)
+	}
+	return workDir
+}
+
+// newTaskDir makes a task folder in workDir, removed when the test ends.
+func newTaskDir(t *testing.T, workDir string) *taskDir {
+	t.Helper()
+	td, err := makeTaskDir(workDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(td.remove)
+	return td
 }

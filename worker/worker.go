@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/internal/defaults"
+	"github.com/tether-dev/tether/worker/internal/periodic"
 )
 
 // Defaults of Config.
@@ -165,18 +166,11 @@ func (w *Worker) handle(ctx context.Context, d Delivery, cpus SlotCPUs) {
 	hb.Add(1)
 	go func() {
 		defer hb.Done()
-		tick := time.NewTicker(w.cfg.Heartbeat)
-		defer tick.Stop()
-		for {
-			select {
-			case <-hbCtx.Done():
-				return
-			case <-tick.C:
-				if err := d.InProgress(hbCtx); err != nil && hbCtx.Err() == nil {
-					log.Warn("in-progress heartbeat failed", "error", err.Error())
-				}
+		periodic.Every(hbCtx, w.cfg.Heartbeat, func(ctx context.Context) {
+			if err := d.InProgress(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("in-progress heartbeat failed", "error", err.Error())
 			}
-		}
+		})
 	}()
 	res, err := w.cfg.Judge(ctx, t, cpus)
 	judgeTime := time.Since(start)

@@ -48,6 +48,16 @@ func open(t *testing.T, e *natsq.Embedded, ackWait time.Duration) *natsq.Broker 
 	return b
 }
 
+// withTask starts an embedded server, opens a broker on it with ackWait
+// and queues task id (enqueue).
+func withTask(t *testing.T, ackWait time.Duration, id string) (*natsq.Embedded, *natsq.Broker) {
+	t.Helper()
+	e := embedded(t)
+	b := open(t, e, ackWait)
+	enqueue(t, b, id, 0)
+	return e, b
+}
+
 // pull polls until a task comes or the deadline passes.
 func pull(t *testing.T, b *natsq.Broker, within time.Duration) worker.Delivery {
 	t.Helper()
@@ -64,18 +74,10 @@ func pull(t *testing.T, b *natsq.Broker, within time.Duration) worker.Delivery {
 	return nil
 }
 
-func streamMsgs(t *testing.T, b *natsq.Broker, e *natsq.Embedded, stream string) uint64 {
+// streamMsgs is how many messages the stream holds now.
+func streamMsgs(t *testing.T, e *natsq.Embedded, stream string) uint64 {
 	t.Helper()
-	js := jsOf(t, e)
-	s, err := js.Stream(context.Background(), stream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := s.Info(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return info.State.Msgs
+	return streamInfo(t, jsOf(t, e), stream).State.Msgs
 }
 
 // The embedded server refuses a client without its token.
@@ -87,13 +89,10 @@ func TestEmbeddedNeedsTheToken(t *testing.T) {
 }
 
 func TestDuplicateMsgIDIsDropped(t *testing.T) {
-	e := embedded(t)
-	b := open(t, e, time.Second)
-	for range 2 {
-		enqueue(t, b, "dup", 0)
-	}
+	e, b := withTask(t, time.Second, "dup")
+	enqueue(t, b, "dup", 0)
 	enqueue(t, b, "dup", 1) // a rejudge is another task
-	if n := streamMsgs(t, b, e, natsq.TaskStream); n != 2 {
+	if n := streamMsgs(t, e, natsq.TaskStream); n != 2 {
 		t.Fatalf("%d tasks stored, want 2 (the duplicate dropped)", n)
 	}
 }
@@ -101,9 +100,7 @@ func TestDuplicateMsgIDIsDropped(t *testing.T) {
 // A worker that dies holding a task (no ack, no heartbeat) loses it to
 // another worker after AckWait.
 func TestRedeliveryAfterAWorkerDies(t *testing.T) {
-	e := embedded(t)
-	first := open(t, e, 500*time.Millisecond)
-	enqueue(t, first, "k", 0)
+	e, first := withTask(t, 500*time.Millisecond, "k")
 	if d := pull(t, first, 10*time.Second); d == nil {
 		t.Fatal("no task")
 	}
@@ -116,16 +113,14 @@ func TestRedeliveryAfterAWorkerDies(t *testing.T) {
 	if err := d.Complete(context.Background(), []byte(`{"submission_id":"k","status":"Accepted"}`)); err != nil {
 		t.Fatal(err)
 	}
-	if n := streamMsgs(t, second, e, natsq.TaskStream); n != 0 {
+	if n := streamMsgs(t, e, natsq.TaskStream); n != 0 {
 		t.Fatalf("%d tasks left after the ack", n)
 	}
 }
 
 // Past MaxDeliver a task goes to the dead-letter stream with the reason.
 func TestMaxDeliverGoesToDeadLetter(t *testing.T) {
-	e := embedded(t)
-	b := open(t, e, 300*time.Millisecond)
-	enqueue(t, b, "m", 0)
+	e, b := withTask(t, 300*time.Millisecond, "m")
 	for i := range natsq.DefaultMaxDeliver {
 		if d := pull(t, b, 20*time.Second); d == nil {
 			t.Fatalf("delivery %d did not come", i+1)
@@ -144,7 +139,7 @@ func TestMaxDeliverGoesToDeadLetter(t *testing.T) {
 	if string(msg.Data) != string(nojcore.MinimalTask("m")) || !strings.Contains(msg.Header.Get(natsq.ReasonHeader), "delivered 3 times") {
 		t.Fatalf("dead letter %q reason %q", msg.Data, msg.Header.Get(natsq.ReasonHeader))
 	}
-	if n := streamMsgs(t, b, e, natsq.TaskStream); n != 0 {
+	if n := streamMsgs(t, e, natsq.TaskStream); n != 0 {
 		t.Fatalf("%d tasks left", n)
 	}
 }
@@ -152,12 +147,10 @@ func TestMaxDeliverGoesToDeadLetter(t *testing.T) {
 // A run longer than AckWait is kept by its in-progress heartbeats: no other
 // worker gets it, and one result is stored.
 func TestLongRunIsNotRedelivered(t *testing.T) {
-	e := embedded(t)
 	const ackWait = 400 * time.Millisecond
-	b := open(t, e, ackWait)
+	e, b := withTask(t, ackWait, "long")
 	other := open(t, e, ackWait)
 	ctx := context.Background()
-	enqueue(t, b, "long", 0)
 	var runs atomic.Int32
 	running := make(chan struct{})
 	finish := make(chan struct{})

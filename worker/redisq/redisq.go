@@ -20,6 +20,7 @@ import (
 
 	"github.com/tether-dev/tether/internal/defaults"
 	"github.com/tether-dev/tether/worker"
+	"github.com/tether-dev/tether/worker/internal/periodic"
 )
 
 // Neuro OJ's defaults.
@@ -109,16 +110,7 @@ func Open(ctx context.Context, opts Options) (*Broker, error) {
 		b.replays.Add(1)
 		go func() {
 			defer b.replays.Done()
-			tick := time.NewTicker(opts.ReplayEvery)
-			defer tick.Stop()
-			for {
-				select {
-				case <-loopCtx.Done():
-					return
-				case <-tick.C:
-					b.fallback.replay(loopCtx, b)
-				}
-			}
+			periodic.Every(loopCtx, opts.ReplayEvery, func(ctx context.Context) { b.fallback.replay(ctx, b) })
 		}()
 	}
 	return b, nil
