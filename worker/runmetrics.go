@@ -103,9 +103,11 @@ func exitHow(e *judge.ProcessExit) int {
 // it one event at a time, so its counters need no lock; add hands them to
 // the metrics once the run is over.
 type runCounts struct {
-	m                   *Metrics
-	calls, capabilities [256]int64 // by dual.CallEnd
-	dropped             [256]int64 // by dual.DropReason
+	m *Metrics
+	// By the uint8 value of dual.CallEnd and dual.DropReason: any value
+	// has its place (a kind added to dual later too), no bounds to check.
+	calls, capabilities [256]int64
+	dropped             [256]int64
 	exits               [2][numExitHows]int64
 	restarts            int64
 	compiled            bool // the run had a compile step: its outcome, cached, seconds
@@ -143,7 +145,7 @@ func (c *runCounts) Observe(ev *judge.Event) {
 	case judge.EventDrop:
 		c.dropped[ev.Reason]++
 	case judge.EventSideExit:
-		c.exits[ev.Side&1][exitHow(ev.Exit)]++
+		c.exits[ev.Side][exitHow(ev.Exit)]++
 	case judge.EventRestart:
 		c.restarts++
 	case judge.EventCompile:
