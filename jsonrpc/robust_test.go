@@ -49,7 +49,7 @@ func TestHandlerPanicIsAnsweredAndTheConnectionGoesOn(t *testing.T) {
 		Result json.RawMessage
 		Error  *Error
 	}
-	if err := json.Unmarshal(p.next(), &batch); err != nil || len(batch) != 2 {
+	if err := json.Unmarshal(p.Next(), &batch); err != nil || len(batch) != 2 {
 		t.Fatalf("batch answer: %+v, %v", batch, err)
 	}
 	for _, r := range batch {
@@ -141,7 +141,7 @@ func TestOversizeLineEchoesOnlyAWholeID(t *testing.T) {
 	}
 	for _, tc := range cases {
 		p.send(tc.line)
-		got := p.next()
+		got := p.Next()
 		var resp struct {
 			ID    json.RawMessage
 			Error *Error

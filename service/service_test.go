@@ -1,7 +1,6 @@
 package service
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -17,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tether-dev/tether/internal/testfiles"
+	"github.com/tether-dev/tether/internal/testlines"
 	"github.com/tether-dev/tether/internal/version"
 	"github.com/tether-dev/tether/jsonrpc"
 	"github.com/tether-dev/tether/lm"
@@ -353,31 +353,17 @@ func TestEveryMethodAcceptsMeta(t *testing.T) {
 type rawClient struct {
 	t     *testing.T
 	conn  net.Conn
-	lines chan []byte
+	lines *testlines.Reader
 }
 
 func connectRaw(t *testing.T, svc *Service) *rawClient {
 	t.Helper()
 	a, b := net.Pipe()
 	server := jsonrpc.NewConn(jsonrpc.NDJSON(a, a, 0), &jsonrpc.Options{Handler: svc.Mux()})
-	c := &rawClient{t: t, conn: b, lines: make(chan []byte, 1024)}
-	readerDone := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		defer close(c.lines)
-		r := bufio.NewReader(b)
-		for {
-			line, err := r.ReadBytes('\n')
-			if err != nil {
-				return
-			}
-			c.lines <- line
-		}
-	}()
+	c := &rawClient{t: t, conn: b, lines: testlines.Read(t, b)}
 	t.Cleanup(func() {
 		b.Close()
 		server.Close()
-		<-readerDone
 	})
 	return c
 }
@@ -407,20 +393,12 @@ type rawMessage struct {
 
 func (c *rawClient) next() rawMessage {
 	c.t.Helper()
-	select {
-	case line, ok := <-c.lines:
-		if !ok {
-			c.t.Fatal("connection closed while waiting for a line")
-		}
-		var m rawMessage
-		if err := json.Unmarshal(line, &m); err != nil {
-			c.t.Fatalf("%s: %v", line, err)
-		}
-		return m
-	case <-time.After(30 * time.Second):
-		c.t.Fatal("timed out waiting for a line")
+	line := c.lines.Next()
+	var m rawMessage
+	if err := json.Unmarshal(line, &m); err != nil {
+		c.t.Fatalf("%s: %v", line, err)
 	}
-	return rawMessage{}
+	return m
 }
 
 // callingBundle is an inline problem whose sh evaluator makes n calls, one
