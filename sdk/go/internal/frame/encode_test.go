@@ -34,7 +34,7 @@ func TestAppendStringMatchesCodec(t *testing.T) {
 // A program's output that is not UTF-8 (the solution host forwards what it
 // prints as it is) still makes a log frame the judge reads.
 func TestLogMendsInvalidUTF8(t *testing.T) {
-	got, want := string(Log("stdout", "bad run \xff\xfe<")), `{"type":"log","stream":"stdout","data":"bad run ` + "\uFFFD" + `<"}`
+	got, want := string(Log("stdout", "bad run \xff\xfe<")), `{"type":"log","stream":"stdout","data":"bad run `+"\uFFFD"+`<"}`
 	if got != want {
 		t.Errorf("Log = %s, want %s", got, want)
 	}
