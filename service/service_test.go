@@ -1,7 +1,6 @@
 package service
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -533,29 +532,16 @@ func TestAllowedCommands(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer for a logger used from several goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) records(t *testing.T) []map[string]any {
+// logRecords are the records of a JSON log, one a line.
+func logRecords(t *testing.T, log string) []map[string]any {
 	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	var out []map[string]any
-	for _, line := range bytes.Split(bytes.TrimSpace(b.buf.Bytes()), []byte("\n")) {
+	for _, line := range strings.Split(strings.TrimSpace(log), "\n") {
 		if len(line) == 0 {
 			continue
 		}
 		var rec map[string]any
-		if err := json.Unmarshal(line, &rec); err != nil {
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
 			t.Fatalf("log line %s: %v", line, err)
 		}
 		out = append(out, rec)
@@ -567,7 +553,7 @@ func (b *syncBuffer) records(t *testing.T) []map[string]any {
 // sent (params._meta.traceId or traceparent); a request without one gets
 // no trace_id.
 func TestLogsCarryTheTraceID(t *testing.T) {
-	var logs syncBuffer
+	var logs testlines.Buffer
 	svc := New(&Options{Runner: sandbox.NewPlain(), AllowedCommands: []string{"sh"},
 		Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	client, _ := connect(t, svc)
@@ -603,7 +589,7 @@ func TestLogsCarryTheTraceID(t *testing.T) {
 		"judge.run finished/untraced": "",
 	}
 	seen := map[string]bool{}
-	for _, rec := range logs.records(t) {
+	for _, rec := range logRecords(t, logs.String()) {
 		key := fmt.Sprint(rec["msg"], "/", rec["submission_id"])
 		trace, _ := rec["trace_id"].(string)
 		w, ok := want[key]
@@ -617,7 +603,7 @@ func TestLogsCarryTheTraceID(t *testing.T) {
 	}
 	for key := range want {
 		if !seen[key] {
-			t.Errorf("no log line %q in\n%s", key, logs.buf.String())
+			t.Errorf("no log line %q in\n%s", key, logs.String())
 		}
 	}
 }

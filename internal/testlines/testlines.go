@@ -1,11 +1,13 @@
 // Package testlines reads, for a test, what a program or the other end of
-// a connection writes, a line at a time, waiting for each with a bound.
+// a connection writes, a line at a time, waiting for each with a bound
+// (Reader), or all at once when the test is ready to look (Buffer).
 package testlines
 
 import (
 	"bufio"
 	"bytes"
 	"io"
+	"sync"
 	"testing"
 	"time"
 )
@@ -66,4 +68,24 @@ func (l *Reader) Next() []byte {
 		l.t.Fatalf("no line came within %v", Wait)
 	}
 	return nil
+}
+
+// Buffer keeps what several goroutines write (a logger's lines, a
+// connection's output) for the test to read when it is ready.
+type Buffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String is all that was written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -3,6 +3,7 @@ package testlines
 import (
 	"io"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -36,5 +37,24 @@ func TestUnreadLinesDoNotHoldTheReader(t *testing.T) {
 	}()
 	if got := string(l.Next()); got != "unread" {
 		t.Fatalf("Next = %q", got)
+	}
+}
+
+// What goroutines write at once comes out whole, each write as it was
+// (go test -race checks the writes do not race with String).
+func TestBufferKeepsConcurrentWrites(t *testing.T) {
+	var b Buffer
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 100 {
+				b.Write([]byte("line\n"))
+				_ = b.String()
+			}
+		})
+	}
+	wg.Wait()
+	if got := b.String(); got != strings.Repeat("line\n", 800) {
+		t.Errorf("String = %d bytes, want 800 lines", len(got))
 	}
 }
