@@ -44,16 +44,7 @@ func (d *decoder) checkUTF8(raw []byte, offset int) *pathTrace {
 	if utf8.Valid(raw) {
 		return nil
 	}
-	i := 0
-	for i < len(raw) {
-		r, size := utf8.DecodeRune(raw[i:])
-		if r == utf8.RuneError && size == 1 {
-			break
-		}
-		i += size
-	}
-	return fail(because(ErrInvalidUTF8, "string is not valid UTF-8 (byte 0x"+
-		string([]byte{hexDigits[raw[i]>>4], hexDigits[raw[i]&0xf]})+" at offset "+strconv.Itoa(offset+i)+")"))
+	return fail(invalidUTF8(string(raw), "offset", offset))
 }
 
 // escapedString continues a string whose content began at start and whose

@@ -151,7 +151,7 @@ func encodeMap(dst []byte, m map[string]any, depth int) ([]byte, *pathTrace) {
 			dst = append(dst, ',')
 		}
 		if !utf8.ValidString(k) {
-			return dst, fail(invalidUTF8(k)).key(k)
+			return dst, fail(invalidUTF8(k, "index", 0)).key(k)
 		}
 		dst = AppendString(dst, k)
 		dst = append(dst, ':')

@@ -95,7 +95,7 @@ func encodeAnyMap(dst []byte, rv reflect.Value, depth int) ([]byte, *pathTrace) 
 			dst = append(dst, ',')
 		}
 		if !utf8.ValidString(e.key) {
-			return dst, fail(invalidUTF8(e.key)).key(e.key)
+			return dst, fail(invalidUTF8(e.key, "index", 0)).key(e.key)
 		}
 		dst = AppendString(dst, e.key)
 		dst = append(dst, ':')

@@ -82,12 +82,15 @@ func escapeIn8(x uint64) bool {
 // first bad byte.
 func appendValidString(dst []byte, s string) ([]byte, *pathTrace) {
 	if !utf8.ValidString(s) {
-		return dst, fail(invalidUTF8(s))
+		return dst, fail(invalidUTF8(s, "index", 0))
 	}
 	return AppendString(dst, s), nil
 }
 
-func invalidUTF8(s string) error {
+// invalidUTF8 is the error for s, which is not valid UTF-8: it names s's
+// first bad byte and where that is, as an "index" of s (a string being
+// encoded) or an "offset" of the input s was read from, s[0] at base.
+func invalidUTF8(s string, where string, base int) error {
 	i := 0
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -97,7 +100,7 @@ func invalidUTF8(s string) error {
 		i += size
 	}
 	return because(ErrInvalidUTF8, "string is not valid UTF-8 (byte 0x"+
-		string([]byte{hexDigits[s[i]>>4], hexDigits[s[i]&0xf]})+" at index "+strconv.Itoa(i)+")")
+		string([]byte{hexDigits[s[i]>>4], hexDigits[s[i]&0xf]})+" at "+where+" "+strconv.Itoa(base+i)+")")
 }
 
 func appendBase64(dst []byte, b []byte) []byte {

@@ -14,7 +14,7 @@ func TestClientSurvivesBadResponses(t *testing.T) {
 	client, p := serveRaw(t, nil, 0)
 	errc := make(chan error, 1)
 	go func() { errc <- client.Call(context.Background(), "x", []int{1}, nil) }()
-	req := p.next()
+	req := p.Next()
 	if !jsonEqual(t, req, []byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}`)) {
 		t.Fatalf("request %s", req)
 	}
@@ -34,7 +34,7 @@ func TestClientSurvivesBadResponses(t *testing.T) {
 	}
 	// none of the above was answered: the next line is the next request
 	go func() { errc <- client.Call(context.Background(), "y", nil, nil) }()
-	if got := p.next(); !jsonEqual(t, got, []byte(`{"jsonrpc":"2.0","id":2,"method":"y"}`)) {
+	if got := p.Next(); !jsonEqual(t, got, []byte(`{"jsonrpc":"2.0","id":2,"method":"y"}`)) {
 		t.Fatalf("got %s, want the next request and no answers to responses", got)
 	}
 	p.send(`{"jsonrpc":"2.0","id":2,"error":{"code":-32042,"message":"custom","data":{"k":1}}}`)
@@ -44,7 +44,7 @@ func TestClientSurvivesBadResponses(t *testing.T) {
 		t.Errorf("error answer: %v", err)
 	}
 	go func() { errc <- client.Call(context.Background(), "z", nil, nil) }()
-	p.next()
+	p.Next()
 	p.send(`{"jsonrpc":"2.0","id":3,"error":"not an object"}`)
 	if err := <-errc; err == nil || errors.As(err, &rpcErr) {
 		t.Errorf("malformed error object: %v, want a plain error", err)
@@ -59,19 +59,19 @@ func TestBatchCancelledByContext(t *testing.T) {
 		_, err := client.Batch(ctx, []BatchCall{{Method: "a"}, {Method: "b"}})
 		errc <- err
 	}()
-	p.next() // the batch
+	p.Next() // the batch
 	p.send(`[{"jsonrpc":"2.0","id":1,"result":"a"}]`)
 	// The client reads in order: once it has answered this probe, the
 	// answer for id 1 has been routed, so only id 2 is left to cancel.
 	p.send(`{"jsonrpc":"2.0","id":"probe","method":"no.such.method"}`)
-	if got := p.next(); !jsonEqual(t, got, []byte(`{"jsonrpc":"2.0","id":"probe","error":{"code":-32601,"message":"Method not found"}}`)) {
+	if got := p.Next(); !jsonEqual(t, got, []byte(`{"jsonrpc":"2.0","id":"probe","error":{"code":-32601,"message":"Method not found"}}`)) {
 		t.Fatalf("probe answered %s", got)
 	}
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("batch: %v, want Canceled", err)
 	}
-	if got := p.next(); !jsonEqual(t, got, []byte(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":2}}`)) {
+	if got := p.Next(); !jsonEqual(t, got, []byte(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":2}}`)) {
 		t.Errorf("got %s, want $/cancelRequest for the unanswered id 2", got)
 	}
 	if _, err := client.Batch(context.Background(), nil); err == nil {

@@ -1,7 +1,6 @@
 package jsonrpc
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,19 +9,20 @@ import (
 	"reflect"
 	"sync"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/tether-dev/tether/internal/testlines"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // rawPeer is the test's end of a connection: it writes raw lines and reads
-// what the Conn under test sends, one line at a time.
+// what the Conn under test sends, one line at a time (Next).
 type rawPeer struct {
-	t     *testing.T
-	conn  net.Conn
-	lines chan []byte
+	t    *testing.T
+	conn net.Conn
+	*testlines.Reader
 }
 
 // serveRaw starts a Conn with opts on one end of a pipe and returns the
@@ -31,26 +31,10 @@ func serveRaw(t *testing.T, opts *Options, maxLine int) (*Conn, *rawPeer) {
 	t.Helper()
 	a, b := net.Pipe()
 	c := NewConn(NDJSON(a, a, maxLine), opts)
-	p := &rawPeer{t: t, conn: b, lines: make(chan []byte, 64)}
-	readerDone := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		defer close(p.lines)
-		r := bufio.NewReader(b)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				p.lines <- line[:len(line)-1]
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	p := &rawPeer{t: t, conn: b, Reader: testlines.Read(t, b)}
 	t.Cleanup(func() {
 		c.Close()
 		b.Close()
-		<-readerDone
 	})
 	return c, p
 }
@@ -62,24 +46,10 @@ func (p *rawPeer) send(line string) {
 	}
 }
 
-func (p *rawPeer) next() []byte {
-	p.t.Helper()
-	select {
-	case line, ok := <-p.lines:
-		if !ok {
-			p.t.Fatal("connection closed while waiting for a line")
-		}
-		return line
-	case <-time.After(10 * time.Second):
-		p.t.Fatal("timed out waiting for a line")
-	}
-	return nil
-}
-
 // expectJSON reads the next line and compares it with want as parsed JSON.
 func (p *rawPeer) expectJSON(want string) {
 	p.t.Helper()
-	got := p.next()
+	got := p.Next()
 	if !jsonEqual(p.t, got, []byte(want)) {
 		p.t.Errorf("got  %s\nwant %s", got, want)
 	}

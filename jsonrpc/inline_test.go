@@ -46,7 +46,7 @@ func TestLoneHandlerThatBlocksLetsReadingGoOn(t *testing.T) {
 			ID     int
 			Result string
 		}
-		if err := json.Unmarshal(p.next(), &resp); err != nil {
+		if err := json.Unmarshal(p.Next(), &resp); err != nil {
 			t.Fatal(err)
 		}
 		got[resp.Result] = true

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/internal/testlines"
 	"github.com/tether-dev/tether/wire"
 )
 
@@ -186,31 +187,17 @@ func TestEndOfStreamAnswersWhatWasRead(t *testing.T) {
 		return "late", nil
 	})
 	in := strings.NewReader(`{"jsonrpc":"2.0","method":"slow","id":1}` + "\n")
-	var out strings.Builder
-	var mu sync.Mutex
-	c := NewConn(NDJSON(in, lockedWriter{&mu, &out}, 0), &Options{Handler: mux})
+	var out testlines.Buffer
+	c := NewConn(NDJSON(in, &out, 0), &Options{Handler: mux})
 	if err := c.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	if !jsonEqual(t, []byte(strings.TrimSpace(out.String())), []byte(`{"jsonrpc":"2.0","id":1,"result":"late"}`)) {
 		t.Errorf("output %q", out.String())
 	}
 	if err := c.Call(context.Background(), "x", nil, nil); !errors.Is(err, ErrClosed) {
 		t.Errorf("call after the end: %v, want ErrClosed", err)
 	}
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  *strings.Builder
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 func TestCloseCancelsHandlersAndFailsCalls(t *testing.T) {
@@ -290,14 +277,11 @@ func TestOversizeLengthPrefixedFrameIsAnsweredAndSkipped(t *testing.T) {
 // and then the connection ends with the cut.
 func TestOversizeLengthPrefixedFrameCutByEOF(t *testing.T) {
 	in := strings.NewReader("\x00\x00\x01\x00only a few") // declares 256 bytes, sends 10
-	var out strings.Builder
-	var mu sync.Mutex
-	c := NewConn(LengthPrefixed(in, lockedWriter{&mu, &out}, 16), &Options{Handler: testMux()})
+	var out testlines.Buffer
+	c := NewConn(LengthPrefixed(in, &out, 16), &Options{Handler: testMux()})
 	if err := c.Wait(); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("Wait = %v, want io.ErrUnexpectedEOF", err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	frame, err := wire.NewFrameReader(strings.NewReader(out.String()), 0).ReadFrame()
 	if err != nil {
 		t.Fatal(err)

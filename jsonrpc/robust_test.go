@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/internal/testlines"
 	"github.com/tether-dev/tether/wire"
 )
 
@@ -25,12 +26,11 @@ type panicky struct{}
 func (panicky) MarshalJSON() ([]byte, error) { panic("no encoding today") }
 
 func TestHandlerPanicIsAnsweredAndTheConnectionGoesOn(t *testing.T) {
-	var mu sync.Mutex
-	var logs strings.Builder
+	var logs testlines.Buffer
 	mux := testMux()
 	mux.AddFunc("boom", func(context.Context, *Request) (any, error) { panic("kaboom") })
 	mux.AddFunc("badresult", func(context.Context, *Request) (any, error) { return panicky{}, nil })
-	log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+	log := slog.New(slog.NewTextHandler(&logs, nil))
 	_, p := serveRaw(t, &Options{Handler: mux, MaxConcurrent: 1, Logger: log}, 0)
 
 	p.send(`{"jsonrpc":"2.0","method":"boom","id":1}`)
@@ -49,7 +49,7 @@ func TestHandlerPanicIsAnsweredAndTheConnectionGoesOn(t *testing.T) {
 		Result json.RawMessage
 		Error  *Error
 	}
-	if err := json.Unmarshal(p.next(), &batch); err != nil || len(batch) != 2 {
+	if err := json.Unmarshal(p.Next(), &batch); err != nil || len(batch) != 2 {
 		t.Fatalf("batch answer: %+v, %v", batch, err)
 	}
 	for _, r := range batch {
@@ -58,8 +58,6 @@ func TestHandlerPanicIsAnsweredAndTheConnectionGoesOn(t *testing.T) {
 		}
 	}
 
-	mu.Lock()
-	defer mu.Unlock()
 	out := logs.String()
 	if n := strings.Count(out, "level=ERROR msg=\"jsonrpc: handler panicked\""); n != 3 {
 		t.Errorf("%d handler panics logged at ERROR, want 3:\n%s", n, out)
@@ -141,7 +139,7 @@ func TestOversizeLineEchoesOnlyAWholeID(t *testing.T) {
 	}
 	for _, tc := range cases {
 		p.send(tc.line)
-		got := p.next()
+		got := p.Next()
 		var resp struct {
 			ID    json.RawMessage
 			Error *Error

@@ -20,7 +20,7 @@ func TestIDsAreEchoedByteForByte(t *testing.T) {
 	for _, id := range []string{`1.5`, `9007199254740993`, `"1"`, `1`, `-0`, `1e400`, `"\u0031"`, `"é"`} {
 		p.send(`{"jsonrpc":"2.0","method":"echo","params":[],"id":` + id + `}`)
 		want := `{"jsonrpc":"2.0","id":` + id + `,"result":[]}`
-		if got := string(p.next()); got != want {
+		if got := string(p.Next()); got != want {
 			t.Errorf("id %s: got %s, want %s", id, got, want)
 		}
 	}
@@ -34,7 +34,7 @@ func TestIDInFlightIsRejectedAndReleasedAfterAnswer(t *testing.T) {
 	p.send(`{"jsonrpc":"2.0","method":"wait","id":7}`)
 	<-wait.entered
 	p.send(`{"jsonrpc":"2.0","method":"echo","params":[2],"id":7}`)
-	got := p.next()
+	got := p.Next()
 	var resp struct {
 		ID    int
 		Error *Error
@@ -127,11 +127,11 @@ func TestHandlerErrors(t *testing.T) {
 	_, p := serveRaw(t, &Options{Handler: testMux()}, 0)
 	p.send(`{"jsonrpc":"2.0","method":"add","params":{"A":"x"},"id":1}`)
 	var resp struct{ Error *Error }
-	if err := json.Unmarshal(p.next(), &resp); err != nil || resp.Error == nil || resp.Error.Code != CodeInvalidParams || !strings.Contains(string(resp.Error.Data), "reason") {
+	if err := json.Unmarshal(p.Next(), &resp); err != nil || resp.Error == nil || resp.Error.Code != CodeInvalidParams || !strings.Contains(string(resp.Error.Data), "reason") {
 		t.Fatalf("typed params that do not decode: got %+v, want -32602 with a reason", resp.Error)
 	}
 	p.send(`{"jsonrpc":"2.0","method":"fail","id":2}`)
-	if err := json.Unmarshal(p.next(), &resp); err != nil || resp.Error == nil || resp.Error.Code != CodeInternalError {
+	if err := json.Unmarshal(p.Next(), &resp); err != nil || resp.Error == nil || resp.Error.Code != CodeInternalError {
 		t.Fatalf("failing handler: got %+v, want -32603", resp.Error)
 	}
 	var data struct{ Exception, Message string }
@@ -145,7 +145,7 @@ func TestHandlerErrors(t *testing.T) {
 func TestLineOverCapIsAnsweredAndSkipped(t *testing.T) {
 	_, p := serveRaw(t, &Options{Handler: testMux()}, 64)
 	p.send(`{"jsonrpc":"2.0","method":"echo","params":["` + strings.Repeat("x", 1000) + `"],"id":1}`)
-	got := p.next()
+	got := p.Next()
 	var resp struct {
 		ID    *int
 		Error *Error
@@ -167,7 +167,7 @@ func TestBatchMixesAnswersInOneArray(t *testing.T) {
 	_, p := serveRaw(t, &Options{Handler: testMux()}, 0)
 	p.send(`[{"jsonrpc":"2.0","method":"echo","params":[1],"id":1},{"jsonrpc":"2.0","method":"echo","params":[2]},5,{"jsonrpc":"2.0","method":"add","params":{"A":1,"B":1},"id":"b"}]`)
 	var got []map[string]any
-	if err := json.Unmarshal(p.next(), &got); err != nil {
+	if err := json.Unmarshal(p.Next(), &got); err != nil {
 		t.Fatal(err)
 	}
 	ids := map[any]bool{}

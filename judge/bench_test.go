@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/internal/relaybench"
 	"github.com/tether-dev/tether/sandbox"
 )
 
@@ -27,25 +27,9 @@ func BenchmarkRelay(b *testing.B) {
 	}
 }
 
+// benchEnv has both sides play relaybench's parts (bench_roles_test.go).
 func benchEnv(b *testing.B, inflight int) []string {
-	env := []string{"TETHER_TEST_EVAL=bench", "TETHER_TEST_SOL=bench",
-		fmt.Sprintf("TETHER_BENCH_N=%d", b.N), fmt.Sprintf("TETHER_BENCH_INFLIGHT=%d", inflight)}
-	if prof := os.Getenv("TETHER_BENCH_PROF"); prof != "" {
-		env = append(env, "TETHER_BENCH_PROF="+prof)
-	}
-	return env
-}
-
-func reportBench(b *testing.B, stderr string) {
-	b.Helper()
-	i := strings.Index(stderr, "BENCH ")
-	if i < 0 {
-		b.Fatalf("no BENCH line in %q", stderr)
-	}
-	var ns int64
-	fmt.Sscan(stderr[i+len("BENCH "):], &ns)
-	b.ReportMetric(float64(ns)/float64(b.N), "ns/call")
-	b.ReportMetric(float64(b.N)/(float64(ns)/1e9), "calls/s")
+	return append([]string{"TETHER_TEST_EVAL=bench", "TETHER_TEST_SOL=bench"}, relaybench.Env(b.N, inflight)...)
 }
 
 func benchDirect(b *testing.B, inflight int) {
@@ -73,15 +57,12 @@ func benchDirect(b *testing.B, inflight int) {
 	if evDone != nil {
 		b.Fatalf("evaluator: %v\n%s", evDone, evErr.String())
 	}
-	reportBench(b, evErr.String())
+	relaybench.Report(b, evErr.String())
 }
 
 func benchJudge(b *testing.B, inflight int) {
-	exe, _ := os.Executable()
 	dir := b.TempDir()
-	os.WriteFile(dir+"/problem.json", []byte(fmt.Sprintf(
-		`{"runtime_config":{"evaluator":{"command":[%q,"tether-side","evaluator"],"time_limit_ms":600000},
-		  "solution":{"command":[%q,"tether-side","solution"],"call_timeout_ms":60000}}}`, exe, exe)), 0o644)
+	exe := relaybench.WriteProblem(b, dir)
 	p, err := LoadProblem(dir, []string{exe})
 	if err != nil {
 		b.Fatal(err)
@@ -93,7 +74,7 @@ func benchJudge(b *testing.B, inflight int) {
 	if err != nil || res.Status != Accepted {
 		b.Fatalf("run: %v %+v", err, res)
 	}
-	reportBench(b, res.Output)
+	relaybench.Report(b, res.Output)
 	cpu := time.Duration(syscall.TimevalToNsec(after.Utime) - syscall.TimevalToNsec(before.Utime) +
 		syscall.TimevalToNsec(after.Stime) - syscall.TimevalToNsec(before.Stime))
 	frames := 2 * (res.Calls.Count)

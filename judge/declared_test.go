@@ -1,7 +1,6 @@
 package judge
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/lang"
-	"github.com/tether-dev/tether/sandbox/sandboxtest"
 	"github.com/tether-dev/tether/sig"
 )
 
@@ -25,43 +23,27 @@ import (
 func judgeAplusb(t *testing.T, name, source, evaluate string) *Result {
 	t.Helper()
 	testenv.Python3(t)
-	dir := t.TempDir()
-	for _, f := range []string{"problem.json", "evaluate.py"} {
-		data, err := os.ReadFile(filepath.Join("..", "examples", "aplusb", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch {
-		case f == "evaluate.py" && evaluate != "":
-			data = []byte(evaluate)
-		case f == "problem.json":
-			var doc map[string]any
-			if err := json.Unmarshal(data, &doc); err != nil {
-				t.Fatal(err)
-			}
-			so := doc["runtime_config"].(map[string]any)["solution"].(map[string]any)
-			so["compile"] = map[string]any{"time_limit_ms": 300000, "cpu_time_limit_ms": 120000}
-			data, _ = json.Marshal(doc)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	os.Chmod(dir, 0o755)
-	p, err := LoadProblem(dir, nil)
+	from := filepath.Join("..", "examples", "aplusb")
+	data, err := os.ReadFile(filepath.Join(from, "problem.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	so := doc["runtime_config"].(map[string]any)["solution"].(map[string]any)
+	so["compile"] = map[string]any{"time_limit_ms": 300000, "cpu_time_limit_ms": 120000}
+	data, _ = json.Marshal(doc)
+	with := map[string]string{"problem.json": string(data)}
+	if evaluate != "" {
+		with["evaluate.py"] = evaluate
+	}
+	p := problemCopy(t, from, with)
 	if p.Functions == nil || p.Functions.Function("add") == nil {
 		t.Fatal("examples/aplusb declares no add")
 	}
-	opts := &Options{Runner: sandboxtest.Isolating(t), BuildCache: sharedBuildCache(t)}
-	r, err := Run(context.Background(), p, &Submission{Path: name, Code: []byte(source)}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkResultSchema(t, r)
-	return r
+	return judgeSubmission(t, p, &Submission{Path: name, Code: []byte(source)}, Options{})
 }
 
 func TestDeclaredFunctionsPython(t *testing.T) {

@@ -35,19 +35,33 @@ func requireToolchain(t *testing.T, file string) {
 func judgeLang(t *testing.T, file, problemJSON, source string, opts Options, evaluate ...string) *Result {
 	t.Helper()
 	requireToolchain(t, file)
+	with := map[string]string{}
+	if problemJSON != "" {
+		with["problem.json"] = problemJSON
+	}
+	if len(evaluate) > 0 {
+		with["evaluate.py"] = evaluate[0]
+	}
+	p := problemCopy(t, filepath.Join("testdata", "lang"), with)
+	return judgeSubmission(t, p, &Submission{Path: file, Code: []byte(source)}, opts)
+}
+
+// problemCopy copies the problem.json and evaluate.py of the problem
+// folder from into a new folder, each replaced by its text in with when
+// there, and loads it (the folder readable by the sandbox's user).
+func problemCopy(t *testing.T, from string, with map[string]string) *Problem {
+	t.Helper()
 	dir := t.TempDir()
-	for _, name := range []string{"evaluate.py", "problem.json"} {
-		data, err := os.ReadFile(filepath.Join("testdata", "lang", name))
-		if err != nil {
-			t.Fatal(err)
+	for _, name := range []string{"problem.json", "evaluate.py"} {
+		data, ok := with[name]
+		if !ok {
+			b, err := os.ReadFile(filepath.Join(from, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			data = string(b)
 		}
-		if name == "problem.json" && problemJSON != "" {
-			data = []byte(problemJSON)
-		}
-		if name == "evaluate.py" && len(evaluate) > 0 {
-			data = []byte(evaluate[0])
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -56,13 +70,21 @@ func judgeLang(t *testing.T, file, problemJSON, source string, opts Options, eva
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// judgeSubmission judges sub against p with opts (by default in the
+// isolating sandbox, with the tests' shared build cache) and checks the
+// result against its schema.
+func judgeSubmission(t *testing.T, p *Problem, sub *Submission, opts Options) *Result {
+	t.Helper()
 	if opts.BuildCache == nil {
 		opts.BuildCache = sharedBuildCache(t)
 	}
 	if opts.Runner == nil {
 		opts.Runner = sandboxtest.Isolating(t)
 	}
-	r, err := Run(context.Background(), p, &Submission{Path: file, Code: []byte(source)}, &opts)
+	r, err := Run(context.Background(), p, sub, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}

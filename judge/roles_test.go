@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/codec"
+	"github.com/tether-dev/tether/internal/relaybench"
 	"github.com/tether-dev/tether/sdk/go/evaluator"
 	"github.com/tether-dev/tether/sdk/go/solution"
 )
@@ -302,12 +303,7 @@ var evaluatorRoles = map[string]func() int{
 func host() *solution.Host { return solution.New(os.Stdin, stdout, nil) }
 
 func serve(h *solution.Host) int {
-	h.Register("add", func(ctx context.Context, args []any) (any, error) {
-		if len(args) != 2 {
-			return nil, errors.New("want two arguments")
-		}
-		return args[0].(int64) + args[1].(int64), nil
-	})
+	h.Register("add", relaybench.Add)
 	h.Register("pid", func(ctx context.Context, args []any) (any, error) { return os.Getpid(), nil })
 	h.Register("hang", func(ctx context.Context, args []any) (any, error) { time.Sleep(time.Minute); return nil, nil })
 	if err := h.Serve(bg); err != nil {

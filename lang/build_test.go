@@ -22,13 +22,30 @@ func testBuilder(t *testing.T, cache *Cache) *Builder {
 	return &Builder{Runner: sandboxtest.Isolating(t), Cache: cache, Env: []string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, Host: "test"}
 }
 
-// cpp is the built-in C++ entry without its solution host: these tests
-// build plain programs with a main.
-func cpp(t *testing.T) *Language {
-	l, err := Builtin().Lookup("cpp")
+// lookup is the built-in language id.
+func lookup(t *testing.T, id string) *Language {
+	t.Helper()
+	l, err := Builtin().Lookup(id)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return l
+}
+
+// testCache is a build cache of the test's own.
+func testCache(t *testing.T) *Cache {
+	t.Helper()
+	cache, err := OpenCache(filepath.Join(t.TempDir(), "cache"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cache
+}
+
+// cpp is the built-in C++ entry without its solution host: these tests
+// build plain programs with a main.
+func cpp(t *testing.T) *Language {
+	l := lookup(t, "cpp")
 	c := *l
 	c.Support, c.SupportVersion = nil, ""
 	c.Compile = []string{"g++", "-std=c++17", "-O2", "-pipe", "-o", "main", "{source}"}
@@ -147,10 +164,7 @@ func lastChars(s string, n int) string {
 
 func TestCacheHitMissAndCorruption(t *testing.T) {
 	testenv.Toolchain(t, "g++")
-	cache, err := OpenCache(filepath.Join(t.TempDir(), "cache"), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cache := testCache(t)
 	if info, _ := os.Stat(cache.Dir()); info.Mode().Perm() != 0o700 {
 		t.Errorf("cache dir mode %v, want 0700", info.Mode().Perm())
 	}
@@ -346,10 +360,7 @@ func TestPrebuildArgs(t *testing.T) {
 		{"cpp", []string{"g++", "-std=c++17", "-O2", "-pipe", "tether_host.cpp", "-c"}, []string{"tether_host.o"}},
 		{"c", []string{"gcc", "-std=c11", "-O2", "-pipe", "tether.c", "-c"}, []string{"tether.o"}},
 	} {
-		l, err := Builtin().Lookup(c.id)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := lookup(t, c.id)
 		support, err := supportFiles(l)
 		if err != nil {
 			t.Fatal(err)
@@ -368,15 +379,9 @@ func TestPrebuildArgs(t *testing.T) {
 // every later submission; a corrupted object is compiled again.
 func TestHostObjectPrebuiltOnceAndRebuiltWhenCorrupted(t *testing.T) {
 	testenv.Toolchain(t, "g++")
-	cache, err := OpenCache(filepath.Join(t.TempDir(), "cache"), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cache := testCache(t)
 	b := testBuilder(t, cache)
-	l, err := Builtin().Lookup("cpp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := lookup(t, "cpp")
 	build := func(n int) {
 		t.Helper()
 		src := fmt.Sprintf("#include \"tether.hpp\"\nlong long add(long long a, long long b) { return a + b + %d; }\nTETHER_EXPORT(add);\n", n)
@@ -474,15 +479,9 @@ func TestToolchainTheSandboxCannotSeeIsPassedOver(t *testing.T) {
 // cannot plant packages for the next).
 func TestGoBuildsOnAWarmReadOnlyCache(t *testing.T) {
 	testenv.Toolchain(t, "go")
-	cache, err := OpenCache(filepath.Join(t.TempDir(), "cache"), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cache := testCache(t)
 	b := testBuilder(t, cache)
-	l, err := Builtin().Lookup("go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := lookup(t, "go")
 	build := func(n int) (*Build, error) {
 		src := strings.Replace(l.Smoke, "args[1].(int64), nil", fmt.Sprintf("args[1].(int64) + %d, nil", n), 1)
 		bd, err := b.Build(context.Background(), Request{Language: l, Source: []byte(src), MemoryMB: 256})

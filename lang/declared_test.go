@@ -38,10 +38,7 @@ func TestDeclaredTemplatesBuildForEveryType(t *testing.T) {
 	for _, tm := range ts {
 		t.Run(tm.Language, func(t *testing.T) {
 			testenv.Toolchain(t, tools[tm.Language])
-			l, err := Builtin().Lookup(tm.Language)
-			if err != nil {
-				t.Fatal(err)
-			}
+			l := lookup(t, tm.Language)
 			b := testBuilder(t, nil)
 			lim := l.Effective(CompileLimits{})
 			lim.TimeLimitMs, lim.CPUTimeLimitMs = 180000, 180000 // a loaded machine; not about the limit

@@ -152,10 +152,7 @@ func TestCleanMessagesHidesHostPaths(t *testing.T) {
 // solution.mjs as main.mjs (an ES module to Node), not main.js. Only the
 // extension of the submitter's file name counts.
 func TestSourceNameFollowsTheExtension(t *testing.T) {
-	js, err := Builtin().Lookup("javascript")
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := lookup(t, "javascript")
 	for _, c := range []struct{ file, want string }{
 		{"solution.mjs", "main.mjs"}, {"../../x.MJS", "main.mjs"}, {"a.cjs", "main.cjs"},
 		{"solution.js", "main.js"}, {"", "main.js"}, {"../../x.cpp", "main.js"}, {"mjs", "main.js"},

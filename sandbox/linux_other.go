@@ -4,22 +4,9 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 )
-
-// ErrLinuxUnavailable wraps every reason the linux runner cannot run here.
-var ErrLinuxUnavailable = errors.New("linux sandbox not available")
-
-// LinuxOptions configure the linux runner; see the Linux build of this package.
-type LinuxOptions struct {
-	UID, GID     int
-	SystemPaths  []string
-	TempRoot     string
-	WorkDirBytes int64
-	WarmStarts   int
-}
 
 // Linux is the "linux" runner; off Linux it cannot be made.
 type Linux struct{}

@@ -1,8 +1,6 @@
 package service
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tether-dev/tether/internal/testfiles"
+	"github.com/tether-dev/tether/internal/testlines"
 	"github.com/tether-dev/tether/internal/version"
 	"github.com/tether-dev/tether/jsonrpc"
 	"github.com/tether-dev/tether/lm"
@@ -353,31 +352,17 @@ func TestEveryMethodAcceptsMeta(t *testing.T) {
 type rawClient struct {
 	t     *testing.T
 	conn  net.Conn
-	lines chan []byte
+	lines *testlines.Reader
 }
 
 func connectRaw(t *testing.T, svc *Service) *rawClient {
 	t.Helper()
 	a, b := net.Pipe()
 	server := jsonrpc.NewConn(jsonrpc.NDJSON(a, a, 0), &jsonrpc.Options{Handler: svc.Mux()})
-	c := &rawClient{t: t, conn: b, lines: make(chan []byte, 1024)}
-	readerDone := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		defer close(c.lines)
-		r := bufio.NewReader(b)
-		for {
-			line, err := r.ReadBytes('\n')
-			if err != nil {
-				return
-			}
-			c.lines <- line
-		}
-	}()
+	c := &rawClient{t: t, conn: b, lines: testlines.Read(t, b)}
 	t.Cleanup(func() {
 		b.Close()
 		server.Close()
-		<-readerDone
 	})
 	return c
 }
@@ -407,20 +392,12 @@ type rawMessage struct {
 
 func (c *rawClient) next() rawMessage {
 	c.t.Helper()
-	select {
-	case line, ok := <-c.lines:
-		if !ok {
-			c.t.Fatal("connection closed while waiting for a line")
-		}
-		var m rawMessage
-		if err := json.Unmarshal(line, &m); err != nil {
-			c.t.Fatalf("%s: %v", line, err)
-		}
-		return m
-	case <-time.After(30 * time.Second):
-		c.t.Fatal("timed out waiting for a line")
+	line := c.lines.Next()
+	var m rawMessage
+	if err := json.Unmarshal(line, &m); err != nil {
+		c.t.Fatalf("%s: %v", line, err)
 	}
-	return rawMessage{}
+	return m
 }
 
 // callingBundle is an inline problem whose sh evaluator makes n calls, one
@@ -555,29 +532,16 @@ func TestAllowedCommands(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer for a logger used from several goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) records(t *testing.T) []map[string]any {
+// logRecords are the records of a JSON log, one a line.
+func logRecords(t *testing.T, log string) []map[string]any {
 	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	var out []map[string]any
-	for _, line := range bytes.Split(bytes.TrimSpace(b.buf.Bytes()), []byte("\n")) {
+	for _, line := range strings.Split(strings.TrimSpace(log), "\n") {
 		if len(line) == 0 {
 			continue
 		}
 		var rec map[string]any
-		if err := json.Unmarshal(line, &rec); err != nil {
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
 			t.Fatalf("log line %s: %v", line, err)
 		}
 		out = append(out, rec)
@@ -589,7 +553,7 @@ func (b *syncBuffer) records(t *testing.T) []map[string]any {
 // sent (params._meta.traceId or traceparent); a request without one gets
 // no trace_id.
 func TestLogsCarryTheTraceID(t *testing.T) {
-	var logs syncBuffer
+	var logs testlines.Buffer
 	svc := New(&Options{Runner: sandbox.NewPlain(), AllowedCommands: []string{"sh"},
 		Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	client, _ := connect(t, svc)
@@ -625,7 +589,7 @@ func TestLogsCarryTheTraceID(t *testing.T) {
 		"judge.run finished/untraced": "",
 	}
 	seen := map[string]bool{}
-	for _, rec := range logs.records(t) {
+	for _, rec := range logRecords(t, logs.String()) {
 		key := fmt.Sprint(rec["msg"], "/", rec["submission_id"])
 		trace, _ := rec["trace_id"].(string)
 		w, ok := want[key]
@@ -639,7 +603,7 @@ func TestLogsCarryTheTraceID(t *testing.T) {
 	}
 	for key := range want {
 		if !seen[key] {
-			t.Errorf("no log line %q in\n%s", key, logs.buf.String())
+			t.Errorf("no log line %q in\n%s", key, logs.String())
 		}
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"math"
 	"math/big"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -254,7 +254,7 @@ func (d *Declaration) check(t *Type, v any, path string, depth int) (any, *Misma
 			return bad()
 		}
 		var out map[string]any
-		for _, k := range sortedKeys(mp) {
+		for _, k := range slices.Sorted(maps.Keys(mp)) {
 			e := mp[k]
 			c, m := d.check(t.Elem, e, path+"["+strconv.Quote(k)+"]", depth+1)
 			if m != nil {
@@ -300,7 +300,7 @@ func (d *Declaration) check(t *Type, v any, path string, depth int) (any, *Misma
 				out[f.Name] = c
 			}
 		}
-		for _, k := range sortedKeys(mp) {
+		for _, k := range slices.Sorted(maps.Keys(mp)) {
 			if !known[k] {
 				return nil, &Mismatch{Path: path + "." + k, Got: "a field " + t.Name + " does not have", Want: "only the fields of " + t.Name}
 			}
@@ -329,13 +329,4 @@ func same(a, b any) bool {
 func sameRef(a, b any) bool {
 	ra, rb := reflect.ValueOf(a), reflect.ValueOf(b)
 	return ra.Type() == rb.Type() && ra.Len() == rb.Len() && (ra.Len() == 0 || ra.Pointer() == rb.Pointer())
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -3,21 +3,17 @@ package trace
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/tether-dev/tether/dual"
+	"github.com/tether-dev/tether/internal/relaybench"
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/sandbox"
-	"github.com/tether-dev/tether/sdk/go/evaluator"
 	"github.com/tether-dev/tether/sdk/go/solution"
 )
 
@@ -39,18 +35,15 @@ func BenchmarkRelayTrace(b *testing.B) {
 }
 
 func benchRelay(b *testing.B, inflight int, trace string) {
-	exe, _ := os.Executable()
 	dir := b.TempDir()
-	os.WriteFile(filepath.Join(dir, "problem.json"), []byte(fmt.Sprintf(
-		`{"title":"bench","runtime_config":{"evaluator":{"command":[%q,"tether-side","evaluator"],"time_limit_ms":600000},
-		  "solution":{"command":[%q,"tether-side","solution"],"call_timeout_ms":60000}}}`, exe, exe)), 0o644)
+	exe := relaybench.WriteProblem(b, dir)
 	p, err := judge.LoadProblem(dir, []string{exe})
 	if err != nil {
 		b.Fatal(err)
 	}
 	sub := &judge.Submission{Path: "main.py", Code: []byte("x")}
 	opts := &judge.Options{Runner: sandbox.NewPlain(), PythonPath: dir, StopGrace: time.Second,
-		Env: []string{fmt.Sprintf("TETHER_BENCH_N=%d", b.N), fmt.Sprintf("TETHER_BENCH_INFLIGHT=%d", inflight)}}
+		Env: relaybench.Env(b.N, inflight)}
 	var closer interface{ Close() error }
 	if trace != "off" {
 		f, err := os.Create(filepath.Join(dir, "run.trace"))
@@ -76,12 +69,7 @@ func benchRelay(b *testing.B, inflight int, trace string) {
 	if err != nil || res.Status != judge.Accepted {
 		b.Fatalf("run: %v %+v", err, res)
 	}
-	i := strings.Index(res.Output, "BENCH ")
-	if i < 0 {
-		b.Fatalf("no BENCH line in %q", res.Output)
-	}
-	ns, _ := strconv.ParseInt(strings.TrimSpace(res.Output[i+6:]), 10, 64)
-	b.ReportMetric(float64(ns)/float64(b.N), "ns/call")
+	relaybench.Report(b, res.Output)
 	b.ReportMetric(float64(processCPU()-cpu)*1000/float64(b.N), "judge-cpu-ns/call")
 }
 
@@ -101,54 +89,9 @@ func (c *lineCopier) Close() error { return c.w.Flush() }
 
 func playSide(which string) int {
 	if which == "solution" {
-		h := solution.New(os.Stdin, os.Stdout, nil)
-		h.Register("add", func(_ context.Context, args []any) (any, error) {
-			if len(args) != 2 {
-				return nil, errors.New("want two arguments")
-			}
-			return args[0].(int64) + args[1].(int64), nil
-		})
-		if h.Serve(context.Background()) != nil {
-			return 1
-		}
-		return 0
+		return relaybench.Solution(solution.New(os.Stdin, os.Stdout, nil))
 	}
-	n, _ := strconv.Atoi(os.Getenv("TETHER_BENCH_N"))
-	inflight, _ := strconv.Atoi(os.Getenv("TETHER_BENCH_INFLIGHT"))
-	r := evaluator.Default()
-	calls := func(count int) error {
-		var wg sync.WaitGroup
-		var once sync.Once
-		var first error
-		next := make(chan int)
-		for range inflight {
-			wg.Go(func() {
-				for i := range next {
-					if v, err := r.Call(context.Background(), "add", i, 1); err != nil || v != int64(i+1) {
-						once.Do(func() { first = fmt.Errorf("add(%d, 1) = %v, %v", i, v, err) })
-					}
-				}
-			})
-		}
-		for i := range count {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
-		return first
-	}
-	if err := calls(200); err != nil { // warm-up
-		r.SystemError(err.Error())
-		return 0
-	}
-	start := time.Now()
-	if err := calls(n); err != nil {
-		r.SystemError(err.Error())
-		return 0
-	}
-	fmt.Printf("BENCH %d\n", time.Since(start).Nanoseconds())
-	r.Accept(100, nil)
-	return 0
+	return relaybench.Evaluator()
 }
 
 // oneCall is what the relay tells a trace about one call: its line, its

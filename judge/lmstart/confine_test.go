@@ -17,7 +17,6 @@ import (
 
 	"github.com/tether-dev/tether/judge"
 	"github.com/tether-dev/tether/judge/lmstart"
-	"github.com/tether-dev/tether/lm"
 	"github.com/tether-dev/tether/lm/backend"
 	"github.com/tether-dev/tether/lm/lmconfig"
 )
@@ -163,12 +162,7 @@ func ask(t *testing.T, starter judge.LMStarter, p *judge.Problem) (string, error
 		t.Fatal(err)
 	}
 	defer h.Close()
-	c, err := lm.NewClient("unix:"+socket, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	cc, err := c.Query(context.Background(), "hi", "")
+	cc, err := query(t, socket)
 	if err != nil {
 		return "", err
 	}

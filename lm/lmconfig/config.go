@@ -28,6 +28,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -133,7 +134,7 @@ func Parse(data []byte) (*Config, error) {
 			c.Default = name
 		}
 	}
-	for _, name := range sortedKeys(c.Backends) {
+	for _, name := range slices.Sorted(maps.Keys(c.Backends)) {
 		switch b := c.Backends[name]; b.Type {
 		case "echo":
 		case "openai":
@@ -168,7 +169,7 @@ func (c *Config) Router(getenv func(string) string) (*lm.Router, error) {
 	if c.Guard != nil {
 		guarded = c.Guard.Client()
 	}
-	for _, name := range sortedKeys(c.Backends) {
+	for _, name := range slices.Sorted(maps.Keys(c.Backends)) {
 		b := c.Backends[name]
 		switch b.Type {
 		case "echo":
@@ -206,13 +207,4 @@ func (c *Config) options(observe func(lm.CompletionRecord)) *lm.Options {
 		BatchConcurrency: c.BatchConcurrency,
 		Budget:           c.Budget,
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -3,7 +3,8 @@ package view
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,7 +43,7 @@ func FromTrace(h trace.Header, evs []*trace.Event) *Model {
 	if !h.Started.IsZero() {
 		m.Header.Started = h.Started.UTC().Format(time.RFC3339)
 	}
-	for _, name := range sortedKeys(h.Limits) {
+	for _, name := range slices.Sorted(maps.Keys(h.Limits)) {
 		m.Header.Limits = append(m.Header.Limits, Limit{Name: name, Value: strconv.FormatInt(h.Limits[name], 10)})
 	}
 
@@ -161,7 +162,7 @@ func FromTrace(h trace.Header, evs []*trace.Event) *Model {
 		m.Notes = append(m.Notes, fmt.Sprintf("The text of %d output lines and log frames is not shown: the page keeps the first %d, at most %d KiB in all (their ticks are on the timeline; the trace has them all).",
 			texts.left, maxShownLines, maxTextBudget>>10))
 	}
-	for _, kind := range sortedKeys(unknown) {
+	for _, kind := range slices.Sorted(maps.Keys(unknown)) {
 		m.Notes = append(m.Notes, fmt.Sprintf("%d events of kind %q, from a newer tether, are not shown.", unknown[kind], kind))
 	}
 	return m
@@ -290,13 +291,4 @@ func outcomeOf(o string) string {
 		return OutcomeRestart
 	}
 	return OutcomePending
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

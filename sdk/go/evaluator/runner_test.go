@@ -1,7 +1,6 @@
 package evaluator_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/codec"
+	"github.com/tether-dev/tether/internal/testlines"
 	"github.com/tether-dev/tether/sdk/go/evaluator"
 	"github.com/tether-dev/tether/sdk/go/solution"
 )
@@ -310,31 +310,14 @@ func rawRunner(t *testing.T) (r *evaluator.Runner, send func(string), recv func(
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	r = evaluator.New(inR, outW, nil)
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(outR)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	lines := testlines.Read(t, outR)
 	t.Cleanup(func() {
 		inW.Close()
 		r.Close()
 		outW.Close()
-		for range lines {
-		}
 	})
 	send = func(line string) { io.WriteString(inW, line+"\n") }
-	recv = func() string {
-		select {
-		case l := <-lines:
-			return l
-		case <-time.After(5 * time.Second):
-			t.Fatal("no frame from the runner")
-			return ""
-		}
-	}
+	recv = func() string { return string(lines.Next()) }
 	return r, send, recv
 }
 

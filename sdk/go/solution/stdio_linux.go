@@ -72,7 +72,7 @@ func (s *stdio) drain(h *Host) bool {
 			if i == 1 {
 				syscall.Write(s.realErr, buf[:n])
 			}
-			h.Log([]string{"stdout", "stderr"}[i], validUTF8(buf[:n]))
+			h.Log([]string{"stdout", "stderr"}[i], string(buf[:n])) // the frame mends invalid UTF-8
 		}
 	}
 	return any

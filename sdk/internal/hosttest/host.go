@@ -1,7 +1,6 @@
 package hosttest
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/codec"
+	"github.com/tether-dev/tether/internal/testlines"
 )
 
 // Host is one running host process.
@@ -18,7 +18,7 @@ type Host struct {
 	t     *testing.T
 	cmd   *exec.Cmd
 	in    io.WriteCloser
-	lines chan []byte
+	lines *testlines.Reader
 	done  chan struct{} // closed when the process has exited; err is then set
 	err   error
 }
@@ -41,20 +41,7 @@ func Start(t *testing.T, l Lang) *Host {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	h := &Host{t: t, cmd: cmd, in: in, lines: make(chan []byte, 1024), done: make(chan struct{})}
-	go func() {
-		r := bufio.NewReaderSize(out, 1<<20)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				h.lines <- bytes.TrimRight(line, "\n")
-			}
-			if err != nil {
-				close(h.lines)
-				return
-			}
-		}
-	}()
+	h := &Host{t: t, cmd: cmd, in: in, lines: testlines.Read(t, out), done: make(chan struct{})}
 	go func() {
 		h.err = cmd.Wait()
 		close(h.done)
@@ -67,10 +54,6 @@ func Start(t *testing.T, l Lang) *Host {
 			cmd.Process.Kill()
 			<-h.done
 		}
-		go func() { // unread output must not block the reader
-			for range h.lines {
-			}
-		}()
 		if t.Failed() && stderr.Len() > 0 {
 			t.Logf("host stderr:\n%s", tail(stderr.String(), 4000))
 		}
@@ -126,20 +109,11 @@ func (h *Host) Call(id, fn string, args ...any) {
 	h.Send(fmt.Sprintf(`{"type":"call","id":%q,"fn":%q,"args":%s}`, id, fn, a))
 }
 
-// NextLine is the host's next output line; the test fails if none comes
-// within 20 s (a generous bound for a loaded machine, not a hand-off).
+// NextLine is the host's next output line; the test fails if the host
+// closes its stdout first or none comes within testlines.Wait.
 func (h *Host) NextLine() []byte {
 	h.t.Helper()
-	select {
-	case l, ok := <-h.lines:
-		if !ok {
-			h.t.Fatalf("host closed its stdout")
-		}
-		return l
-	case <-time.After(20 * time.Second):
-		h.t.Fatalf("no frame from the host in 20 s")
-	}
-	return nil
+	return h.lines.Next()
 }
 
 // Next is the next line decoded as a JSON object (plain json: values are

