@@ -130,8 +130,7 @@ func (r *Relay) poll() {
 		if now.Sub(rescheduled) > reschedule {
 			// A goroutine that runs for 10 ms on end is preempted by the
 			// runtime's monitor thread, which then polls every 20 µs for a
-			// while: on a busy machine those wake-ups cost the peers more.
-			// A pass through the scheduler wakes a thread too: not too often.
+			// while (wake-ups that cost the peers); each pass wakes a thread.
 			runtime.Gosched()
 			rescheduled = now
 		}

@@ -64,13 +64,11 @@ func (t *table) find(d direction, id []byte) int32 {
 
 // insert adds (d, id) with its deadline; the caller checked it is absent.
 func (t *table) insert(d direction, id, rawID []byte, deadline time.Time) int32 {
-	var i int32
+	i := int32(len(t.slots))
 	if n := len(t.free); n > 0 {
-		i = t.free[n-1]
-		t.free = t.free[:n-1]
+		i, t.free = t.free[n-1], t.free[:n-1]
 	} else {
 		t.slots = append(t.slots, entry{})
-		i = int32(len(t.slots) - 1)
 	}
 	e := &t.slots[i]
 	*e = entry{dir: d, used: true, deadline: deadline,

@@ -81,17 +81,8 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
-	def := func(v *int, d int) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	if c.CallTimeout <= 0 {
-		c.CallTimeout = defaultCallTimeout
-	}
-	if c.ReadyTimeout <= 0 {
-		c.ReadyTimeout = defaultReadyTimeout
-	}
+	def(&c.CallTimeout, defaultCallTimeout)
+	def(&c.ReadyTimeout, defaultReadyTimeout)
 	def(&c.MaxFrame, defaultMaxFrame)
 	def(&c.MaxLogPerCall, defaultMaxLogPerCall)
 	def(&c.MaxLogPerRun, defaultMaxLogPerRun)
@@ -101,6 +92,13 @@ func (c Config) withDefaults() Config {
 	def(&c.MaxIDLen, defaultMaxIDLen)
 	def(&c.MaxQueuedBytes, defaultMaxQueuedBytes)
 	return c
+}
+
+// def sets *v to d unless *v is positive.
+func def[T int | time.Duration](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }
 
 // ActionKind says what the caller of the engine must do with an Action.
