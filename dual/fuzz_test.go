@@ -27,7 +27,7 @@ func checkTable(t *testing.T, tb *table) {
 		t.Fatalf("counts %v, table says %v, heap %d", used, counted, len(tb.heap))
 	}
 	for j := 1; j < len(tb.heap); j++ {
-		if tb.before(j, (j-1)/2) {
+		if (byDeadline{tb}).Less(j, (j-1)/2) {
 			t.Fatalf("heap order broken at %d", j)
 		}
 	}

@@ -130,7 +130,7 @@ func (r *Relay) poll() {
 		if now.Sub(rescheduled) > reschedule {
 			// A goroutine that runs for 10 ms on end is preempted by the
 			// runtime's monitor thread, which then polls every 20 µs for a
-			// while (wake-ups that cost the peers); each pass wakes a thread.
+			// while: on a busy machine those wake-ups cost the peers more.
 			runtime.Gosched()
 			rescheduled = now
 		}
@@ -299,7 +299,7 @@ type spinWindow struct{ cur, max time.Duration }
 
 // minSpin is the first window after none; reschedule is how often the
 // poller passes through the Go scheduler while it keeps busy (see poll).
-const minSpin, reschedule = 5 * time.Microsecond, 5 * time.Millisecond
+const minSpin, reschedule = 5 * time.Microsecond, time.Millisecond
 
 // adapt learns from a gap of idle after which the poller had to sleep.
 func (w *spinWindow) adapt(idle time.Duration) {

@@ -1,6 +1,7 @@
 package dual
 
 import (
+	"container/heap"
 	"time"
 	"unsafe"
 )
@@ -78,7 +79,7 @@ func (t *table) insert(d direction, id, rawID []byte, deadline time.Time) int32 
 	t.ids[d][unsafe.String(unsafe.SliceData(e.id), len(e.id))] = i
 	e.heapIdx = int32(len(t.heap))
 	t.heap = append(t.heap, i)
-	t.up(int(e.heapIdx))
+	heap.Fix(byDeadline{t}, int(e.heapIdx))
 	return i
 }
 
@@ -90,11 +91,7 @@ func (t *table) remove(i int32) {
 		return
 	}
 	delete(t.ids[e.dir], string(e.id))
-	h, last := int(e.heapIdx), len(t.heap)-1
-	t.swap(h, last)
-	if t.heap = t.heap[:last]; h < last && !t.down(h) {
-		t.up(h)
-	}
+	heap.Remove(byDeadline{t}, int(e.heapIdx))
 	e.used = false
 	if cap(e.frame) > 64<<10 {
 		e.frame = nil // do not pin big queued frames
@@ -110,34 +107,17 @@ func (t *table) earliest() int32 {
 	return t.heap[0]
 }
 
-// before orders the heap: no entry's deadline is before its parent's.
-func (t *table) before(a, b int) bool {
-	return t.slots[t.heap[a]].deadline.Before(t.slots[t.heap[b]].deadline)
-}
+// byDeadline is t.heap as a container/heap.Interface.
+type byDeadline struct{ t *table }
 
-func (t *table) swap(a, b int) {
+func (h byDeadline) Len() int { return len(h.t.heap) }
+func (h byDeadline) Less(a, b int) bool {
+	return h.t.slots[h.t.heap[a]].deadline.Before(h.t.slots[h.t.heap[b]].deadline)
+}
+func (h byDeadline) Swap(a, b int) {
+	t := h.t
 	t.heap[a], t.heap[b] = t.heap[b], t.heap[a]
 	t.slots[t.heap[a]].heapIdx, t.slots[t.heap[b]].heapIdx = int32(a), int32(b)
 }
-
-func (t *table) up(j int) {
-	for p := (j - 1) / 2; j > 0 && t.before(j, p); j, p = p, (p-1)/2 {
-		t.swap(j, p)
-	}
-}
-
-// down moves heap[j] down to its place; false if it stayed.
-func (t *table) down(j int) bool {
-	start := j
-	for c := 2*j + 1; c < len(t.heap); c = 2*j + 1 {
-		if c+1 < len(t.heap) && t.before(c+1, c) {
-			c++
-		}
-		if !t.before(c, j) {
-			break
-		}
-		t.swap(j, c)
-		j = c
-	}
-	return j > start
-}
+func (h byDeadline) Push(any) {} // insert appends; heap.Fix places it
+func (h byDeadline) Pop() any { h.t.heap = h.t.heap[:len(h.t.heap)-1]; return nil }

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -47,7 +46,7 @@ func NonBlockingWriter(w io.Writer) func([]byte) int {
 		written := 0
 		rc.Write(func(fd uintptr) bool {
 			for written < len(b) {
-				n, err := rawIO(syscall.SYS_WRITE, int(fd), b[written:])
+				n, err := syscall.Write(int(fd), b[written:])
 				if n <= 0 || err != nil {
 					break // EAGAIN (full), EPIPE, ...: flush takes over
 				}
@@ -106,7 +105,7 @@ func Unpolled(f *os.File) (int, error) {
 // holds nothing, io.EOF when every writer has closed it.
 func Read(fd int, b []byte) (int, error) {
 	for {
-		n, err := rawIO(syscall.SYS_READ, fd, b)
+		n, err := syscall.Read(fd, b)
 		switch {
 		case err == syscall.EINTR:
 			continue
@@ -119,17 +118,6 @@ func Read(fd int, b []byte) (int, error) {
 		}
 		return n, nil
 	}
-}
-
-// rawIO reads or writes a non-blocking descriptor, which returns at once,
-// so it skips the scheduler's bookkeeping for a call that may block
-// (syscall.Read's), which the poller would pay on every pass.
-func rawIO(trap uintptr, fd int, b []byte) (int, error) {
-	n, _, errno := syscall.RawSyscall(trap, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
-	if errno != 0 {
-		return 0, errno
-	}
-	return int(n), nil
 }
 
 // MaxSpin is the longest window: longer than a round trip through a quick
