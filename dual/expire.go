@@ -123,10 +123,8 @@ func (e *engine) Gone(side Side, reason string, now time.Time, out []action) []a
 	case live:
 		e.goneReason = reason
 		out = e.failSent(out, msgGonePrefix+reason, now)
-		if e.cfg.OnCallTimeout == Restart {
+		if e.sol = dead; e.cfg.OnCallTimeout == Restart {
 			e.sol = down
-		} else {
-			e.sol = dead
 		}
 	}
 	return out

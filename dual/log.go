@@ -15,13 +15,11 @@ func (e *engine) log(line []byte, out []action) []action {
 	}
 	size := len(line)
 	overCall := false
-	if e.t.count(toSolution) > 0 {
-		for _, i := range e.t.heap {
-			en := &e.t.slots[i]
-			if en.dir == toSolution && (en.logBytes+size > e.cfg.MaxLogPerCall || en.logFrames >= e.cfg.MaxLogFramesPerCall) {
-				overCall = true
-				break
-			}
+	for _, i := range e.t.heap {
+		en := &e.t.slots[i]
+		if en.dir == toSolution && (en.logBytes+size > e.cfg.MaxLogPerCall || en.logFrames >= e.cfg.MaxLogFramesPerCall) {
+			overCall = true
+			break
 		}
 	}
 	if size > e.cfg.MaxFrame || e.runLogBytes+size > e.cfg.MaxLogPerRun || e.runLogFrames >= e.cfg.MaxLogFramesPerRun ||
@@ -30,12 +28,10 @@ func (e *engine) log(line []byte, out []action) []action {
 		e.stats.LogDroppedBytes += int64(size)
 		return e.drop(out, Solution, DropLogBudget)
 	}
-	if e.t.count(toSolution) > 0 {
-		for _, i := range e.t.heap {
-			if en := &e.t.slots[i]; en.dir == toSolution {
-				en.logBytes += size
-				en.logFrames++
-			}
+	for _, i := range e.t.heap {
+		if en := &e.t.slots[i]; en.dir == toSolution {
+			en.logBytes += size
+			en.logFrames++
 		}
 	}
 	e.runLogBytes += size

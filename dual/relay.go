@@ -9,22 +9,10 @@ import (
 	"github.com/tether-dev/tether/wire"
 )
 
-// Relay runs an Engine between two processes' pipes. A line takes one path:
-//
-//  1. read: one goroutine, the poller (poll.go), reads both stdouts, as
-//     much as a pipe holds, through a wire.LineReader each;
-//  2. route: under the relay's lock the Engine turns each whole line into
-//     actions, and dispatchLocked carries them out, collecting the frames
-//     to forward, one buffer per destination (outgoing);
-//  3. write: before the poller reads again, each buffer goes to its
-//     destination's conn, which writes it into the stdin with one write
-//     (on the poller's goroutine; conn.flush's when the pipe is full).
-//
-// The Run goroutine owns the one timer for the earliest deadline and the
-// restarts. A peer that stops reading stalls only the writes to it (and,
-// by back-pressure, the reading of what is sent to it), never a deadline;
-// after WriteStall it counts as gone unless the stall is the solution's
-// doing (stallCausedBySolution).
+// Relay runs an Engine between two processes' pipes. The package doc's
+// Relay section gives a line's one path: read by the poller (poll.go),
+// routed under mu (routeLocked, dispatchLocked), written by its conn
+// (conn.go). The Run goroutine owns the timer and the restarts.
 type Relay struct {
 	cfg  RelayConfig
 	base time.Time // origin of the conns' busy clocks
@@ -268,12 +256,10 @@ func (r *Relay) observe(from Side, now time.Time, line []byte, tooLong *wire.Lin
 }
 
 // stallCausedBySolution reports whether c's stalled stdin is the
-// solution's doing: c is the evaluator and it owes the solution a
-// capability, or a frame the solution sent unasked (a capability, a log,
-// a shutdown) may still be unread in its pipe or queue. The evaluator is
-// then held up, not gone: back-pressure reaches the solution (its frames
-// wait in its own pipe), deadlines keep firing, and the evaluator's time
-// limit, which the caller keeps, ends a run that never moves again.
+// solution's doing: c is the evaluator and owes the solution a capability,
+// or may not have read a frame the solution sent unasked (a capability, a
+// log, a shutdown). The evaluator is then held up, not gone: deadlines keep
+// firing, and its time limit (the caller's) ends a run that never moves.
 func (r *Relay) stallCausedBySolution(c *conn) bool {
 	if c.side != Evaluator {
 		return false

@@ -3,6 +3,7 @@ package dual
 import (
 	"container/heap"
 	"time"
+	"unsafe"
 )
 
 // direction is who waits and who owes an in-flight entry.
@@ -64,18 +65,18 @@ func (t *table) find(d direction, id []byte) int32 {
 
 // insert adds (d, id) with its deadline; the caller checked it is absent.
 func (t *table) insert(d direction, id, rawID []byte, deadline time.Time) int32 {
-	var i int32
+	i := int32(len(t.slots))
 	if n := len(t.free); n > 0 {
-		i = t.free[n-1]
-		t.free = t.free[:n-1]
+		i, t.free = t.free[n-1], t.free[:n-1]
 	} else {
 		t.slots = append(t.slots, entry{})
-		i = int32(len(t.slots) - 1)
 	}
 	e := &t.slots[i]
 	*e = entry{dir: d, used: true, deadline: deadline,
 		id: append(e.id[:0], id...), rawID: append(e.rawID[:0], rawID...), frame: e.frame[:0], fn: e.fn[:0]}
-	t.ids[d][string(id)] = i
+	// The key shares e.id's bytes, which stay as they are until remove
+	// has deleted it: a call costs no allocation.
+	t.ids[d][unsafe.String(unsafe.SliceData(e.id), len(e.id))] = i
 	e.heapIdx = int32(len(t.heap))
 	t.heap = append(t.heap, i)
 	heap.Fix(byDeadline{t}, int(e.heapIdx))

@@ -81,26 +81,24 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
-	def := func(v *int, d int) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	if c.CallTimeout <= 0 {
-		c.CallTimeout = defaultCallTimeout
-	}
-	if c.ReadyTimeout <= 0 {
-		c.ReadyTimeout = defaultReadyTimeout
-	}
-	def(&c.MaxFrame, defaultMaxFrame)
-	def(&c.MaxLogPerCall, defaultMaxLogPerCall)
-	def(&c.MaxLogPerRun, defaultMaxLogPerRun)
-	def(&c.MaxLogFramesPerCall, defaultMaxLogFramesPerCall)
-	def(&c.MaxLogFramesPerRun, DefaultMaxLogFramesPerRun)
-	def(&c.MaxInFlight, defaultMaxInFlight)
-	def(&c.MaxIDLen, defaultMaxIDLen)
-	def(&c.MaxQueuedBytes, defaultMaxQueuedBytes)
+	setDefault(&c.CallTimeout, defaultCallTimeout)
+	setDefault(&c.ReadyTimeout, defaultReadyTimeout)
+	setDefault(&c.MaxFrame, defaultMaxFrame)
+	setDefault(&c.MaxLogPerCall, defaultMaxLogPerCall)
+	setDefault(&c.MaxLogPerRun, defaultMaxLogPerRun)
+	setDefault(&c.MaxLogFramesPerCall, defaultMaxLogFramesPerCall)
+	setDefault(&c.MaxLogFramesPerRun, DefaultMaxLogFramesPerRun)
+	setDefault(&c.MaxInFlight, defaultMaxInFlight)
+	setDefault(&c.MaxIDLen, defaultMaxIDLen)
+	setDefault(&c.MaxQueuedBytes, defaultMaxQueuedBytes)
 	return c
+}
+
+// setDefault sets *v to d unless *v is positive.
+func setDefault[T int | time.Duration](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }
 
 // ActionKind says what the caller of the engine must do with an Action.
