@@ -10,10 +10,10 @@ import (
 )
 
 // build compiles testdata/<name> with the host as the judge does: the
-// files WriteTo writes beside the source, then Compile.
+// files Files.WriteTo writes beside the source, then Compile.
 func build(t *testing.T, name string) string {
 	hosttest.Tool(t, "g++", "apt-get install g++")
-	return hosttest.Compiled(t, WriteTo, name, "main.cpp", Compile)
+	return hosttest.Compiled(t, Files.WriteTo, name, "main.cpp", Compile)
 }
 
 func TestHost(t *testing.T) {
