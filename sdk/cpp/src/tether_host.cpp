@@ -410,8 +410,10 @@ struct scanner {
     }
     return true;
   }
-  // Skips the value at p without checking it (nesting beyond the limit).
+  // A list or map nested deeper than the limit: a codec error, and the
+  // value at p is skipped without checking it (no deep recursion).
   bool skip_deep() {
+    codec("nesting too deep (more than 512)");
     int depth = 0;
     while (p < end) {
       char c = *p;
@@ -427,22 +429,26 @@ struct scanner {
     }
     return fail();
   }
+  // At a list's or map's opening bracket: consumes it and the white space
+  // after it, and close too when it follows at once (the list or map is
+  // empty).
+  bool opens_empty(char close) {
+    p++;
+    ws();
+    if (p < end && *p == close) {
+      p++;
+      return true;
+    }
+    return false;
+  }
   bool value(int depth) {
     ws();
     if (p >= end) return fail();
     switch (*p) {
       case '{': return object(depth + 1, static_cast<void (*)(std::string_view, std::string_view)>(nullptr));
       case '[': {
-        if (depth + 1 > max_depth) {
-          codec("nesting too deep (more than 512)");
-          return skip_deep();
-        }
-        p++;
-        ws();
-        if (p < end && *p == ']') {
-          p++;
-          return true;
-        }
+        if (depth + 1 > max_depth) return skip_deep();
+        if (opens_empty(']')) return true;
         for (;;) {
           if (!value(depth + 1)) return false;
           ws();
@@ -480,16 +486,8 @@ struct scanner {
   // is reported to it (the frame's own members).
   template <class F>
   bool object(int depth, F members) {
-    if (depth > max_depth) {
-      codec("nesting too deep (more than 512)");
-      return skip_deep();
-    }
-    p++;
-    ws();
-    if (p < end && *p == '}') {
-      p++;
-      return true;
-    }
+    if (depth > max_depth) return skip_deep();
+    if (opens_empty('}')) return true;
     // Keys of this object, for the duplicate check: views of the text when
     // they hold no escape (the common case: no copy, no allocation), else
     // of their decoded copies in owned; the first few without a heap
