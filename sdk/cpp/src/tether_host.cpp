@@ -1734,6 +1734,36 @@ std::string json::text() const {
   if (k_ == kind::integer) return std::to_string(u_.i);
   return want(kind::big_integer), s_;
 }
+#ifdef __SIZEOF_INT128__
+json::json(__int128 v) {
+  if (v >= std::numeric_limits<long long>::min() && v <= std::numeric_limits<long long>::max()) {
+    k_ = kind::integer;
+    u_.i = static_cast<long long>(v);
+    return;
+  }
+  unsigned __int128 mag = v < 0 ? 0 - static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  char buf[41], *q = buf + sizeof buf;  // 2^127 has 39 digits
+  do *--q = static_cast<char>('0' + static_cast<int>(mag % 10));
+  while ((mag /= 10) != 0);
+  if (v < 0) *--q = '-';
+  k_ = kind::big_integer;
+  s_.assign(q, buf + sizeof buf);
+}
+__int128 json::as_int128() const {
+  if (k_ == kind::integer) return u_.i;
+  want(kind::big_integer);
+  bool neg = !s_.empty() && s_[0] == '-';
+  const unsigned __int128 limit = (static_cast<unsigned __int128>(1) << 127) - (neg ? 0 : 1);
+  unsigned __int128 mag = 0;
+  for (std::size_t i = neg; i < s_.size(); i++) {
+    unsigned d = static_cast<unsigned char>(s_[i]) - '0';
+    if (d > 9) throw rejected("integer " + s_ + " is not a decimal integer");
+    if (mag > (limit - d) / 10) throw rejected("integer " + s_ + " does not fit in 128 bits");
+    mag = mag * 10 + d;
+  }
+  return static_cast<__int128>(neg ? 0 - mag : mag);
+}
+#endif
 std::size_t json::size() const { return k_ == kind::array ? a_.size() : k_ == kind::object ? o_->size() : 0; }
 const json& json::operator[](std::size_t i) const { return as_array().at(i); }
 json& json::operator[](std::size_t i) { return as_array().at(i); }
