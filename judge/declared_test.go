@@ -46,6 +46,17 @@ func judgeAplusb(t *testing.T, name, source, evaluate string) *Result {
 	return judgeSubmission(t, p, &Submission{Path: name, Code: []byte(source)}, Options{})
 }
 
+// aplusbFile is examples/aplusb's file at path: its solutions are the
+// accepted case of each language's declared-functions test.
+func aplusbFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "examples", "aplusb", filepath.FromSlash(path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
 func TestDeclaredFunctionsPython(t *testing.T) {
 	const want = "def add(a: int, b: int) -> int"
 	judgeDeclared(t, "solution.py", want, []declaredCase{
@@ -64,17 +75,11 @@ func TestDeclaredFunctionsPython(t *testing.T) {
 func TestDeclaredFunctionsCpp(t *testing.T) {
 	testenv.Toolchain(t, "g++")
 	const want = "tether::json add(tether::json a, tether::json b)"
-	only, err := os.ReadFile("../examples/aplusb/solution.cpp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	explicit, err := os.ReadFile("../examples/aplusb/submissions/accepted/explicit_export.cpp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	only := aplusbFile(t, "solution.cpp")
+	explicit := aplusbFile(t, "submissions/accepted/explicit_export.cpp")
 	judgeDeclared(t, "solution.cpp", want, []declaredCase{
-		{"only the function", "", string(only), Accepted, ""},
-		{"explicit export still works", "", string(explicit), Accepted, ""},
+		{"only the function", "", only, Accepted, ""},
+		{"explicit export still works", "", explicit, Accepted, ""},
 		{"other parameter types", "", "long long add(long long a, long long b) { return a + b; }\n", CompileError,
 			"static assertion failed: add does not have the declared signature: " + want},
 		{"missing", "", "tether::json sub(tether::json a, tether::json b) { return a; }\n", CompileError, "'add' was not declared"},
@@ -125,20 +130,7 @@ func TestDeclaredFunctionsJava(t *testing.T) {
 func TestDeclaredFunctionsRust(t *testing.T) {
 	testenv.Toolchain(t, "rustc")
 	const want = "fn add(a: Value, b: Value) -> Value"
-	// aplusb's integers reach 2^70: Value::BigInt beyond 64 bits; i128 holds them.
-	const only = `fn wide(v: Value) -> i128 {
-    match v {
-        Value::Int(i) => i as i128,
-        Value::BigInt(s) => s.parse().unwrap(),
-        _ => panic!("not an integer"),
-    }
-}
-
-fn add(a: Value, b: Value) -> Value {
-    let s = wide(a) + wide(b);
-    if s >= i64::MIN as i128 && s <= i64::MAX as i128 { Value::Int(s as i64) } else { Value::BigInt(s.to_string()) }
-}
-`
+	only := aplusbFile(t, "solution.rs")
 	judgeDeclared(t, "solution.rs", want, []declaredCase{
 		{"only the function", "", only, Accepted, ""},
 		{"its own imports", "", "use crate::tether::{self, Value};\nuse std::collections::BTreeMap;\n" + only, Accepted, ""},
@@ -151,29 +143,7 @@ fn add(a: Value, b: Value) -> Value {
 func TestDeclaredFunctionsC(t *testing.T) {
 	testenv.Toolchain(t, "gcc")
 	const want = "tether_value *add(const tether_value *a, const tether_value *b)"
-	// aplusb's integers reach 2^70: bigints arrive as digits; __int128 holds them.
-	const only = `#include <stdlib.h>
-
-static __int128 wide(const tether_value *v) {
-  if (tether_kind_of(v) == TETHER_INT) return tether_as_int(v);
-  const char *s = tether_as_string(v);
-  int neg = *s == '-';
-  __int128 x = 0;
-  for (s += neg; *s; s++) x = x * 10 + (*s - '0');
-  return neg ? -x : x;
-}
-
-tether_value *add(const tether_value *a, const tether_value *b) {
-  __int128 s = wide(a) + wide(b);
-  char digits[48], *p = digits + sizeof digits - 1;
-  int neg = s < 0;
-  unsigned __int128 u = neg ? -(unsigned __int128)s : (unsigned __int128)s;
-  *p = 0;
-  do *--p = '0' + (int)(u % 10); while ((u /= 10) != 0);
-  if (neg) *--p = '-';
-  return tether_bigint(p);
-}
-`
+	only := aplusbFile(t, "solution.c")
 	judgeDeclared(t, "solution.c", want, []declaredCase{
 		{"only the function", "", only, Accepted, ""},
 		{"explicit export still works", "", "#include \"tether.h\"\n" + strings.Replace(only, "tether_value *add(const tether_value *a, const tether_value *b) {",

@@ -115,22 +115,22 @@ func withHosts(langs []*Language) []*Language {
 // SupportVersion, and the commands the host's package gives.
 var hosts = map[string]func(*Language){
 	"cpp": func(l *Language) {
-		l.Support, l.SupportVersion = cppsdk.FS(), cppsdk.Version
+		l.Support, l.SupportVersion = cppsdk.Files.FS(), cppsdk.Files.Version
 		l.Compile, l.Run = supportPlaceholder(cppsdk.Compile, cppsdk.HostUnit), slices.Clone(cppsdk.Run)
 		l.PrebuildSupport = true
 	},
 	"c": func(l *Language) {
-		l.Support, l.SupportVersion = csdk.FS(), csdk.Version
+		l.Support, l.SupportVersion = csdk.Files.FS(), csdk.Files.Version
 		l.Compile, l.Run = supportPlaceholder(csdk.Compile, csdk.HostUnit), slices.Clone(csdk.Run)
 		l.PrebuildSupport = true
 	},
 	"java": func(l *Language) {
-		l.Support, l.SupportVersion = javasdk.FS(), javasdk.Version
+		l.Support, l.SupportVersion = javasdk.Files.FS(), javasdk.Files.Version
 		l.Compile, l.Run = slices.Clone(javasdk.Compile), slices.Clone(javasdk.Run)
 		l.OutOfMemory = javasdk.OutOfMemory
 	},
 	"javascript": func(l *Language) {
-		l.Support, l.SupportVersion = jssdk.FS(), jssdk.Version
+		l.Support, l.SupportVersion = jssdk.Files.FS(), jssdk.Files.Version
 		l.Run = slices.Clone(jssdk.Run)
 	},
 	"go": func(l *Language) {
@@ -142,7 +142,7 @@ var hosts = map[string]func(*Language){
 		l.SelfExe = true // the go command finds GOROOT by its own path
 	},
 	"rust": func(l *Language) {
-		l.Support, l.SupportVersion = rustsdk.FS(), rustsdk.Version
+		l.Support, l.SupportVersion = rustsdk.Files.FS(), rustsdk.Files.Version
 		l.Source = rustsdk.Source
 		l.SelfExe = true
 		l.Compile, l.Run = slices.Clone(rustsdk.Compile), slices.Clone(rustsdk.Run)

@@ -124,7 +124,7 @@ func place(dir string, files []sandbox.File) error {
 func cppCompile(work string, env []string) map[string]float64 {
 	dir := filepath.Join(work, "cppcompile")
 	os.MkdirAll(dir, 0o755)
-	cppsdk.WriteTo(dir)
+	cppsdk.Files.WriteTo(dir)
 	os.WriteFile(filepath.Join(dir, "main.cpp"), []byte("#include \"tether.hpp\"\nlong long add(long long a, long long b) { return a + b; }\nTETHER_EXPORT(add);\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "plain.cpp"), []byte(plainCpp), 0o644)
 	run := func(args ...string) (wall, cpu float64) {

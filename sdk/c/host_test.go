@@ -8,6 +8,6 @@ import (
 
 func TestHost(t *testing.T) {
 	hosttest.Tool(t, "gcc", "apt-get install gcc")
-	dir := hosttest.Compiled(t, WriteTo, "solution.c", "main.c", Compile)
+	dir := hosttest.Compiled(t, Files.WriteTo, "solution.c", "main.c", Compile)
 	hosttest.Run(t, hosttest.Lang{Command: Run, Dir: dir, ExceptionPrefix: "ZeroDivisionError: "})
 }

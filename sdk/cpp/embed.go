@@ -7,7 +7,6 @@ package cppsdk
 
 import (
 	"embed"
-	"io/fs"
 
 	"github.com/tether-dev/tether/sdk/internal/sdkfs"
 )
@@ -18,7 +17,11 @@ import (
 //go:embed src/tether.hpp src/tether_host.cpp
 var embedded embed.FS
 
-var sdk = sdkfs.Embed(embedded, "src", "cppsdk")
+// Files are the host's files as the binary carries them: Files.FS() has
+// "tether.hpp" at its root, Files.WriteTo(dir) writes them into a work dir
+// (sdkfs.WriteTo), and Files.Version names their content (a build cache's
+// key).
+var Files = sdkfs.Embed(embedded, "src", "cppsdk")
 
 // Header is the file a solution includes; HostUnit the compile unit with
 // the host's runtime and main.
@@ -28,17 +31,8 @@ const (
 )
 
 // Compile builds the executable main in the work dir that holds the source
-// ({source}) and the files WriteTo wrote. Run starts it there.
+// ({source}) and the files Files.WriteTo wrote. Run starts it there.
 var (
 	Compile = []string{"g++", "-std=c++17", "-O2", "-pipe", "-o", "main", "{source}", HostUnit}
 	Run     = []string{"./main"}
 )
-
-// FS returns the embedded files, "tether.hpp" at its root.
-func FS() fs.FS { return sdk.FS() }
-
-// WriteTo writes the host's files into dir (see sdkfs.WriteTo).
-func WriteTo(dir string) error { return sdk.WriteTo(dir) }
-
-// Version names the files' content (for a build cache's key).
-var Version = sdk.Version

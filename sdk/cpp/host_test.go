@@ -10,10 +10,10 @@ import (
 )
 
 // build compiles testdata/<name> with the host as the judge does: the
-// files WriteTo writes beside the source, then Compile.
+// files Files.WriteTo writes beside the source, then Compile.
 func build(t *testing.T, name string) string {
 	hosttest.Tool(t, "g++", "apt-get install g++")
-	return hosttest.Compiled(t, WriteTo, name, "main.cpp", Compile)
+	return hosttest.Compiled(t, Files.WriteTo, name, "main.cpp", Compile)
 }
 
 func TestHost(t *testing.T) {
@@ -85,6 +85,25 @@ func TestConversions(t *testing.T) {
 	h.Call("r3", "shape", nil, []byte{}, []any{[]any{1, "x"}})
 	if f := h.Expect("r3", "error", "Rejected"); f["message"] != "args[2][0][1]: expected an integer, got a string" {
 		t.Fatalf("nested path: %v", f["message"])
+	}
+	// tether::json's 128-bit conversions: 64 bits stay an integer, beyond
+	// them digits, to the edges of __int128.
+	for _, c := range [][2]string{
+		{"[1,2]", "3"},
+		{"[1180591620717411303424,1180591620717411303424]", "2361183241434822606848"},
+		{"[-1000000000000000000000000000000,1]", "-999999999999999999999999999999"},
+		{"[-170141183460469231731687303715884105728,0]", "-170141183460469231731687303715884105728"},
+		{"[170141183460469231731687303715884105727,0]", "170141183460469231731687303715884105727"},
+		{"[9223372036854775807,1]", "9223372036854775808"},
+	} {
+		h.Send(`{"type":"call","id":"w","fn":"wide_sum","args":` + c[0] + `}`)
+		if got, want := string(h.NextLineAfterLogs()), `{"type":"result","id":"w","value":`+c[1]+`}`; got != want {
+			t.Fatalf("wide_sum%s: %s, want %s", c[0], got, want)
+		}
+	}
+	h.Send(`{"type":"call","id":"w2","fn":"wide_sum","args":[170141183460469231731687303715884105728,0]}`)
+	if f := h.Expect("w2", "error", "Rejected"); f["message"] != "integer 170141183460469231731687303715884105728 does not fit in 128 bits" {
+		t.Fatalf("2^127: %v", f)
 	}
 	h.Call("n", "nan_value")
 	if f := h.Expect("n", "error", "Rejected"); f["message"] != "value: NaN is not transferable" {

@@ -6,7 +6,6 @@ package javasdk
 
 import (
 	"embed"
-	"io/fs"
 
 	"github.com/tether-dev/tether/sdk/internal/sdkfs"
 )
@@ -14,14 +13,18 @@ import (
 //go:embed src/Tether.java
 var embedded embed.FS
 
-var sdk = sdkfs.Embed(embedded, "src", "javasdk")
+// Files are the host's files as the binary carries them: Files.FS() has
+// "Tether.java" at its root, Files.WriteTo(dir) writes them into a work dir
+// (sdkfs.WriteTo), and Files.Version names their content (a build cache's
+// key).
+var Files = sdkfs.Embed(embedded, "src", "javasdk")
 
 // HostUnit is the host's source, compiled with the solution; its class
 // Tether is the program's main class.
 const HostUnit = "Tether.java"
 
 // Compile builds the classes in the work dir holding the source
-// ({source}, Solution.java) and the files WriteTo wrote. Run starts the
+// ({source}, Solution.java) and the files Files.WriteTo wrote. Run starts the
 // host there with the solution's class name as its argument; {memory_mb}
 // is the solution's memory limit, so the heap follows it (from a small
 // start, -Xms16m: the JVM's default commits 1/64 of the machine's memory at
@@ -33,12 +36,3 @@ var (
 	Run         = []string{"java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xms16m", "-Xmx{memory_mb}m", "-XX:+ExitOnOutOfMemoryError", "-XX:+DisplayVMOutputToStderr", "-cp", ".", "Tether", "Solution"}
 	OutOfMemory = "Terminating due to java.lang.OutOfMemoryError"
 )
-
-// FS returns the embedded files, "Tether.java" at its root.
-func FS() fs.FS { return sdk.FS() }
-
-// WriteTo writes the host's files into dir (see sdkfs.WriteTo).
-func WriteTo(dir string) error { return sdk.WriteTo(dir) }
-
-// Version names the files' content (for a build cache's key).
-var Version = sdk.Version

@@ -18,7 +18,7 @@ func expand(argv []string) []string {
 func build(t *testing.T) string {
 	hosttest.Tool(t, "javac", "apt-get install default-jdk-headless")
 	hosttest.Tool(t, "java", "apt-get install default-jdk-headless")
-	dir := hosttest.WorkDir(t, WriteTo, "Solution.java", "Solution.java")
+	dir := hosttest.WorkDir(t, Files.WriteTo, "Solution.java", "Solution.java")
 	hosttest.Build(t, dir, nil, expand(Compile)...)
 	return dir
 }

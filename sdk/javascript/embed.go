@@ -9,7 +9,6 @@ package jssdk
 
 import (
 	"embed"
-	"io/fs"
 
 	"github.com/tether-dev/tether/sdk/internal/sdkfs"
 )
@@ -17,21 +16,16 @@ import (
 //go:embed src/host.js
 var embedded embed.FS
 
-var sdk = sdkfs.Embed(embedded, "src", "jssdk")
+// Files are the host's files as the binary carries them: Files.FS() has
+// "host.js" at its root, Files.WriteTo(dir) writes them into a work dir
+// (sdkfs.WriteTo), and Files.Version names their content (a build cache's
+// key).
+var Files = sdkfs.Embed(embedded, "src", "jssdk")
 
 // Host is the host's file name.
 const Host = "host.js"
 
 // Run starts the solution {source} (main.js, or main.mjs for an ES
-// module) in the work dir that holds the files WriteTo wrote. There is no
+// module) in the work dir that holds the files Files.WriteTo wrote. There is no
 // compile step.
 var Run = []string{"node", Host, "{source}"}
-
-// FS returns the embedded files, "host.js" at its root.
-func FS() fs.FS { return sdk.FS() }
-
-// WriteTo writes the host's files into dir (see sdkfs.WriteTo).
-func WriteTo(dir string) error { return sdk.WriteTo(dir) }
-
-// Version names the files' content (for a build cache's key).
-var Version = sdk.Version

@@ -10,7 +10,7 @@ import (
 // setup writes the host and testdata/name as source into a fresh work dir.
 func setup(t *testing.T, name, source string) hosttest.Lang {
 	hosttest.Tool(t, "node", "apt-get install nodejs")
-	dir := hosttest.WorkDir(t, WriteTo, name, source)
+	dir := hosttest.WorkDir(t, Files.WriteTo, name, source)
 	return hosttest.Lang{Command: hosttest.WithSource(Run, source), Dir: dir}
 }
 

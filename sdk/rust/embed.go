@@ -7,7 +7,6 @@ package rustsdk
 
 import (
 	"embed"
-	"io/fs"
 
 	"github.com/tether-dev/tether/sdk/internal/sdkfs"
 )
@@ -15,7 +14,11 @@ import (
 //go:embed src/tether.rs src/tether_main.rs
 var embedded embed.FS
 
-var sdk = sdkfs.Embed(embedded, "src", "rustsdk")
+// Files are the host's files as the binary carries them: Files.FS() has
+// "tether.rs" at its root, Files.WriteTo(dir) writes them into a work dir
+// (sdkfs.WriteTo), and Files.Version names their content (a build cache's
+// key).
+var Files = sdkfs.Embed(embedded, "src", "rustsdk")
 
 // CrateRoot is the file rustc compiles; it includes the solution, which
 // must be saved as Source beside it.
@@ -25,7 +28,7 @@ const (
 )
 
 // Compile builds the executable main in the work dir holding Source and
-// the files WriteTo wrote; Run starts it there. Edition 2021 and nothing
+// the files Files.WriteTo wrote; Run starts it there. Edition 2021 and nothing
 // newer than Debian's rustc (1.63) accepts. The linker is gcc by name:
 // rustc's default, cc, is a link into /etc/alternatives, which a sandbox
 // does not show. strip=debuginfo drops the standard library's debug
@@ -36,12 +39,3 @@ var (
 	Compile = []string{"rustc", "--edition", "2021", "-O", "-C", "linker=gcc", "-C", "strip=debuginfo", "-o", "main", CrateRoot}
 	Run     = []string{"./main"}
 )
-
-// FS returns the embedded files, "tether.rs" at its root.
-func FS() fs.FS { return sdk.FS() }
-
-// WriteTo writes the host's files into dir (see sdkfs.WriteTo).
-func WriteTo(dir string) error { return sdk.WriteTo(dir) }
-
-// Version names the files' content (for a build cache's key).
-var Version = sdk.Version

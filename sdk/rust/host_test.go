@@ -11,7 +11,7 @@ import (
 
 func build(t *testing.T) string {
 	hosttest.Tool(t, "rustc", "apt-get install rustc")
-	return hosttest.Compiled(t, WriteTo, "solution.rs", Source, Compile)
+	return hosttest.Compiled(t, Files.WriteTo, "solution.rs", Source, Compile)
 }
 
 func TestHost(t *testing.T) {

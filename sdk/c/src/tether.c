@@ -683,7 +683,10 @@ static int base64_decode(const char *s, size_t n, buf *out) {
 
 static tether_value *value(parser *q, int depth);
 
+/* A list or map nested deeper than MAX_DEPTH: a codec error, and the value
+ * is skipped, not parsed (no deep recursion). */
 static tether_value *skip_deep(parser *q) {
+  codec_err(q, "nesting too deep (more than 512)");
   int depth = 0;
   while (q->p < q->end) {
     char c = *q->p;
@@ -750,22 +753,27 @@ static tether_value *number(parser *q) {
   return v;
 }
 
+/* At a list's or map's opening bracket: consumes it and the white space
+ * after it, and close too when it follows at once (the list or map is
+ * empty). */
+static int opens_empty(parser *q, char close) {
+  q->p++;
+  ws(q);
+  if (q->p < q->end && *q->p == close) {
+    q->p++;
+    return 1;
+  }
+  return 0;
+}
+
 static tether_value *value(parser *q, int depth) {
   ws(q);
   if (q->p >= q->end) return fail(q);
   switch (*q->p) {
     case '[': {
-      if (depth + 1 > MAX_DEPTH) {
-        codec_err(q, "nesting too deep (more than 512)");
-        return skip_deep(q);
-      }
-      q->p++;
+      if (depth + 1 > MAX_DEPTH) return skip_deep(q);
       tether_value *l = tether_list();
-      ws(q);
-      if (q->p < q->end && *q->p == ']') {
-        q->p++;
-        return l;
-      }
+      if (opens_empty(q, ']')) return l;
       for (;;) {
         tether_value *x = value(q, depth + 1);
         if (!x) return tether_free(l), NULL;
@@ -779,17 +787,9 @@ static tether_value *value(parser *q, int depth) {
       }
     }
     case '{': {
-      if (depth + 1 > MAX_DEPTH) {
-        codec_err(q, "nesting too deep (more than 512)");
-        return skip_deep(q);
-      }
-      q->p++;
+      if (depth + 1 > MAX_DEPTH) return skip_deep(q);
       tether_value *m = tether_map();
-      ws(q);
-      if (q->p < q->end && *q->p == '}') {
-        q->p++;
-        return m;
-      }
+      if (opens_empty(q, '}')) return m;
       for (;;) {
         ws(q);
         if (q->p >= q->end || *q->p != '"') return tether_free(m), fail(q);

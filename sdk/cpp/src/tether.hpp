@@ -97,6 +97,9 @@ class json {
   json(const char* s) : k_(kind::string), s_(s) {}
   json(std::string s) : k_(kind::string), s_(std::move(s)) {}
   json(std::string_view s) : k_(kind::string), s_(s) {}
+#ifdef __SIZEOF_INT128__
+  json(__int128 v);  // an integer; beyond 64 bits, kind::big_integer
+#endif
   json(const tether::bytes& b);
   json(array_t a);
   json(object_t o);
@@ -132,6 +135,11 @@ class json {
   tether::bytes as_bytes() const;
   // The digits of an integer of any size.
   std::string text() const;
+#ifdef __SIZEOF_INT128__
+  // An integer of up to 128 bits (a bigint that needs no digits read by
+  // hand); throws tether::rejected beyond, or for another kind.
+  __int128 as_int128() const;
+#endif
   const array_t& as_array() const { return want(kind::array), a_; }
   array_t& as_array() { return want(kind::array), a_; }
   const object_t& as_object() const { return want(kind::object), *o_; }

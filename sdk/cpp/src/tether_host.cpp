@@ -410,8 +410,10 @@ struct scanner {
     }
     return true;
   }
-  // Skips the value at p without checking it (nesting beyond the limit).
+  // A list or map nested deeper than the limit: a codec error, and the
+  // value at p is skipped without checking it (no deep recursion).
   bool skip_deep() {
+    codec("nesting too deep (more than 512)");
     int depth = 0;
     while (p < end) {
       char c = *p;
@@ -427,22 +429,26 @@ struct scanner {
     }
     return fail();
   }
+  // At a list's or map's opening bracket: consumes it and the white space
+  // after it, and close too when it follows at once (the list or map is
+  // empty).
+  bool opens_empty(char close) {
+    p++;
+    ws();
+    if (p < end && *p == close) {
+      p++;
+      return true;
+    }
+    return false;
+  }
   bool value(int depth) {
     ws();
     if (p >= end) return fail();
     switch (*p) {
       case '{': return object(depth + 1, static_cast<void (*)(std::string_view, std::string_view)>(nullptr));
       case '[': {
-        if (depth + 1 > max_depth) {
-          codec("nesting too deep (more than 512)");
-          return skip_deep();
-        }
-        p++;
-        ws();
-        if (p < end && *p == ']') {
-          p++;
-          return true;
-        }
+        if (depth + 1 > max_depth) return skip_deep();
+        if (opens_empty(']')) return true;
         for (;;) {
           if (!value(depth + 1)) return false;
           ws();
@@ -480,16 +486,8 @@ struct scanner {
   // is reported to it (the frame's own members).
   template <class F>
   bool object(int depth, F members) {
-    if (depth > max_depth) {
-      codec("nesting too deep (more than 512)");
-      return skip_deep();
-    }
-    p++;
-    ws();
-    if (p < end && *p == '}') {
-      p++;
-      return true;
-    }
+    if (depth > max_depth) return skip_deep();
+    if (opens_empty('}')) return true;
     // Keys of this object, for the duplicate check: views of the text when
     // they hold no escape (the common case: no copy, no allocation), else
     // of their decoded copies in owned; the first few without a heap
@@ -1736,6 +1734,36 @@ std::string json::text() const {
   if (k_ == kind::integer) return std::to_string(u_.i);
   return want(kind::big_integer), s_;
 }
+#ifdef __SIZEOF_INT128__
+json::json(__int128 v) {
+  if (v >= std::numeric_limits<long long>::min() && v <= std::numeric_limits<long long>::max()) {
+    k_ = kind::integer;
+    u_.i = static_cast<long long>(v);
+    return;
+  }
+  unsigned __int128 mag = v < 0 ? 0 - static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  char buf[41], *q = buf + sizeof buf;  // 2^127 has 39 digits
+  do *--q = static_cast<char>('0' + static_cast<int>(mag % 10));
+  while ((mag /= 10) != 0);
+  if (v < 0) *--q = '-';
+  k_ = kind::big_integer;
+  s_.assign(q, buf + sizeof buf);
+}
+__int128 json::as_int128() const {
+  if (k_ == kind::integer) return u_.i;
+  want(kind::big_integer);
+  bool neg = !s_.empty() && s_[0] == '-';
+  const unsigned __int128 limit = (static_cast<unsigned __int128>(1) << 127) - (neg ? 0 : 1);
+  unsigned __int128 mag = 0;
+  for (std::size_t i = neg; i < s_.size(); i++) {
+    unsigned d = static_cast<unsigned char>(s_[i]) - '0';
+    if (d > 9) throw rejected("integer " + s_ + " is not a decimal integer");
+    if (mag > (limit - d) / 10) throw rejected("integer " + s_ + " does not fit in 128 bits");
+    mag = mag * 10 + d;
+  }
+  return static_cast<__int128>(neg ? 0 - mag : mag);
+}
+#endif
 std::size_t json::size() const { return k_ == kind::array ? a_.size() : k_ == kind::object ? o_->size() : 0; }
 const json& json::operator[](std::size_t i) const { return as_array().at(i); }
 json& json::operator[](std::size_t i) { return as_array().at(i); }

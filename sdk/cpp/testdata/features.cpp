@@ -45,6 +45,10 @@ TETHER_EXPORT(mix);
 tether::bytes reverse(tether::bytes b) { return tether::bytes(b.rbegin(), b.rend()); }
 TETHER_EXPORT(reverse);
 
+// A bigint within 128 bits: as_int128() reads it, json(__int128) writes it.
+tether::json wide_sum(const tether::json& a, const tether::json& b) { return a.as_int128() + b.as_int128(); }
+TETHER_EXPORT(wide_sum);
+
 double nan_value() { return 0.0 / 0.0 * 0; }
 TETHER_EXPORT(nan_value);
 

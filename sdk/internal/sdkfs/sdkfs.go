@@ -92,8 +92,8 @@ func Sub(fsys fs.FS, dir string) fs.FS {
 }
 
 // Embedded is one language's host files as the tether binary carries them:
-// what each SDK package (csdk, cppsdk, ...) gives the build as FS, WriteTo
-// and Version.
+// each SDK package (csdk, cppsdk, ...) exports one as Files, so the build
+// reads FS, WriteTo and Version from it.
 type Embedded struct {
 	files fs.FS
 	name  string // the SDK package, for errors ("csdk")

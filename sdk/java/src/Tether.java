@@ -255,7 +255,10 @@ public final class Tether {
       return v;
     }
 
+    // A list or map nested deeper than MAX_DEPTH: a codec error, and the
+    // value is skipped, not parsed (no deep recursion).
     Object skipDeep() throws Syntax {
+      codec("nesting too deep (more than 512)");
       int depth = 0;
       while (i < s.length()) {
         char c = s.charAt(i);
@@ -270,18 +273,23 @@ public final class Tether {
       throw new Syntax();
     }
 
-    Object array(int depth) throws Syntax {
-      if (depth > MAX_DEPTH) {
-        codec("nesting too deep (more than 512)");
-        return skipDeep();
-      }
+    // At a list's or map's opening bracket: consumes it and the white space
+    // after it, and close too when it follows at once (the list or map is
+    // empty).
+    boolean opensEmpty(char close) {
       i++;
-      List<Object> out = new ArrayList<>();
       ws();
-      if (at(i) == ']') {
+      if (at(i) == close) {
         i++;
-        return out;
+        return true;
       }
+      return false;
+    }
+
+    Object array(int depth) throws Syntax {
+      if (depth > MAX_DEPTH) return skipDeep();
+      List<Object> out = new ArrayList<>();
+      if (opensEmpty(']')) return out;
       for (;;) {
         out.add(value(depth));
         ws();
@@ -293,17 +301,9 @@ public final class Tether {
     }
 
     Object object(int depth) throws Syntax {
-      if (depth > MAX_DEPTH) {
-        codec("nesting too deep (more than 512)");
-        return skipDeep();
-      }
-      i++;
+      if (depth > MAX_DEPTH) return skipDeep();
       Map<String, Object> out = new LinkedHashMap<>();
-      ws();
-      if (at(i) == '}') {
-        i++;
-        return out;
-      }
+      if (opensEmpty('}')) return out;
       for (;;) {
         ws();
         if (at(i) != '"') throw new Syntax();

@@ -225,7 +225,9 @@ class Parser {
     }
   }
   skipDeep() {
-    // Nesting beyond the limit is skipped, not parsed (no deep recursion).
+    // Nesting beyond the limit: a codec error, and the value is skipped,
+    // not parsed (no deep recursion).
+    this.codec('nesting too deep (more than ' + MAX_DEPTH + ')');
     const s = this.s;
     let depth = 0;
     while (this.i < s.length) {
@@ -242,18 +244,22 @@ class Parser {
     }
     this.fail();
   }
-  array(depth) {
-    if (depth > MAX_DEPTH) {
-      this.codec('nesting too deep (more than ' + MAX_DEPTH + ')');
-      return this.skipDeep();
-    }
+  // At a list's or map's opening bracket: consumes it and the white space
+  // after it, and close too when it follows at once (the list or map is
+  // empty).
+  opensEmpty(close) {
     this.i++;
-    const out = [];
     this.ws();
-    if (this.s[this.i] === ']') {
+    if (this.s[this.i] === close) {
       this.i++;
-      return out;
+      return true;
     }
+    return false;
+  }
+  array(depth) {
+    if (depth > MAX_DEPTH) return this.skipDeep();
+    const out = [];
+    if (this.opensEmpty(']')) return out;
     for (;;) {
       out.push(this.value(depth));
       this.ws();
@@ -265,19 +271,11 @@ class Parser {
     }
   }
   object(depth) {
-    if (depth > MAX_DEPTH) {
-      this.codec('nesting too deep (more than ' + MAX_DEPTH + ')');
-      return this.skipDeep();
-    }
-    this.i++;
+    if (depth > MAX_DEPTH) return this.skipDeep();
     const out = {};
     let count = 0;
     let onlyKey = null;
-    this.ws();
-    if (this.s[this.i] === '}') {
-      this.i++;
-      return out;
-    }
+    if (this.opensEmpty('}')) return out;
     for (;;) {
       this.ws();
       if (this.s[this.i] !== '"') this.fail();

@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from fakejudge import call, start_evaluator, start_host
+from fakejudge import call
 from tether_sdk._conduit import Conduit, LineReader
 
 JOIN = 10.0  # seconds before a thread that should have finished counts as stuck
@@ -159,8 +159,8 @@ def test_fail_ids_fails_only_those(pipe):
     assert b.frame == "2"
 
 
-def test_evaluator_serves_a_capability_while_no_call_waits(tmp_path, peers):
-    p = start_evaluator(tmp_path, """
+def test_evaluator_serves_a_capability_while_no_call_waits(peers):
+    p = peers.evaluator("""
         import threading
         from tether_sdk.evaluator import SolutionRunner, register_capability
         served = threading.Event()
@@ -168,7 +168,6 @@ def test_evaluator_serves_a_capability_while_no_call_waits(tmp_path, peers):
         served.wait(10)
         print("after:", SolutionRunner().call("after"))  # the judge answers once it has the result
     """)
-    peers.append(p)
     assert p.frame() == {"type": "cap_reg", "name": "ping"}
     p.send({"type": "capability", "id": "c1", "name": "ping", "args": [41]})
     # the worker's answer and the main thread's next call race: either order
@@ -199,9 +198,8 @@ def collected():
 """
 
 
-def test_host_answers_a_capability_of_a_user_thread_while_idle(tmp_path, peers):
-    p = start_host(tmp_path, THREADED)
-    peers.append(p)
+def test_host_answers_a_capability_of_a_user_thread_while_idle(peers):
+    p = peers.host(THREADED)
     p.send({"type": "call", "id": "c1", "fn": "start", "args": []})
     # the answer and the user thread's request, in either order; the main
     # thread is then idle and the reader must hand the answer to that thread
@@ -224,11 +222,10 @@ def echo(x):
 """
 
 
-def test_host_drains_stdin_while_a_call_runs(tmp_path, peers):
+def test_host_drains_stdin_while_a_call_runs(peers):
     # The call runs until the test has written far more than a pipe holds; a
     # host that did not read meanwhile would block these writes for good.
-    p = start_host(tmp_path, DRAIN)
-    peers.append(p)
+    p = peers.host(DRAIN)
     p.send({"type": "call", "id": "w", "fn": "wait_for_release", "args": []})
     req = p.frame()
     assert req["type"] == "capability" and req["name"] == "release"

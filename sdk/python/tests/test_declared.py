@@ -5,7 +5,6 @@ sig, TestEnvIsTheTreeForm pins the Go side)."""
 
 import json
 
-from fakejudge import start_evaluator
 
 DECL = json.dumps({
     "functions": [
@@ -18,13 +17,11 @@ DECL = json.dumps({
 })
 
 
-def start(tmp_path, peers, source, decl=DECL):
+def start(peers, source, decl=DECL):
     env = {"TETHER_RESULT_NONCE": "5eed"}
     if decl is not None:
         env["TETHER_FUNCTIONS"] = decl
-    p = start_evaluator(tmp_path, source, env)
-    peers.append(p)
-    return p
+    return peers.evaluator(source, env)
 
 
 def result_of(p):
@@ -32,8 +29,8 @@ def result_of(p):
     return json.loads(p.line())
 
 
-def test_typed_call_sends_checked_arguments(tmp_path, peers):
-    p = start(tmp_path, peers, """
+def test_typed_call_sends_checked_arguments(peers):
+    p = start(peers, """
         from tether_sdk.evaluator import solution
         print(solution.add(1, 2), solution.scale([1, 2.5]), solution.where({"x": 3}), solution.reset())
     """)
@@ -46,8 +43,8 @@ def test_typed_call_sends_checked_arguments(tmp_path, peers):
     assert p.wait() == 0
 
 
-def test_wrong_argument_is_refused_before_sending(tmp_path, peers):
-    p = start(tmp_path, peers, """
+def test_wrong_argument_is_refused_before_sending(peers):
+    p = start(peers, """
         from tether_sdk.evaluator import solution, ArgumentTypeError
         for call in [lambda: solution.add(1, "2"), lambda: solution.add(1, 2**63), lambda: solution.add(True, 1),
                      lambda: solution.add(1), lambda: solution.scale([1, "x"]),
@@ -72,8 +69,8 @@ def test_wrong_argument_is_refused_before_sending(tmp_path, peers):
     assert p.wait() == 0
 
 
-def test_uncaught_wrong_result_type_is_wrong_answer(tmp_path, peers):
-    p = start(tmp_path, peers, """
+def test_uncaught_wrong_result_type_is_wrong_answer(peers):
+    p = start(peers, """
         from tether_sdk.evaluator import solution, result
         solution.add(1, 2)
         result.accept()
@@ -86,8 +83,8 @@ def test_uncaught_wrong_result_type_is_wrong_answer(tmp_path, peers):
     assert "ResultTypeError: add returned a string" in p.stderr
 
 
-def test_caught_wrong_result_type_leaves_the_verdict_to_the_evaluator(tmp_path, peers):
-    p = start(tmp_path, peers, """
+def test_caught_wrong_result_type_leaves_the_verdict_to_the_evaluator(peers):
+    p = start(peers, """
         from tether_sdk.evaluator import solution, result, ResultTypeError
         try:
             solution.scale([1])
@@ -100,8 +97,8 @@ def test_caught_wrong_result_type_leaves_the_verdict_to_the_evaluator(tmp_path, 
     assert p.wait() == 0
 
 
-def test_without_declaration_calls_go_out_unchecked(tmp_path, peers):
-    p = start(tmp_path, peers, """
+def test_without_declaration_calls_go_out_unchecked(peers):
+    p = start(peers, """
         from tether_sdk.evaluator import solution
         print(solution.add(1, "2"))
     """, decl=None)

@@ -5,19 +5,13 @@ import re
 
 import pytest
 
-from fakejudge import start_evaluator
 
 HEX32 = re.compile(r"^[0-9a-f]{32}$")
 
 
 @pytest.fixture
-def evaluator(tmp_path, peers):
-    def start(source, env=None):
-        p = start_evaluator(tmp_path, source, env)
-        peers.append(p)
-        return p
-
-    return start
+def evaluator(peers):
+    return peers.evaluator
 
 
 def expect_call(peer, fn):

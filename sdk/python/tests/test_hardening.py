@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from fakejudge import call, start_evaluator, start_host
+from fakejudge import call
 from tether_sdk import _trace, codec
 from tether_sdk.errors import RejectedError
 
@@ -69,9 +69,8 @@ def closed_stdout():
 
 
 @pytest.fixture
-def stdio_host(tmp_path, peers):
-    p = start_host(tmp_path, STDIO)
-    peers.append(p)
+def stdio_host(peers):
+    p = peers.host(STDIO)
     return p
 
 
@@ -126,9 +125,8 @@ def test_textiowrapper_over_stdout_buffer_and_detach(stdio_host):
         'sys.stdout.buffer.write(b"at import\\n")',
     ],
 )
-def test_stdout_idioms_at_import(tmp_path, peers, top):
-    p = start_host(tmp_path, "import io, sys\n%s\ndef f():\n    print('hi')\n    return 1\n" % top)
-    peers.append(p)
+def test_stdout_idioms_at_import(peers, top):
+    p = peers.host("import io, sys\n%s\ndef f():\n    print('hi')\n    return 1\n" % top)
     logs, answer = logs_then_answer(p, "1", "f")
     assert answer == {"type": "result", "id": "1", "value": 1}
     assert logs[-1] == ("stdout", "hi\n")
@@ -180,9 +178,8 @@ def ok():
 
 
 @pytest.fixture
-def hostile(tmp_path, peers):
-    p = start_host(tmp_path, HOSTILE)
-    peers.append(p)
+def hostile(peers):
+    p = peers.host(HOSTILE)
     return p
 
 
@@ -314,9 +311,8 @@ channel().pending._thread.join()  # serve capabilities until the judge closes st
 
 
 @pytest.fixture
-def caps(tmp_path, peers):
-    p = start_evaluator(tmp_path, CAPS)
-    peers.append(p)
+def caps(peers):
+    p = peers.evaluator(CAPS)
     for _ in range(5):
         assert p.frame()["type"] == "cap_reg"
     return p
@@ -380,8 +376,8 @@ def test_dead_capability_worker_gives_back_its_slot(monkeypatch):
 # --- evaluator: sys.stdout.buffer is line-atomic too ------------------------
 
 
-def test_evaluator_stdout_buffer_never_splits_a_frame(tmp_path, peers):
-    p = start_evaluator(tmp_path, """
+def test_evaluator_stdout_buffer_never_splits_a_frame(peers):
+    p = peers.evaluator("""
         import io, sys
         from tether_sdk.evaluator import SolutionRunner
         r = SolutionRunner()
@@ -401,7 +397,6 @@ def test_evaluator_stdout_buffer_never_splits_a_frame(tmp_path, peers):
         w.flush()
         sys.stdout.buffer.write(b"tail")
     """)
-    peers.append(p)
     assert [p.text(), p.text(), p.text()] == ["a", "b", "c"]
     f = p.frame()  # a clean frame line: the partial text waits
     assert f["type"] == "call" and f["fn"] == "f"

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from fakejudge import call, start_host
+from fakejudge import call
 
 BASIC = """
 import os, sys
@@ -63,9 +63,8 @@ register("add_twice", add_override)
 
 
 @pytest.fixture
-def host(tmp_path, peers):
-    p = start_host(tmp_path, BASIC)
-    peers.append(p)
+def host(peers):
+    p = peers.host(BASIC)
     return p
 
 
@@ -192,17 +191,15 @@ def test_exits_on_stdin_eof(host):
     assert host.wait() == 0
 
 
-def test_noj_host_module(tmp_path, peers):
-    p = start_host(tmp_path, "from noj_solution_sdk import register\nregister('f', lambda: 1)\n",
+def test_noj_host_module(peers):
+    p = peers.host("from noj_solution_sdk import register\nregister('f', lambda: 1)\n",
                    module="noj_solution_sdk.host")
-    peers.append(p)
     assert call(p, "1", "f")["value"] == 1
 
 
-def test_ready_is_written_before_the_import(tmp_path, peers):
-    p = start_host(tmp_path, "print('importing')\ndef f():\n    return 1\n")
-    peers.append(p)
-    # ready came first (checked by start_host); the import's print follows as a log frame.
+def test_ready_is_written_before_the_import(peers):
+    p = peers.host("print('importing')\ndef f():\n    return 1\n")
+    # ready came first (checked by peers.host); the import's print follows as a log frame.
     assert p.frame() == {"type": "log", "stream": "stdout", "data": "importing\n"}
     assert call(p, "1", "f")["value"] == 1
 
@@ -217,8 +214,7 @@ def test_ready_is_written_before_the_import(tmp_path, peers):
     ],
 )
 def test_import_failure_answers_every_call(tmp_path, peers, source, name):
-    p = start_host(tmp_path, source)
-    peers.append(p)
+    p = peers.host(source)
     for i in range(2):
         f = call(p, str(i), "f")
         assert f["code"] == "Exception"
@@ -227,9 +223,8 @@ def test_import_failure_answers_every_call(tmp_path, peers, source, name):
         assert str(tmp_path) not in f["message"] + f["trace"]
 
 
-def test_user_exception_in_sys_exit_does_not_stop_the_host(tmp_path, peers):
-    p = start_host(tmp_path, "import sys\ndef quit():\n    sys.exit(1)\ndef f():\n    return 2\n")
-    peers.append(p)
+def test_user_exception_in_sys_exit_does_not_stop_the_host(peers):
+    p = peers.host("import sys\ndef quit():\n    sys.exit(1)\ndef f():\n    return 2\n")
     f = call(p, "1", "quit")
     assert f["code"] == "Exception" and f["trace"].endswith("SystemExit: 1")
     assert call(p, "2", "f")["value"] == 2
@@ -254,9 +249,8 @@ def ask_set():
 
 
 @pytest.fixture
-def caps(tmp_path, peers):
-    p = start_host(tmp_path, CAPS)
-    peers.append(p)
+def caps(peers):
+    p = peers.host(CAPS)
     return p
 
 
@@ -315,12 +309,11 @@ def test_frames_are_compact_json_lines(host):
     json.loads(raw)
 
 
-def test_a_solution_exception_keeps_its_class(tmp_path, peers):
+def test_a_solution_exception_keeps_its_class(peers):
     # An IndexError reads "IndexError: ..." at the end of the trace the
     # evaluator receives (and so in JudgeSystemError's text), never as a
     # bare SystemError.
-    p = start_host(tmp_path, "def pick(xs, i):\n    return xs[i]\n")
-    peers.append(p)
+    p = peers.host("def pick(xs, i):\n    return xs[i]\n")
     f = call(p, "1", "pick", [1, 2], 5)
     assert f["code"] == "Exception"
     assert f["message"] == "list index out of range"

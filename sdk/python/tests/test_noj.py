@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from conftest import SDK_DIR
-from fakejudge import call, start_host
+from fakejudge import call
 
 import tether_sdk.errors as te
 import tether_sdk.evaluator as tev
@@ -172,8 +172,8 @@ def test_sanitize_trace_cuts_paths():
     assert SDK_DIR not in explicit and "/srv/secret" not in explicit
 
 
-def test_registry_registers_a_name_once(tmp_path, peers):
-    p = start_host(tmp_path, """
+def test_registry_registers_a_name_once(peers):
+    p = peers.host("""
         from noj_solution_sdk import FunctionAlreadyRegisteredError
         from noj_solution_sdk.registry import get_registry, register
 
@@ -190,7 +190,6 @@ def test_registry_registers_a_name_once(tmp_path, peers):
         def report():
             return [refused, sorted(get_registry().names()), get_registry().get("twice")()]
     """, module="noj_solution_sdk.host")
-    peers.append(p)
     assert call(p, "1", "solve", 1, 2)["value"] == 3
     assert call(p, "2", "report")["value"] == ["function 'twice' already registered", ["solve", "twice"], 2]
 

@@ -7,22 +7,21 @@ import time
 
 import pytest
 
-from fakejudge import call, start_host
+from fakejudge import call
 
 HOST = "noj_solution_sdk.host"
 
 
-def test_ready_then_every_call_names_the_load_failure(tmp_path, peers):
-    p = start_host(tmp_path, "import no_such_module_for_noj\n", module=HOST)  # start_host checks ready
-    peers.append(p)
+def test_ready_then_every_call_names_the_load_failure(peers):
+    p = peers.host("import no_such_module_for_noj\n", module=HOST)  # start_host checks ready
     for i in range(2):
         f = call(p, str(i), "solve", 1, 2)
         assert f["code"] == "Exception"
         assert f["message"] == "solution import failed: ModuleNotFoundError: No module named 'no_such_module_for_noj'"
 
 
-def test_a_name_registered_twice_fails_the_load(tmp_path, peers):
-    p = start_host(tmp_path, """
+def test_a_name_registered_twice_fails_the_load(peers):
+    p = peers.host("""
         from noj_solution_sdk import register
 
         @register
@@ -31,7 +30,6 @@ def test_a_name_registered_twice_fails_the_load(tmp_path, peers):
 
         register("solve", lambda: 2)
     """, module="noj_solution_sdk")  # python3 -m noj_solution_sdk is the host too
-    peers.append(p)
     f = call(p, "1", "solve")
     assert f["code"] == "Exception"
     assert f["message"] == "solution import failed: FunctionAlreadyRegisteredError: function 'solve' already registered"
@@ -43,9 +41,8 @@ def _exits_within(p, seconds):
     return status, time.monotonic() - start < seconds
 
 
-def test_shutdown_answers_what_is_queued_and_exits(tmp_path, peers):
-    p = start_host(tmp_path, "def solve(a, b):\n    return a + b\n", module=HOST)
-    peers.append(p)
+def test_shutdown_answers_what_is_queued_and_exits(peers):
+    p = peers.host("def solve(a, b):\n    return a + b\n", module=HOST)
     assert call(p, "1", "solve", 1, 2)["value"] == 3
     p.send({"type": "call", "id": "2", "fn": "solve", "args": [2, 3]})
     p.send({"type": "shutdown"})
@@ -53,8 +50,8 @@ def test_shutdown_answers_what_is_queued_and_exits(tmp_path, peers):
     assert _exits_within(p, 1.0) == (0, True)
 
 
-def test_shutdown_exits_within_a_second_while_a_call_runs(tmp_path, peers):
-    p = start_host(tmp_path, """
+def test_shutdown_exits_within_a_second_while_a_call_runs(peers):
+    p = peers.host("""
         from noj_solution_sdk import call_capability
 
         def forever():
@@ -64,15 +61,14 @@ def test_shutdown_exits_within_a_second_while_a_call_runs(tmp_path, peers):
         def ask():
             return call_capability("never_answered")
     """, module=HOST)
-    peers.append(p)
     p.send({"type": "call", "id": "1", "fn": "forever", "args": []})
     p.send({"type": "shutdown"})
     assert _exits_within(p, 1.0) == (0, True)
 
 
 @pytest.mark.parametrize("pending", ["idle", "capability", "call"])
-def test_sigterm_exits_0_whatever_is_pending(tmp_path, peers, pending):
-    p = start_host(tmp_path, """
+def test_sigterm_exits_0_whatever_is_pending(peers, pending):
+    p = peers.host("""
         from noj_solution_sdk import call_capability
 
         def ask():
@@ -82,7 +78,6 @@ def test_sigterm_exits_0_whatever_is_pending(tmp_path, peers, pending):
             while True:
                 pass
     """, module=HOST)
-    peers.append(p)
     if pending == "capability":
         p.send({"type": "call", "id": "1", "fn": "ask", "args": []})
         f = p.frame()

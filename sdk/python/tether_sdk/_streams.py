@@ -21,3 +21,20 @@ class WriteOnlyStream:
 
     def isatty(self):
         return False
+
+
+class WriteOnlyBuffer(WriteOnlyStream):
+    """Mixin for a stand-in ``buffer``: write() takes a bytes-like object
+    (a str is a TypeError, as for io's buffers) and hands its bytes, when
+    there are any, to ``_write_bytes``; close() only flushes."""
+
+    def write(self, b):
+        if isinstance(b, str):
+            raise TypeError("a bytes-like object is required, not 'str'")
+        data = bytes(memoryview(b))
+        if data:
+            self._write_bytes(data)
+        return len(data)
+
+    def close(self):
+        self.flush()

@@ -744,7 +744,10 @@ impl<'a> Parser<'a> {
             }
         }
     }
+    // A list or map nested deeper than MAX_DEPTH: a codec error, and the
+    // value is skipped, not parsed (no deep recursion).
     fn skip_deep(&mut self) -> Result<Value, Syntax> {
+        self.codec("nesting too deep (more than 512)".into());
         let mut depth = 0usize;
         while self.i < self.s.len() {
             let c = self.s[self.i];
@@ -764,16 +767,24 @@ impl<'a> Parser<'a> {
         }
         Err(Syntax)
     }
+    // At a list's or map's opening bracket: consumes it and the white space
+    // after it, and close too when it follows at once (the list or map is
+    // empty).
+    fn opens_empty(&mut self, close: u8) -> bool {
+        self.i += 1;
+        self.ws();
+        if self.at() == close {
+            self.i += 1;
+            return true;
+        }
+        false
+    }
     fn array(&mut self, depth: usize) -> Result<Value, Syntax> {
         if depth > MAX_DEPTH {
-            self.codec("nesting too deep (more than 512)".into());
             return self.skip_deep();
         }
-        self.i += 1;
         let mut out = Vec::new();
-        self.ws();
-        if self.at() == b']' {
-            self.i += 1;
+        if self.opens_empty(b']') {
             return Ok(Value::List(out));
         }
         loop {
@@ -790,14 +801,10 @@ impl<'a> Parser<'a> {
     }
     fn object(&mut self, depth: usize) -> Result<Value, Syntax> {
         if depth > MAX_DEPTH {
-            self.codec("nesting too deep (more than 512)".into());
             return self.skip_deep();
         }
-        self.i += 1;
         let mut out = BTreeMap::new();
-        self.ws();
-        if self.at() == b'}' {
-            self.i += 1;
+        if self.opens_empty(b'}') {
             return Ok(Value::Map(out));
         }
         loop {

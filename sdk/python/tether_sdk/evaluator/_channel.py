@@ -23,7 +23,7 @@ import threading
 
 from .._conduit import Conduit, frame_dispatch
 from .._frames import encode_line, error_frame, inspect_frame
-from .._streams import WriteOnlyStream
+from .._streams import WriteOnlyBuffer
 from ..errors import JudgeConnectionError, RejectedError
 
 _create_lock = threading.Lock()
@@ -115,7 +115,7 @@ class _LineAtomicStdout:
         return getattr(self._text, name)
 
 
-class _LineAtomicBuffer(WriteOnlyStream, io.BufferedIOBase):
+class _LineAtomicBuffer(WriteOnlyBuffer, io.BufferedIOBase):
     """``sys.stdout.buffer`` of the evaluator: bytes take the same
     line-atomic path as text (see _LineAtomicStdout). ``close()`` only
     flushes: the real stdout carries the protocol and stays open."""
@@ -124,19 +124,11 @@ class _LineAtomicBuffer(WriteOnlyStream, io.BufferedIOBase):
         super().__init__()
         self._owner = owner
 
-    def write(self, b):
-        if isinstance(b, str):
-            raise TypeError("a bytes-like object is required, not 'str'")
-        data = bytes(memoryview(b))
-        if data:
-            self._owner._write_bytes(data)
-        return len(data)
+    def _write_bytes(self, data):
+        self._owner._write_bytes(data)
 
     def flush(self):
         self._owner.flush()
-
-    def close(self):
-        self.flush()
 
     def fileno(self):
         return self._owner._raw.fileno()

@@ -20,7 +20,7 @@ import sys
 import threading
 
 from .._frames import encode_line, log_frame
-from .._streams import WriteOnlyStream
+from .._streams import WriteOnlyBuffer, WriteOnlyStream
 
 # Log text is cut into frames of at most this many characters (x4 bytes of
 # UTF-8 plus escaping stays far below the 1 MiB frame cap).
@@ -155,7 +155,7 @@ class LogStream(WriteOnlyStream, io.TextIOBase):
                 pass
 
 
-class LogBuffer(WriteOnlyStream, io.BufferedIOBase):
+class LogBuffer(WriteOnlyBuffer, io.BufferedIOBase):
     """``LogStream.buffer``: bytes written here are decoded (the stream's
     encoding, invalid bytes replaced; a character split across writes is
     joined) and written to the LogStream as text. Never touches a
@@ -188,22 +188,14 @@ class LogBuffer(WriteOnlyStream, io.BufferedIOBase):
     def fileno(self):
         return self._text.fileno()
 
-    def write(self, b):
-        if isinstance(b, str):
-            raise TypeError("a bytes-like object is required, not 'str'")
-        data = bytes(memoryview(b))
-        if data:
-            with self._lock:
-                text = self._decoder.decode(data)
-                if text:
-                    self._text.write(text)
-        return len(data)
+    def _write_bytes(self, data):
+        with self._lock:
+            text = self._decoder.decode(data)
+            if text:
+                self._text.write(text)
 
     def flush(self):
         self._text.flush()
-
-    def close(self):
-        self.flush()  # see LogStream.close
 
 
 class ProtocolFiles:

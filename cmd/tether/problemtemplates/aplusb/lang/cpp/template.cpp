@@ -1,6 +1,7 @@
 // What contestants start from: export add(a, b) with TETHER_EXPORT. The
-// numbers may be larger than 64 bits: take tether::json and read text(),
-// or long long when the cases fit (docs/languages.md).
+// numbers may be larger than 64 bits: take tether::json and read
+// as_int128() (or text(), the digits), or long long when the cases fit
+// (docs/languages.md).
 #include "tether.hpp"
 
 #include <stdexcept>
