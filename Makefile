@@ -54,8 +54,13 @@ staticcheck:
 # none of them is left running alone at the end.
 SLOW_PACKAGES = ./judge ./cmd/tether ./examples ./lang
 
+# The packages share one build cache (internal/testenv.SharedBuildCache):
+# Go's standard library for the Go host, the C and C++ hosts' objects and
+# the solutions two packages judge alike are compiled once, not per package.
 gotest:
-	$(GO) test -race -count=1 -timeout 30m $(SLOW_PACKAGES) ./...
+	@cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; \
+	echo "TETHER_TEST_BUILD_CACHE=$$cache $(GO) test -race -count=1 -timeout 30m $(SLOW_PACKAGES) ./..."; \
+	TETHER_TEST_BUILD_CACHE=$$cache $(GO) test -race -count=1 -timeout 30m $(SLOW_PACKAGES) ./...
 
 gotest-fast:
 	$(GO) test -count=1 -timeout 30m ./...
