@@ -49,7 +49,12 @@ var toolchains = map[string][]string{
 func TestExamplesInEveryLanguage(t *testing.T) {
 	testenv.Python3(t)
 	runner := sandboxtest.Isolating(t) // linux as root; rootless as another user (TestExamplesInEveryLanguageRootless)
-	cache, err := lang.OpenCache(t.TempDir(), 0)
+	// make test's cache, shared with the judge package's tests, when set.
+	cacheDir := testenv.SharedBuildCache()
+	if cacheDir == "" {
+		cacheDir = t.TempDir()
+	}
+	cache, err := lang.OpenCache(cacheDir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -179,8 +179,9 @@ func TestDeclaredFunctionsGo(t *testing.T) {
 
 // sharedBuildCache is one build cache for the submissions of the package's
 // tests: the C and C++ hosts' objects are compiled once and Go's GOCACHE is
-// warmed (the standard library compiled) once, not per judged run. A test
-// about the cache itself opens its own.
+// warmed (the standard library compiled) once, not per judged run; under
+// `make test`, once for the packages of the run (testenv.SharedBuildCache).
+// A test about the cache itself opens its own.
 func sharedBuildCache(t *testing.T) *lang.Cache {
 	t.Helper()
 	c, err := sharedCache()
@@ -193,6 +194,9 @@ func sharedBuildCache(t *testing.T) *lang.Cache {
 var sharedCacheDir string
 
 var sharedCache = sync.OnceValues(func() (*lang.Cache, error) {
+	if dir := testenv.SharedBuildCache(); dir != "" {
+		return lang.OpenCache(dir, 0) // make test's, removed by make
+	}
 	dir, err := os.MkdirTemp("", "tether-judge-test-gocache-")
 	if err != nil {
 		return nil, err

@@ -8,10 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-VENV=.venv-jsonrpc
 . scripts/python-env.sh
 need_python "ci-jsonrpc: the interop client" 9
-make_venv "$VENV" 'import jsonrpcclient' 'jsonrpcclient==4.0.3'
+venv_jsonrpc
 
 export TETHER_JSONRPC_PYTHON="$PWD/$VENV/bin/python"
 export TETHER_REQUIRE_INTEROP=1

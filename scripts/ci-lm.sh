@@ -10,11 +10,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-VENV=.venv-lm
 . scripts/python-env.sh
 need_python "ci-lm: rlms 0.1.3" 11
-make_venv "$VENV" 'import rlm.core.comms_utils, rlm.core.lm_handler, pytest' \
-	'--no-deps rlms==0.1.3' 'python-dotenv==1.2.4 rich==15.0.0 pytest==9.0.2'
+venv_lm
 
 export TETHER_RLM_PYTHON="$PWD/$VENV/bin/python"
 export TETHER_REQUIRE_INTEROP=1

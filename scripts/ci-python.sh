@@ -9,10 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-VENV=.venv-python
 . scripts/python-env.sh
 need_python "ci-python: the SDK" 9
-make_venv "$VENV" 'import pytest' 'pytest==9.0.2'
+venv_python
 
 bin_dir=$(mktemp -d)
 trap 'rm -rf "$bin_dir"' EXIT

@@ -39,6 +39,7 @@ while IFS= read -r file; do
   dir="./$(dirname "$file")"
   for target in $(grep -oE '^func (Fuzz[A-Za-z0-9_]+)\(' "$file" | sed -E 's/^func (Fuzz[A-Za-z0-9_]+)\(/\1/'); do
     echo "fuzz: $dir $target ($fuzztime)"
+    start=$(date +%s)
     status=0
     run_target "$dir" "$target" || status=$?
     if [ "$status" = 2 ]; then
@@ -56,6 +57,7 @@ while IFS= read -r file; do
       exit 1
     fi
     count=$((count + 1))
+    echo "fuzz: $target took $(( $(date +%s) - start )) s"
   done
 done < <(git ls-files '*_test.go' | grep -v '^bench/' | xargs grep -l '^func Fuzz' | sort)
 echo "fuzz: $count targets ran, no crash ($flakes deadline flakes)"

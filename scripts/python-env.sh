@@ -17,6 +17,24 @@ need_python() {
 	fi
 }
 
+# The virtualenvs of the scripts/ci-*.sh steps, one function each (it sets
+# VENV to its dir): the step calls its own, and scripts/venvs.sh makes them
+# all ahead, while `make test` runs the Go steps (pip mostly waits on the
+# network).
+venv_jsonrpc() {
+	VENV=.venv-jsonrpc
+	make_venv "$VENV" 'import jsonrpcclient' 'jsonrpcclient==4.0.3'
+}
+venv_lm() {
+	VENV=.venv-lm
+	make_venv "$VENV" 'import rlm.core.comms_utils, rlm.core.lm_handler, pytest' \
+		'--no-deps rlms==0.1.3' 'python-dotenv==1.2.4 rich==15.0.0 pytest==9.0.2'
+}
+venv_python() {
+	VENV=.venv-python
+	make_venv "$VENV" 'import pytest' 'pytest==9.0.2'
+}
+
 # make_venv DIR IMPORTS PIP_ARGS...: unless DIR's python runs the
 # statement IMPORTS, makes DIR afresh with one pip install per PIP_ARGS
 # (each a list of pip words: packages pinned, options).

@@ -85,7 +85,13 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 for m in $(cat /mods/order); do insmod "/mods/$m" || echo "vm: insmod $m failed"; done
-mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 hostroot /newroot || { echo "vm: cannot mount the host root"; poweroff -f; }
+# cache=loose: the guest keeps what it read of the shares in its page cache.
+# Without it every exec, open and stat in the guest is a 9p round trip
+# served by QEMU's main thread, busier than the two vCPUs: the step took
+# 390 s of CPU without it, 165 s with it. Nothing on the shares changes
+# while the guest runs (its /tmp and /run are its own tmpfs; it writes out/
+# on the work share, and syncs before powering off).
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose hostroot /newroot || { echo "vm: cannot mount the host root"; poweroff -f; }
 mount -t proc proc /newroot/proc
 mount -t sysfs sys /newroot/sys
 mount -t cgroup2 cgroup2 /newroot/sys/fs/cgroup
@@ -96,12 +102,12 @@ mount -t tmpfs tmpfs /newroot/dev/shm
 mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp
 mount -t tmpfs -o mode=755 tmpfs /newroot/run
 mkdir /newroot/tmp/vm
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 work /newroot/tmp/vm
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=loose work /newroot/tmp/vm
 # The repository on a share of its own, at its own path: a clone under /tmp
 # or /run would be hidden by the guest's own tmpfs there.
 repo=$(cat /repo-path)
 mkdir -p "/newroot$repo"
-mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 repo "/newroot$repo" || { echo "vm: cannot mount the repository at $repo"; poweroff -f; }
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose repo "/newroot$repo" || { echo "vm: cannot mount the repository at $repo"; poweroff -f; }
 umount /proc /sys
 exec switch_root /newroot /tmp/vm/bin/busybox sh /tmp/vm/guest.sh
 EOF

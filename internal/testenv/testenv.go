@@ -52,6 +52,19 @@ func TimeScale() float64 {
 	return s
 }
 
+// SharedBuildCache is the dir of a build cache (lang.OpenCache) shared by
+// the test packages of one `go test` run, so that what they build alike
+// (Go's standard library warmed for the Go host, the C and C++ hosts'
+// objects, a solution two packages judge) is built once:
+// TETHER_TEST_BUILD_CACHE, which `make test` sets to a fresh dir of its own;
+// "" when unset, and a test then opens a cache of its own. Only for
+// caches that already share builds within a package: a test about the
+// cache, or that must see a cold compile, opens its own. A test run as
+// another user (RunTestsAs) does not get it.
+func SharedBuildCache() string {
+	return os.Getenv("TETHER_TEST_BUILD_CACHE")
+}
+
 // Toolchain is the path of a language's compiler or runtime (g++, javac,
 // node, ...) on PATH; without one, see Require (TETHER_REQUIRE_LANGUAGES).
 func Toolchain(t testing.TB, name string) string {
