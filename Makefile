@@ -7,25 +7,20 @@ STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: test check fmt-check vet staticcheck gotest gotest-fast pytest-fast fuzz scripts build bench
 
-# Each step says how long it took ("ci: STEP took N s"): the CI budget is
-# 20 minutes for .ci/run, and these lines say where it goes.
-TEST_STEPS = fmt-check vet staticcheck gotest fuzz scripts
-
+# Each step says how long it took ("ci: STEP took N s", scripts/timed.sh):
+# the CI budget is 20 minutes for .ci/run, and these lines say where it goes.
 # The scripts step's virtualenvs are made in the background meanwhile
 # (scripts/venvs.sh: pip waits on the network, the Go steps on the CPU).
 test:
 	@set -e; venvs_log=$$(mktemp); \
 	bash scripts/venvs.sh >"$$venvs_log" 2>&1 & venvs=$$!; \
 	trap 'rm -f "$$venvs_log"' EXIT; \
-	for step in $(TEST_STEPS); do \
-	  if [ "$$step" = scripts ]; then \
-	    start=$$(date +%s); wait $$venvs || true; cat "$$venvs_log"; \
-	    echo "ci: waiting for scripts/venvs.sh took $$(( $$(date +%s) - start )) s"; \
-	  fi; \
-	  start=$$(date +%s); \
-	  $(MAKE) --no-print-directory $$step; \
-	  echo "ci: make $$step took $$(( $$(date +%s) - start )) s"; \
-	done
+	for step in fmt-check vet staticcheck gotest fuzz; do \
+	  bash scripts/timed.sh "make $$step" $(MAKE) --no-print-directory $$step; \
+	done; \
+	start=$$(date +%s); wait $$venvs || true; cat "$$venvs_log"; \
+	echo "ci: waiting for scripts/venvs.sh took $$(( $$(date +%s) - start )) s"; \
+	bash scripts/timed.sh "make scripts" $(MAKE) --no-print-directory scripts
 
 # The fast tier for every edit: no race detector, no fuzzing, no
 # virtualenvs or servers; the Python SDK suite runs with the machine's pytest.
@@ -76,7 +71,7 @@ fuzz:
 # Area steps that are not plain Go tests: Python SDK, interop peers, examples.
 scripts:
 	@set -e; for s in scripts/ci-*.sh; do [ -e "$$s" ] || continue; echo "== $$s"; \
-	  start=$$(date +%s); bash "$$s"; echo "ci: $$s took $$(( $$(date +%s) - start )) s"; done
+	  bash scripts/timed.sh "$$s" bash "$$s"; done
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
