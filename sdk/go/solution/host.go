@@ -294,7 +294,8 @@ func (h *Host) CallCapability(ctx context.Context, name string, args ...any) (an
 }
 
 // Log sends a log frame (the judge keeps it in the result and forwards it
-// to the evaluator).
+// to the evaluator). Stream and data that are not valid UTF-8 are sent
+// with each bad run of bytes replaced by U+FFFD.
 func (h *Host) Log(stream, data string) error {
 	h.mu.Lock()
 	p := h.p
