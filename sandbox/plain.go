@@ -73,8 +73,8 @@ func (plainRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 		return nil, fmt.Errorf("sandbox: start %s: %w", spec.Args[0], err)
 	}
 	args := spec.Args
-	if !strings.Contains(spec.Args[0], "/") {
-		if real := sharedHostPython().interpreter(spec.Args[0], path); real != path {
+	if name := spec.Args[0]; name == "python3" || name == "python" {
+		if real := sharedHostPython().interpreter(name, path); real != path {
 			// Python derives sys.executable and its prefix from argv[0]
 			// (searching PATH for a bare name, which finds the shim again).
 			path, args = real, append([]string{real}, spec.Args[1:]...)

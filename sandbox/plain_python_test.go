@@ -3,6 +3,7 @@ package sandbox
 import (
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,5 +64,35 @@ func TestHostPythonInterpreter(t *testing.T) {
 	}
 	if got := (*hostPython)(nil).interpreter("python3", "/usr/bin/python3"); got != "/usr/bin/python3" {
 		t.Errorf("nil hostPython: %q", got)
+	}
+}
+
+// A plain run of anything but Python never asks the host's Python where it
+// lives: that probe is a Python start (100 ms and more behind a pyenv
+// shim) that a judge of two Go programs would pay for nothing. The check
+// runs in a fresh test process, where nothing has asked yet: its PATH
+// finds first a python3 that leaves a mark.
+func TestPlainRunOfOtherProgramsAsksNoPython(t *testing.T) {
+	if os.Getenv("TETHER_TEST_PYTHON_MARK") != "" {
+		p := startPlain(t, Spec{Args: []string{"sh", "-c", "exit 0"}, Env: []string{"PATH=" + os.Getenv("PATH")}})
+		p.Stdin().Close()
+		if u, err := p.Wait(); err != nil || u.ExitCode != 0 {
+			t.Fatalf("sh: usage %+v, err %v", u, err)
+		}
+		return
+	}
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "asked")
+	script := "#!/bin/sh\necho asked > " + mark + "\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(dir, "python3"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPlainRunOfOtherProgramsAsksNoPython$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "TETHER_TEST_PYTHON_MARK=1", "PATH="+dir+":"+os.Getenv("PATH"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the test process: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Fatal("starting sh ran the host's python3 (the interpreter probe)")
 	}
 }
