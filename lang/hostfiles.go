@@ -109,10 +109,22 @@ func (l *Language) hostBuild(support []supportFile) (hb HostBuild, ok bool) {
 
 // matches reports whether name is one of hb's Outputs.
 func (hb HostBuild) matches(name string) bool {
-	return slices.ContainsFunc(hb.Outputs, func(pattern string) bool {
-		ok, _ := path.Match(pattern, name)
-		return ok
-	})
+	return slices.ContainsFunc(hb.Outputs, func(pattern string) bool { return matchesFile(pattern, name) })
+}
+
+// missing is the first of hb's Outputs that none of files matches, "" if none.
+func (hb HostBuild) missing(files []sandbox.File) string {
+	for _, pattern := range hb.Outputs {
+		if !slices.ContainsFunc(files, func(f sandbox.File) bool { return matchesFile(pattern, f.Name) }) {
+			return pattern
+		}
+	}
+	return ""
+}
+
+func matchesFile(pattern, name string) bool {
+	ok, _ := path.Match(pattern, name)
+	return ok
 }
 
 // prebuildArgs turns l's compile command into one that compiles only the
@@ -178,12 +190,10 @@ func (b *Builder) prebuilt(ctx context.Context, l *Language, hb HostBuild, suppo
 		return nil, err
 	}
 	bd.Files = slices.DeleteFunc(bd.Files, func(f sandbox.File) bool { return !hb.matches(f.Name) })
-	for _, pattern := range hb.Outputs {
-		if !slices.ContainsFunc(bd.Files, func(f sandbox.File) bool { ok, _ := path.Match(pattern, f.Name); return ok }) {
-			bd.Close()
-			b.prebuildFailed.Store(key, true)
-			return nil, fmt.Errorf("lang: the %s host's build (%s) made no %s", l.ID, strings.Join(hb.Compile, " "), pattern)
-		}
+	if pattern := hb.missing(bd.Files); pattern != "" {
+		bd.Close()
+		b.prebuildFailed.Store(key, true)
+		return nil, fmt.Errorf("lang: the %s host's build alone (%s) made no %s", l.ID, strings.Join(hb.Compile, " "), pattern)
 	}
 	_ = b.Cache.put(key, bd) // a failed publish costs the next build its hit
 	return bd, nil
