@@ -240,6 +240,11 @@ func (b *Builder) compileAgainst(ctx context.Context, l *Language, hb HostBuild,
 	if err != nil {
 		return nil, err
 	}
+	rewrote := func(name string) (*Build, error) {
+		bd.Close()
+		return nil, &CompileError{Reason: fmt.Sprintf("compilation failed (%s declares a name the host has: its compile rewrote the host's %s)", l.Source, name),
+			Stats: bd.Stats}
+	}
 	kept := bd.Files[:0]
 	for _, f := range bd.Files {
 		data, ok := given[f.Name]
@@ -247,13 +252,17 @@ func (b *Builder) compileAgainst(ctx context.Context, l *Language, hb HostBuild,
 			kept = append(kept, f)
 			continue
 		}
+		delete(given, f.Name)
 		if now, err := os.ReadFile(f.Source); err != nil || !bytes.Equal(now, data) {
-			bd.Close()
-			return nil, &CompileError{Reason: fmt.Sprintf("compilation failed (%s declares a name the host has: its compile rewrote the host's %s)", l.Source, f.Name),
-				Stats: bd.Stats}
+			return rewrote(f.Name)
 		}
 		if hb.Run {
 			kept = append(kept, f)
+		}
+	}
+	for _, f := range host.Files {
+		if _, gone := given[f.Name]; gone {
+			return rewrote(f.Name)
 		}
 	}
 	bd.Files = kept

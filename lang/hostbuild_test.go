@@ -192,8 +192,8 @@ func TestHostBuildInTheKeyAndTheLanguagesFile(t *testing.T) {
 }
 
 // A submission's compile gets copies of the host's prebuilt files: one
-// that rewrites them (deleting one it may not write, making its own) is a
-// compile error, and what the cache keeps for later submissions stays the
+// that rewrites them (deleting one it may not write, making its own) or
+// removes one is a compile error, and what the cache keeps for later submissions stays the
 // trusted build's. Files the run does not load leave the build.
 func TestSubmissionCannotAlterThePrebuiltHost(t *testing.T) {
 	sh := testenv.Toolchain(t, "sh")
@@ -201,7 +201,7 @@ func TestSubmissionCannotAlterThePrebuiltHost(t *testing.T) {
 		Compile: []string{sh, "-c", "cat host.txt {source} > main"}, Run: []string{"cat", "main"},
 		Support: fstest.MapFS{"host.txt": {Data: []byte("host\n")}}, SupportVersion: "test",
 		HostBuild: &HostBuild{Compile: []string{sh, "-c", "cp host.txt host.out"}, Outputs: []string{"host.out"},
-			Submission: []string{sh, "-c", "cat host.out {source} > main; if grep -q rewrite {source}; then rm -f host.out; echo planted > host.out; fi"},
+			Submission: []string{sh, "-c", "cat host.out {source} > main; grep -q re {source} && rm -f host.out; grep -q rewrite {source} && echo planted > host.out; true"},
 			Run:        true}}
 	cache := testCache(t)
 	b := testBuilder(t, cache)
@@ -225,6 +225,9 @@ func TestSubmissionCannotAlterThePrebuiltHost(t *testing.T) {
 	var ce *CompileError
 	if _, err := build("rewrite\n"); !errors.As(err, &ce) || !strings.Contains(ce.Reason, "host.out") {
 		t.Fatalf("a compile that rewrote the host's file: %v, want a CompileError naming it", err)
+	}
+	if _, err := build("remove\n"); !errors.As(err, &ce) || !strings.Contains(ce.Reason, "host.out") {
+		t.Fatalf("a compile that removed the host's file: %v, want a CompileError naming it", err)
 	}
 	hb, _ := l.hostBuild(nil)
 	key, err := b.hostBuildKey(context.Background(), l, hb)
