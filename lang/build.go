@@ -180,10 +180,10 @@ func withCheck(l *Language, g *sig.Glue) *Language {
 	return &lc
 }
 
-// compileSubmission compiles source (and extra, beside it). With a build
-// cache and a host that builds alone (Language.HostBuild), that is the
-// host's build from the cache (built there on a miss) and the submission's
-// compile against it; else l's compile command, host and source together.
+// compileSubmission compiles source (and extra, beside it). For a host
+// that builds alone (Language.HostBuild), that is the host's build (from
+// the cache when there is one) and the submission's compile against it;
+// else l's compile command, host and source together.
 func (b *Builder) compileSubmission(ctx context.Context, l *Language, source []byte, extra []supportFile, lim CompileLimits, cpus []int) (*Build, error) {
 	support, err := supportFiles(l)
 	if err != nil {
@@ -200,7 +200,7 @@ func (b *Builder) compileSubmission(ctx context.Context, l *Language, source []b
 		}
 	}
 	own := append([]supportFile{{name: l.Source, data: source}}, extra...)
-	if hb, ok := l.hostBuild(support); ok && b.Cache != nil {
+	if hb, ok := l.hostBuild(support); ok {
 		host, err := b.prebuilt(ctx, l, hb, support, cpus)
 		if err == nil {
 			defer host.Close()

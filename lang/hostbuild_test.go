@@ -196,13 +196,7 @@ func TestHostBuildInTheKeyAndTheLanguagesFile(t *testing.T) {
 // removes one is a compile error, and what the cache keeps for later submissions stays the
 // trusted build's. Files the run does not load leave the build.
 func TestSubmissionCannotAlterThePrebuiltHost(t *testing.T) {
-	sh := testenv.Toolchain(t, "sh")
-	l := &Language{ID: "shell", Source: "main.txt", Extensions: []string{".txt"},
-		Compile: []string{sh, "-c", "cat host.txt {source} > main"}, Run: []string{"cat", "main"},
-		Support: fstest.MapFS{"host.txt": {Data: []byte("host\n")}}, SupportVersion: "test",
-		HostBuild: &HostBuild{Compile: []string{sh, "-c", "cp host.txt host.out"}, Outputs: []string{"host.out"},
-			Submission: []string{sh, "-c", "cat host.out {source} > main; grep -q re {source} && rm -f host.out; grep -q rewrite {source} && echo planted > host.out; true"},
-			Run:        true}}
+	l := shellWithHost(t)
 	cache := testCache(t)
 	b := testBuilder(t, cache)
 	build := func(src string) (*Build, error) {
@@ -255,5 +249,45 @@ func TestSubmissionCannotAlterThePrebuiltHost(t *testing.T) {
 	}
 	if n := b.prebuilds.Load(); n != 1 {
 		t.Errorf("the host was built alone %d times, want once", n)
+	}
+}
+
+// shellWithHost is a language of sh whose host (host.txt) builds alone
+// into host.out, which the run loads; a source holding "re" removes
+// host.out in its compile, one holding "rewrite" plants its own.
+func shellWithHost(t *testing.T) *Language {
+	sh := testenv.Toolchain(t, "sh")
+	return &Language{ID: "shell", Source: "main.txt", Extensions: []string{".txt"},
+		Compile: []string{sh, "-c", "cat host.txt {source} > main"}, Run: []string{"cat", "main"},
+		Support: fstest.MapFS{"host.txt": {Data: []byte("host\n")}}, SupportVersion: "test",
+		HostBuild: &HostBuild{Compile: []string{sh, "-c", "cp host.txt host.out"}, Outputs: []string{"host.out"},
+			Submission: []string{sh, "-c", "cat host.out {source} > main; grep -q re {source} && rm -f host.out; grep -q rewrite {source} && echo planted > host.out; true"},
+			Run:        true}}
+}
+
+// Without a build cache a host that builds alone is still built alone, for
+// each submission: a submission compiles the same way with the cache or
+// without it (a Rust solution's impl that the orphan rule refuses across
+// crates is a compile error in both).
+func TestHostBuiltAloneWithoutACache(t *testing.T) {
+	l := shellWithHost(t)
+	b := testBuilder(t, nil)
+	runner := &recordingRunner{Runner: b.Runner}
+	b.Runner = runner
+	for _, src := range []string{"hello\n", "again\n"} {
+		bd, err := b.Build(context.Background(), Request{Language: l, Source: []byte(src)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { bd.Close() })
+		if argv := runner.last(); !strings.Contains(argv[len(argv)-1], "cat host.out") {
+			t.Errorf("the compile ran %q, want the submission's compile against the host's build", argv)
+		}
+		if got := runBuilt(t, b.Runner, bd); got != "host\n"+src {
+			t.Errorf("the build ran %q, want the host's file then the source", got)
+		}
+	}
+	if n := b.prebuilds.Load(); n != 2 {
+		t.Errorf("the host was built alone %d times for two submissions without a cache, want twice", n)
 	}
 }

@@ -158,11 +158,16 @@ func (b *Builder) hostBuildKey(ctx context.Context, l *Language, hb HostBuild) (
 	return b.keyOf(ctx, l, "tether-host-build-1", hb.Compile, []byte(strings.Join(hb.Outputs, "\x00")))
 }
 
-// prebuilt is the build of l's host alone (hb.Compile's Outputs), from the
-// cache or compiled and published there, by one build of this process at a
-// time (the others wait for it). It is compiled with the language's own
-// compile limits: it is the judge's cost, shared by every problem.
+// prebuilt is the build of l's host alone (hb.Compile's Outputs): from
+// the cache or compiled and published there, by one build of this process
+// at a time (the others wait for it); without a cache, compiled for this
+// submission alone, so a submission compiles the same way, and gets the
+// same verdict, with the cache or without it (Rust's orphan rule treats
+// the host as another crate only when it is one).
 func (b *Builder) prebuilt(ctx context.Context, l *Language, hb HostBuild, support []supportFile, cpus []int) (*Build, error) {
+	if b.Cache == nil {
+		return b.buildHostAlone(ctx, l, hb, support, cpus)
+	}
 	key, err := b.hostBuildKey(ctx, l, hb)
 	if err != nil {
 		return nil, err
@@ -181,20 +186,30 @@ func (b *Builder) prebuilt(ctx context.Context, l *Language, hb HostBuild, suppo
 	if _, failed := b.prebuildFailed.Load(key); failed {
 		return nil, fmt.Errorf("lang: the %s host did not build alone before", l.ID)
 	}
-	b.prebuilds.Add(1)
-	bd, err := b.compile(ctx, l, support, hb.Compile, l.Effective(CompileLimits{}), cpus, toolCacheMount{})
+	bd, err := b.buildHostAlone(ctx, l, hb, support, cpus)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.prebuildFailed.Store(key, true)
 		}
 		return nil, err
 	}
+	_ = b.Cache.put(key, bd) // a failed publish costs the next build its hit
+	return bd, nil
+}
+
+// buildHostAlone compiles l's host alone with hb.Compile and keeps its
+// Outputs. It is compiled with the language's own compile limits: it is
+// the judge's cost, shared by every problem.
+func (b *Builder) buildHostAlone(ctx context.Context, l *Language, hb HostBuild, support []supportFile, cpus []int) (*Build, error) {
+	b.prebuilds.Add(1)
+	bd, err := b.compile(ctx, l, support, hb.Compile, l.Effective(CompileLimits{}), cpus, toolCacheMount{})
+	if err != nil {
+		return nil, err
+	}
 	bd.Files = slices.DeleteFunc(bd.Files, func(f sandbox.File) bool { return !hb.matches(f.Name) })
 	if pattern := hb.missing(bd.Files); pattern != "" {
 		bd.Close()
-		b.prebuildFailed.Store(key, true)
 		return nil, fmt.Errorf("lang: the %s host's build alone (%s) made no %s", l.ID, strings.Join(hb.Compile, " "), pattern)
 	}
-	_ = b.Cache.put(key, bd) // a failed publish costs the next build its hit
 	return bd, nil
 }
