@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -22,8 +23,8 @@ type Builder struct {
 	Env    []string // the compiler's whole environment (PATH, LANG, ...)
 	Host   string   // the host library's version, part of the cache key
 
-	prebuilds      atomic.Int64 // host objects compiled (Language.PrebuildSupport), for tests
-	prebuildFailed sync.Map     // keys of host objects that would not build: not tried again
+	prebuilds      atomic.Int64 // hosts built alone (Language.HostBuild) and tool caches warmed, for tests
+	prebuildFailed sync.Map     // keys of those that would not build: not tried again
 }
 
 // Request is one submission to build.
@@ -179,17 +180,15 @@ func withCheck(l *Language, g *sig.Glue) *Language {
 	return &lc
 }
 
-// compileSubmission compiles source (and extra, beside it) with l's compile command, linking the
-// host's prebuilt objects (from the cache, built there on a miss) when l
-// prebuilds them and there is a cache; else compiling the host's units too.
+// compileSubmission compiles source (and extra, beside it). For a host
+// that builds alone (Language.HostBuild), that is the host's build (from
+// the cache when there is one) and the submission's compile against it;
+// else l's compile command, host and source together.
 func (b *Builder) compileSubmission(ctx context.Context, l *Language, source []byte, extra []supportFile, lim CompileLimits, cpus []int) (*Build, error) {
 	support, err := supportFiles(l)
 	if err != nil {
 		return nil, err
 	}
-	units := compileUnits(l, support)
-	files := append(slices.Clip(support), supportFile{name: l.Source, data: source})
-	files = append(files, extra...)
 	var tc toolCacheMount
 	if b.Cache != nil && l.ToolCache != "" {
 		// A warm step that fails (an operator's toolchain) leaves this
@@ -200,33 +199,72 @@ func (b *Builder) compileSubmission(ctx context.Context, l *Language, source []b
 			return nil, fmt.Errorf("lang: compile cancelled: %w", ctx.Err())
 		}
 	}
-	var prebuilt *Build
-	if b.Cache != nil {
-		// A prebuild that fails (an operator's compiler that is not
-		// gcc-like) falls back to compiling the units with the source.
-		if pb, objects, err := b.prebuilt(ctx, l, support, units, lim, cpus); err == nil && pb != nil {
-			prebuilt, units = pb, objects
-			defer prebuilt.Close()
-			for _, f := range pb.Files {
-				data, err := os.ReadFile(f.Source)
-				if err != nil {
-					return nil, fmt.Errorf("lang: reading the %s host's prebuilt %s: %w", l.ID, f.Name, err)
-				}
-				files = append(files, supportFile{name: f.Name, data: data})
-			}
+	own := append([]supportFile{{name: l.Source, data: source}}, extra...)
+	if hb, ok := l.hostBuild(support); ok {
+		host, err := b.prebuilt(ctx, l, hb, support, cpus)
+		if err == nil {
+			defer host.Close()
+			return b.compileAgainst(ctx, l, hb, host, support, own, lim, cpus, tc)
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("lang: compile cancelled: %w", ctx.Err())
+		}
+		// A host that does not build alone (an operator's compiler that
+		// is not gcc-like) is compiled with the submission, as below.
+	}
+	return b.compile(ctx, l, append(slices.Clip(support), own...), compileArgs(l, compileUnits(l, support)), lim, cpus, tc)
+}
+
+// compileAgainst compiles the submission's own files with hb.Submission,
+// beside the host's prebuilt files (host) and the support files hb names.
+// The host's files it was given leave the build unless the run loads them
+// (hb.Run); a compile that rewrote one of them (a Java solution declaring a
+// class Tether) fails, as javac fails on compiling both at once.
+func (b *Builder) compileAgainst(ctx context.Context, l *Language, hb HostBuild, host *Build, support, own []supportFile, lim CompileLimits, cpus []int, tc toolCacheMount) (*Build, error) {
+	var files []supportFile
+	for _, f := range support {
+		if slices.Contains(hb.Files, f.name) {
+			files = append(files, f)
 		}
 	}
-	bd, err := b.compile(ctx, l, files, compileArgs(l, units), lim, cpus, tc)
-	if err != nil || prebuilt == nil {
-		return bd, err
+	given := map[string][]byte{}
+	for _, f := range host.Files {
+		data, err := os.ReadFile(f.Source)
+		if err != nil {
+			return nil, fmt.Errorf("lang: reading the %s host's prebuilt %s: %w", l.ID, f.Name, err)
+		}
+		given[f.Name] = data
+		files = append(files, supportFile{name: f.Name, data: data})
 	}
-	// The objects are the host's, kept in the cache: not part of the build.
-	keep := bd.Files[:0]
+	bd, err := b.compile(ctx, l, append(files, own...), hb.Submission, lim, cpus, tc)
+	if err != nil {
+		return nil, err
+	}
+	rewrote := func(name string) (*Build, error) {
+		bd.Close()
+		return nil, &CompileError{Reason: fmt.Sprintf("compilation failed (%s declares a name the host has: its compile rewrote the host's %s)", l.Source, name),
+			Stats: bd.Stats}
+	}
+	kept := bd.Files[:0]
 	for _, f := range bd.Files {
-		if !slices.Contains(units, f.Name) {
-			keep = append(keep, f)
+		data, ok := given[f.Name]
+		if !ok {
+			kept = append(kept, f)
+			continue
+		}
+		delete(given, f.Name)
+		if now, err := os.ReadFile(f.Source); err != nil || !bytes.Equal(now, data) {
+			return rewrote(f.Name)
+		}
+		if hb.Run {
+			kept = append(kept, f)
 		}
 	}
-	bd.Files = keep
+	for _, f := range host.Files {
+		if _, gone := given[f.Name]; gone {
+			return rewrote(f.Name)
+		}
+	}
+	bd.Files = kept
 	return bd, nil
 }

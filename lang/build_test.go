@@ -57,8 +57,12 @@ const helloCpp = "#include <cstdio>\nint main() { std::puts(\"hello\"); }\n"
 // runBuilt runs a build's command in the sandbox and returns its stdout.
 func runBuilt(t *testing.T, r sandbox.Runner, bd *Build) string {
 	t.Helper()
-	p, err := r.Start(context.Background(), sandbox.Spec{Args: bd.Run, Env: []string{"PATH=/usr/bin:/bin"}, Files: bd.Files,
-		Limits: sandbox.Limits{Memory: 256 << 20, Pids: 16}})
+	env := []string{"PATH=/usr/bin:/bin"}
+	if e := ToolEnv(bd.Run); e != "" {
+		env = append(env, e) // the JVM's
+	}
+	p, err := r.Start(context.Background(), sandbox.Spec{Args: bd.Run, Env: env, Files: bd.Files, Binds: bd.Binds,
+		Limits: sandbox.Limits{Memory: 512 << 20, Pids: 32}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,12 +412,12 @@ func TestHostObjectPrebuiltOnceAndRebuiltWhenCorrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv, objects, _ := prebuildArgs(l, compileUnits(l, support))
-	key, err := b.keyOf(context.Background(), l, "tether-host-objects-1", argv, nil)
+	hb, _ := l.hostBuild(support)
+	key, err := b.hostBuildKey(context.Background(), l, hb)
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj := filepath.Join(cache.entry(key), objects[0])
+	obj := filepath.Join(cache.entry(key), hb.Outputs[0])
 	if err := os.WriteFile(obj, []byte("not an object"), 0o644); err != nil {
 		t.Fatal(err)
 	}

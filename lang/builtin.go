@@ -127,6 +127,8 @@ var hosts = map[string]func(*Language){
 	"java": func(l *Language) {
 		l.Support, l.SupportVersion = javasdk.Files.FS(), javasdk.Files.Version
 		l.Compile, l.Run = slices.Clone(javasdk.Compile), slices.Clone(javasdk.Run)
+		l.HostBuild = &HostBuild{Compile: slices.Clone(javasdk.CompileHost), Outputs: []string{javasdk.HostClasses},
+			Submission: slices.Clone(javasdk.CompileSolution), Run: true}
 		l.OutOfMemory = javasdk.OutOfMemory
 	},
 	"javascript": func(l *Language) {
@@ -146,6 +148,8 @@ var hosts = map[string]func(*Language){
 		l.Source = rustsdk.Source
 		l.SelfExe = true
 		l.Compile, l.Run = slices.Clone(rustsdk.Compile), slices.Clone(rustsdk.Run)
+		l.HostBuild = &HostBuild{Compile: slices.Clone(rustsdk.CompileHost), Outputs: []string{rustsdk.Library},
+			Submission: slices.Clone(rustsdk.CompileSolution), Files: []string{rustsdk.BinRoot}}
 	},
 }
 

@@ -254,16 +254,21 @@ func fileSum(path string) (string, int64, error) {
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
-// key is the cache key of building source in l, with extra beside it.
+// key is the cache key of building source in l, with extra beside it, by
+// any of the commands that may build it (Language.HostBuild's too).
 func (b *Builder) key(ctx context.Context, l *Language, source []byte, extra []supportFile) (string, error) {
+	commands := l.Compile
+	if hb := l.HostBuild; hb != nil {
+		commands = slices.Concat(l.Compile, []string{"\x00host:"}, hb.Compile, hb.Outputs, []string{"\x00submission:"}, hb.Submission, hb.Files)
+	}
 	if len(extra) == 0 {
-		return b.keyOf(ctx, l, "tether-build-1", l.Compile, source)
+		return b.keyOf(ctx, l, "tether-build-1", commands, source)
 	}
 	keyed := fmt.Appendf(nil, "%d:%s", len(source), source)
 	for _, f := range extra {
 		keyed = fmt.Appendf(keyed, "\x00%d:%s%d:%s", len(f.name), f.name, len(f.data), f.data)
 	}
-	return b.keyOf(ctx, l, "tether-build-1", l.Compile, keyed)
+	return b.keyOf(ctx, l, "tether-build-1", commands, keyed)
 }
 
 // keyOf is the cache key of what argv makes of source and l's host files

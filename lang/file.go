@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/tether-dev/tether/schemas"
@@ -60,10 +61,14 @@ func ParseFile(raw []byte, base *Table) (*Table, error) {
 			byID[id] = l
 			order = append(order, id)
 		}
+		builtinCompile := l.Compile
 		dec := json.NewDecoder(bytes.NewReader(entry))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(l); err != nil {
 			return nil, fmt.Errorf("languages.%s: %w", id, err)
+		}
+		if !slices.Equal(l.Compile, builtinCompile) {
+			l.HostBuild = nil // its commands are the replaced compile's two halves
 		}
 		if !ok && l.Source == "" {
 			return nil, fmt.Errorf("languages.%s: a new language needs source (the file name, like main.kt)", id)

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/tether-dev/tether/sandbox"
 )
 
 type supportFile struct {
@@ -62,6 +65,68 @@ func compileArgs(l *Language, units []string) []string {
 	return argv
 }
 
+// HostBuild is how a language's host is compiled alone, once, and how a
+// submission is compiled against what that made (Language.HostBuild).
+// Commands are argv, like Language.Compile.
+type HostBuild struct {
+	// Compile builds the host alone, in a build dir holding Support.
+	Compile []string
+	// Outputs name what Compile makes that submissions need (patterns of
+	// path.Match: Java's nested classes); each must match a file.
+	Outputs []string
+	// Submission compiles the submission ({source}) in a build dir
+	// holding Outputs, Files and the source, in place of Compile.
+	Submission []string
+	// Files are the files of Support that Submission reads (a header, a
+	// crate root); the others, the host's sources, are left out.
+	Files []string
+	// Run: the run loads Outputs (Java's classes), so they stay in each
+	// build; else Submission links them in and the build leaves them out.
+	Run bool
+}
+
+// hostBuild is l's HostBuild, expanded, or the one PrebuildSupport derives
+// from l's compile command; ok is false when l has neither.
+func (l *Language) hostBuild(support []supportFile) (hb HostBuild, ok bool) {
+	if l.HostBuild != nil {
+		hb = *l.HostBuild
+		hb.Compile, hb.Submission = l.expand(hb.Compile, 0), l.expand(hb.Submission, 0)
+		return hb, true
+	}
+	units := compileUnits(l, support)
+	argv, objects, ok := prebuildArgs(l, units)
+	if !ok {
+		return HostBuild{}, false
+	}
+	hb = HostBuild{Compile: argv, Outputs: objects, Submission: compileArgs(l, objects)}
+	for _, f := range support {
+		if !slices.Contains(units, f.name) {
+			hb.Files = append(hb.Files, f.name)
+		}
+	}
+	return hb, true
+}
+
+// matches reports whether name is one of hb's Outputs.
+func (hb HostBuild) matches(name string) bool {
+	return slices.ContainsFunc(hb.Outputs, func(pattern string) bool { return matchesFile(pattern, name) })
+}
+
+// missing is the first of hb's Outputs that none of files matches, "" if none.
+func (hb HostBuild) missing(files []sandbox.File) string {
+	for _, pattern := range hb.Outputs {
+		if !slices.ContainsFunc(files, func(f sandbox.File) bool { return matchesFile(pattern, f.Name) }) {
+			return pattern
+		}
+	}
+	return ""
+}
+
+func matchesFile(pattern, name string) bool {
+	ok, _ := path.Match(pattern, name)
+	return ok
+}
+
 // prebuildArgs turns l's compile command into one that compiles only the
 // host's units, each to its object in the build dir (gcc's and clang's
 // -c), and names those objects: the command without its -o, {source} and
@@ -88,42 +153,63 @@ func prebuildArgs(l *Language, units []string) (argv, objects []string, ok bool)
 	return append(argv, "-c"), objects, true
 }
 
-// prebuilt is the build of l's host units alone (their objects), from the
-// cache or compiled and published there; nil when l does not prebuild.
-func (b *Builder) prebuilt(ctx context.Context, l *Language, support []supportFile, units []string, lim CompileLimits, cpus []int) (*Build, []string, error) {
-	argv, objects, ok := prebuildArgs(l, units)
-	if !ok {
-		return nil, nil, nil
+// hostBuildKey is the cache key of what hb.Compile makes of l's host.
+func (b *Builder) hostBuildKey(ctx context.Context, l *Language, hb HostBuild) (string, error) {
+	return b.keyOf(ctx, l, "tether-host-build-1", hb.Compile, []byte(strings.Join(hb.Outputs, "\x00")))
+}
+
+// prebuilt is the build of l's host alone (hb.Compile's Outputs): from
+// the cache or compiled and published there, by one build of this process
+// at a time (the others wait for it); without a cache, compiled for this
+// submission alone, so a submission compiles the same way, and gets the
+// same verdict, with the cache or without it (Rust's orphan rule treats
+// the host as another crate only when it is one).
+func (b *Builder) prebuilt(ctx context.Context, l *Language, hb HostBuild, support []supportFile, cpus []int) (*Build, error) {
+	if b.Cache == nil {
+		return b.buildHostAlone(ctx, l, hb, support, cpus)
 	}
-	key, err := b.keyOf(ctx, l, "tether-host-objects-1", argv, nil)
+	key, err := b.hostBuildKey(ctx, l, hb)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if bd, ok := b.Cache.get(key); ok {
-		return bd, objects, nil
+		return bd, nil
+	}
+	unlock, err := lockKey(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if bd, ok := b.Cache.get(key); ok {
+		return bd, nil
 	}
 	if _, failed := b.prebuildFailed.Load(key); failed {
-		return nil, nil, fmt.Errorf("lang: the %s host's objects did not build before", l.ID)
+		return nil, fmt.Errorf("lang: the %s host did not build alone before", l.ID)
 	}
-	b.prebuilds.Add(1)
-	bd, err := b.compile(ctx, l, support, argv, lim, cpus, toolCacheMount{})
+	bd, err := b.buildHostAlone(ctx, l, hb, support, cpus)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.prebuildFailed.Store(key, true)
 		}
-		return nil, nil, err
-	}
-	keep := bd.Files[:0]
-	for _, f := range bd.Files {
-		if slices.Contains(objects, f.Name) {
-			keep = append(keep, f)
-		}
-	}
-	bd.Files = keep
-	if len(keep) != len(objects) {
-		bd.Close()
-		return nil, nil, fmt.Errorf("lang: the %s host's prebuild made %d of its %d objects", l.ID, len(keep), len(objects))
+		return nil, err
 	}
 	_ = b.Cache.put(key, bd) // a failed publish costs the next build its hit
-	return bd, objects, nil
+	return bd, nil
+}
+
+// buildHostAlone compiles l's host alone with hb.Compile and keeps its
+// Outputs. It is compiled with the language's own compile limits: it is
+// the judge's cost, shared by every problem.
+func (b *Builder) buildHostAlone(ctx context.Context, l *Language, hb HostBuild, support []supportFile, cpus []int) (*Build, error) {
+	b.prebuilds.Add(1)
+	bd, err := b.compile(ctx, l, support, hb.Compile, l.Effective(CompileLimits{}), cpus, toolCacheMount{})
+	if err != nil {
+		return nil, err
+	}
+	bd.Files = slices.DeleteFunc(bd.Files, func(f sandbox.File) bool { return !hb.matches(f.Name) })
+	if pattern := hb.missing(bd.Files); pattern != "" {
+		bd.Close()
+		return nil, fmt.Errorf("lang: the %s host's build alone (%s) made no %s", l.ID, strings.Join(hb.Compile, " "), pattern)
+	}
+	return bd, nil
 }

@@ -51,11 +51,17 @@ type Language struct {
 	Support fs.FS `json:"-"`
 	// SupportVersion names Support's content in the build cache's key.
 	SupportVersion string `json:"-"`
-	// PrebuildSupport: the host's compile units ({support}) are compiled
-	// once per compile command, toolchain and host version, with the
-	// compile command turned into a gcc-style `-c` (its -o, {source} and
-	// -l arguments dropped), kept in the build cache, and their objects
-	// linked into each submission instead of compiling them again.
+	// HostBuild, with a build cache, compiles the host alone, once per
+	// toolchain, host version and command, keeps what that makes in the
+	// cache, and compiles each submission against it (hostfiles.go); nil:
+	// the host is compiled with each submission, or, with
+	// PrebuildSupport, HostBuild is derived from Compile. A languages
+	// file's compile of its own drops it.
+	HostBuild *HostBuild `json:"-"`
+	// PrebuildSupport derives HostBuild from a gcc-like Compile: the
+	// host's compile units ({support}) are compiled with it turned into
+	// `-c` (its -o, {source} and -l arguments dropped), and their objects
+	// take their place in each submission's compile.
 	PrebuildSupport bool `json:"-"`
 	// CompileEnv is added to the compile step's environment (Go's
 	// GOPROXY=off, GOFLAGS=-mod=mod, ...).

@@ -51,11 +51,22 @@ func (tc toolCacheMount) bind(parent string) (sandbox.Bind, error) {
 	return sandbox.Bind{Path: dir, Writable: true}, nil
 }
 
-// warmLocks holds a lock (a channel of one) per warm key: the builds of
-// one process wait for one warm step, or for their ctx (Builders are made
-// per run). Several processes may warm the same key at once; the first
-// rename wins.
-var warmLocks sync.Map
+// keyLocks holds a lock (a channel of one) per cache key of a trusted
+// step (a warm step, a host built alone): the builds of one process wait
+// for one such step, or for their ctx (Builders are made per run).
+// Several processes may run the same step at once; the first rename wins.
+var keyLocks sync.Map
+
+// lockKey takes key's lock, or fails when ctx ends first.
+func lockKey(ctx context.Context, key string) (unlock func(), err error) {
+	lock, _ := keyLocks.LoadOrStore(key, make(chan struct{}, 1))
+	select {
+	case lock.(chan struct{}) <- struct{}{}:
+		return func() { <-lock.(chan struct{}) }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("lang: compile cancelled: %w", ctx.Err())
+	}
+}
 
 // warmToolCache is the dir of l's shared tool cache, warmed on a miss by
 // compiling l.Warm with the language's own compile limits (the warm step
@@ -69,13 +80,11 @@ func (b *Builder) warmToolCache(ctx context.Context, l *Language, support []supp
 	if _, err := os.Stat(dir); err == nil {
 		return dir, nil
 	}
-	lock, _ := warmLocks.LoadOrStore(key, make(chan struct{}, 1))
-	select {
-	case lock.(chan struct{}) <- struct{}{}:
-		defer func() { <-lock.(chan struct{}) }()
-	case <-ctx.Done():
-		return "", fmt.Errorf("lang: compile cancelled: %w", ctx.Err())
+	unlock, err := lockKey(ctx, key)
+	if err != nil {
+		return "", err
 	}
+	defer unlock()
 	if _, err := os.Stat(dir); err == nil {
 		return dir, nil
 	}

@@ -19,9 +19,13 @@ var embedded embed.FS
 // key).
 var Files = sdkfs.Embed(embedded, "src", "javasdk")
 
-// HostUnit is the host's source, compiled with the solution; its class
-// Tether is the program's main class.
-const HostUnit = "Tether.java"
+// HostUnit is the host's source; its class Tether is the program's main
+// class. HostClasses matches the class files it compiles to (Tether and
+// its nested classes).
+const (
+	HostUnit    = "Tether.java"
+	HostClasses = "Tether*.class"
+)
 
 // Compile builds the classes in the work dir holding the source
 // ({source}, Solution.java) and the files Files.WriteTo wrote. Run starts the
@@ -31,8 +35,16 @@ const HostUnit = "Tether.java"
 // once, which the rootless sandbox's limit of the data size refuses): a heap that
 // reaches it ends the JVM (ExitOnOutOfMemoryError), which writes
 // OutOfMemory to stderr (DisplayVMOutputToStderr: not into the channel), and the judge counts that as the memory limit.
+//
+// CompileHost and CompileSolution make the same classes in two steps: the
+// host's alone, once (the judge keeps them in its build cache), then the
+// solution's, in a work dir holding the host's classes (not its source,
+// which javac would compile again if it looked newer), which the run
+// loads beside the solution's.
 var (
-	Compile     = []string{"javac", "-J-Xmx512m", "-encoding", "UTF-8", "-nowarn", "-d", ".", "{source}", HostUnit}
-	Run         = []string{"java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xms16m", "-Xmx{memory_mb}m", "-XX:+ExitOnOutOfMemoryError", "-XX:+DisplayVMOutputToStderr", "-cp", ".", "Tether", "Solution"}
-	OutOfMemory = "Terminating due to java.lang.OutOfMemoryError"
+	Compile         = []string{"javac", "-J-Xmx512m", "-encoding", "UTF-8", "-nowarn", "-d", ".", "{source}", HostUnit}
+	CompileHost     = []string{"javac", "-J-Xmx512m", "-encoding", "UTF-8", "-nowarn", "-d", ".", HostUnit}
+	CompileSolution = []string{"javac", "-J-Xmx512m", "-encoding", "UTF-8", "-nowarn", "-cp", ".", "-d", ".", "{source}"}
+	Run             = []string{"java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xms16m", "-Xmx{memory_mb}m", "-XX:+ExitOnOutOfMemoryError", "-XX:+DisplayVMOutputToStderr", "-cp", ".", "Tether", "Solution"}
+	OutOfMemory     = "Terminating due to java.lang.OutOfMemoryError"
 )

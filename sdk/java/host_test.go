@@ -1,6 +1,8 @@
 package javasdk
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,16 +17,31 @@ func expand(argv []string) []string {
 	return out
 }
 
-func build(t *testing.T) string {
+// The two ways the judge builds a solution: with a build cache, the host's
+// classes alone, then the solution's beside them (without the host's
+// source); without one, both at once.
+func TestHost(t *testing.T) {
 	hosttest.Tool(t, "javac", "apt-get install default-jdk-headless")
 	hosttest.Tool(t, "java", "apt-get install default-jdk-headless")
-	dir := hosttest.WorkDir(t, Files.WriteTo, "Solution.java", "Solution.java")
-	hosttest.Build(t, dir, nil, expand(Compile)...)
-	return dir
+	t.Run("host classes first", func(t *testing.T) {
+		t.Parallel()
+		dir := hosttest.WorkDir(t, Files.WriteTo, "Solution.java", "Solution.java")
+		hosttest.Build(t, dir, nil, expand(CompileHost)...)
+		if err := os.Remove(filepath.Join(dir, HostUnit)); err != nil {
+			t.Fatal(err)
+		}
+		hosttest.Build(t, dir, nil, expand(CompileSolution)...)
+		testHost(t, dir)
+	})
+	t.Run("together", func(t *testing.T) {
+		t.Parallel()
+		dir := hosttest.WorkDir(t, Files.WriteTo, "Solution.java", "Solution.java")
+		hosttest.Build(t, dir, nil, expand(Compile)...)
+		testHost(t, dir)
+	})
 }
 
-func TestHost(t *testing.T) {
-	dir := build(t)
+func testHost(t *testing.T, dir string) {
 	l := hosttest.Lang{Command: expand(Run), Dir: dir, ExceptionPrefix: "java.lang.ArithmeticException: ", Typed: true}
 	hosttest.Run(t, l)
 	t.Run("types", func(t *testing.T) {

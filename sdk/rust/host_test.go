@@ -9,13 +9,29 @@ import (
 	"github.com/tether-dev/tether/sdk/internal/hosttest"
 )
 
-func build(t *testing.T) string {
-	hosttest.Tool(t, "rustc", "apt-get install rustc")
-	return hosttest.Compiled(t, Files.WriteTo, "solution.rs", Source, Compile)
+// The two ways the judge builds a solution: with a build cache, the host
+// alone as a library, then the solution against it; without one, both as
+// one crate.
+var builds = map[string][][]string{
+	"library":   {CompileHost, CompileSolution},
+	"one crate": {Compile},
 }
 
 func TestHost(t *testing.T) {
-	dir := build(t)
+	hosttest.Tool(t, "rustc", "apt-get install rustc")
+	for name, steps := range builds {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := hosttest.WorkDir(t, Files.WriteTo, "solution.rs", Source)
+			for _, argv := range steps {
+				hosttest.Build(t, dir, nil, argv...)
+			}
+			testHost(t, dir)
+		})
+	}
+}
+
+func testHost(t *testing.T, dir string) {
 	l := hosttest.Lang{Command: Run, Dir: dir, ExceptionPrefix: "DivisionByZero: ", Typed: true}
 	hosttest.Run(t, l)
 	// The build cache hashes the executable on every hit: the standard

@@ -1,8 +1,12 @@
 //! tether.rs: the Rust solution host of tether (docs/languages.md, "Rust").
 //!
-//! The build compiles tether_main.rs (the crate root, which holds main) with
-//! the solution as its module `solution` and this file as module `tether`;
-//! no crates. The solution exports its functions once, at its end:
+//! With a build cache the judge compiles this file once, alone, as the
+//! library crate `tether` (libtether.rlib), and each solution as the crate
+//! rooted at tether_bin.rs, which links it; without one it compiles
+//! tether_main.rs, the crate that holds this file as its module `tether`.
+//! Either way the solution is the module `solution` (main.rs) of a crate
+//! whose root names the host `tether` (`use crate::tether::...`), and there
+//! are no other crates. The solution exports its functions once, at its end:
 //!
 //!     pub fn add(a: i64, b: i64) -> i64 { a + b }
 //!     tether_export!(add);
@@ -370,10 +374,12 @@ impl Registry {
 }
 
 /// tether_export!(add, echo, ...): these functions are callable by name.
+/// `$crate::Registry` is this crate's when the host is a library, and the
+/// import of it in tether_main.rs's root when the host is a module there.
 #[macro_export]
 macro_rules! tether_export {
     ($($f:ident),* $(,)?) => {
-        pub fn tether_register(registry: &mut $crate::tether::Registry) {
+        pub fn tether_register(registry: &mut $crate::Registry) {
             $( registry.add(stringify!($f), $f); )*
         }
     };
