@@ -36,3 +36,10 @@ var (
 	Compile = []string{"g++", "-std=c++17", "-O2", "-pipe", "-o", "main", "{source}", HostUnit}
 	Run     = []string{"./main"}
 )
+
+// Precompiled are the headers the judge precompiles once (a GCC
+// precompiled header, forced into a submission's compile with -include)
+// for a submission whose source begins by including them: tether.hpp,
+// then <bits/stdc++.h>, the whole standard library most contestants
+// include (docs/languages.md, "C++").
+var Precompiled = []string{`"` + Header + `"`, "<bits/stdc++.h>"}
