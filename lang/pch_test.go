@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/tether-dev/tether/internal/testenv"
@@ -51,34 +50,6 @@ func TestPrecompiledHeaderCoversOnlyWhatASourceIncludesFirst(t *testing.T) {
 	}
 }
 
-// pchRunner records each compile's argv and binds, and adds -H (GCC lists
-// the headers it reads, "! path.gch" for a precompiled one it uses) to a
-// compile that forces a header in, so its messages show whether GCC used it.
-type pchRunner struct {
-	sandbox.Runner
-	mu    sync.Mutex
-	argv  [][]string
-	binds [][]sandbox.Bind
-}
-
-func (r *pchRunner) Start(ctx context.Context, spec sandbox.Spec) (sandbox.Process, error) {
-	r.mu.Lock()
-	r.argv = append(r.argv, slices.Clone(spec.Args))
-	r.binds = append(r.binds, slices.Clone(spec.Binds))
-	r.mu.Unlock()
-	if slices.Contains(spec.Args, "-include") {
-		spec.Args = append(slices.Clip(spec.Args), "-H")
-	}
-	return r.Runner.Start(ctx, spec)
-}
-
-// last is the argv and binds of the last start.
-func (r *pchRunner) last() ([]string, []sandbox.Bind) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.argv[len(r.argv)-1], r.binds[len(r.binds)-1]
-}
-
 const (
 	stdcppDeclared = "#include <bits/stdc++.h>\nusing namespace std;\n" +
 		"long long add(long long a, long long b) { vector<long long> v{a, b}; return accumulate(v.begin(), v.end(), 0LL); }\n"
@@ -102,24 +73,24 @@ func TestPrecompiledHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := &pchRunner{Runner: testBuilder(t, nil).Runner}
+	// GCC's -H lists the headers it reads, "! path.gch" for a precompiled
+	// one it uses: a compile that forces the header in says whether it did.
+	runner := &recordingRunner{Runner: testBuilder(t, nil).Runner, rewrite: func(spec *sandbox.Spec) {
+		if slices.Contains(spec.Args, "-include") {
+			spec.Args = append(slices.Clip(spec.Args), "-H")
+		}
+	}}
 	cache := testCache(t)
 	b := testBuilder(t, cache)
 	b.Runner = runner
 	l := lookup(t, "cpp")
 	build := func(src string, d *sig.Declaration) (*Build, error) {
 		t.Helper()
-		lim := l.Effective(CompileLimits{})
-		lim.TimeLimitMs, lim.CPUTimeLimitMs = 180000, 180000 // a loaded machine; not about the limit
-		bd, err := b.Build(context.Background(), Request{Language: l, Source: []byte(src), Functions: d, Limits: lim, MemoryMB: 256})
-		if err == nil {
-			t.Cleanup(func() { bd.Close() })
-		}
-		return bd, err
+		return buildPatiently(t, b, l, src, d)
 	}
 	wantForced := func(what string, forced bool) {
 		t.Helper()
-		argv, binds := runner.last()
+		argv, binds := runner.last(), runner.lastBinds()
 		if got := slices.Contains(argv, "-include"); got != forced {
 			t.Errorf("%s: the compile %q forces the header in: %v, want %v", what, argv, got, forced)
 		}
