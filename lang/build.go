@@ -23,7 +23,8 @@ type Builder struct {
 	Env    []string // the compiler's whole environment (PATH, LANG, ...)
 	Host   string   // the host library's version, part of the cache key
 
-	prebuilds      atomic.Int64 // hosts built alone (Language.HostBuild), tool caches warmed and headers precompiled, for tests
+	prebuilds      atomic.Int64 // hosts built alone (Language.HostBuild) and tool caches warmed, for tests
+	precompiles    atomic.Int64 // headers precompiled (Language.Precompiled), for tests
 	prebuildFailed sync.Map     // keys of those that would not build: not tried again
 }
 

@@ -14,23 +14,24 @@ import (
 )
 
 // A C++ submission that includes <bits/stdc++.h> spends most of its
-// compile (2 s of 2.5) parsing the standard library. With a build cache,
-// the judge precompiles the headers such sources begin with once (GCC's
-// precompiled header, a trusted step: no submission in it), keeps it in a
-// dir of the build cache as it keeps Go's warmed GOCACHE (toolcache.go),
-// and shows that dir read-only, at pchDir, to the compiles that force it
-// in with -include.
+// compile (2 s of 2.5) parsing the standard library, and one that includes
+// only tether.hpp a third of it parsing that. With a build cache, the
+// judge precompiles the headers such sources begin with once (GCC's
+// precompiled headers, trusted steps: no submission in them), keeps each
+// in a dir of the build cache as it keeps Go's warmed GOCACHE
+// (toolcache.go), and shows one read-only, at pchDir, to a compile that
+// forces it in with -include.
 //
-// Only a source whose translation unit begins by including what the
-// header includes gets it (PrecompiledHeader.covers): the header then
-// stands for exactly the headers the source includes first, so the
-// compile sees the same declarations, only from a file GCC has parsed
-// before, and the source's own includes of them find their include
-// guards. A source that includes, say, only <iostream> keeps its compile
-// as it is: forcing the whole standard library on it would change what
-// it means (a global `count` under `using namespace std;` becomes
-// ambiguous with std::count), and so could a #define or #pragma before
-// the includes (_GLIBCXX_DEBUG), which ends the leading includes.
+// Only a source whose translation unit begins by including what a header
+// includes gets it (PrecompiledHeader.covers): the header then stands for
+// headers the source includes first, so the compile sees the same
+// declarations, only from a file GCC has parsed before, and the source's
+// own includes of them find their include guards. A source that includes,
+// say, <iostream> and tether.hpp gets only tether.hpp's: forcing the whole
+// standard library on it would change what it means (a global `count`
+// under `using namespace std;` becomes ambiguous with std::count), and so
+// could a #define or #pragma before the includes (_GLIBCXX_DEBUG), which
+// ends the leading includes.
 //
 // GCC uses a precompiled header only with the options, and the compiler,
 // it was made with; otherwise it reads the header's text, beside it in the
@@ -55,7 +56,8 @@ const pchDir = "/tether-pch"
 
 // pchPrefix names a precompiled header's dir inside the build cache's dir.
 // Like a warmed tool cache, the cache's eviction passes over it: there is
-// one per compiler, flags and host version, about 100 MB each.
+// one per header, compiler, flags and host version (C++: 100 MB with
+// <bits/stdc++.h>, 28 MB without).
 const pchPrefix = "pch-"
 
 // text is the header's source.
@@ -184,40 +186,55 @@ func gccLike(ctx context.Context, l *Language, env []string) bool {
 	return strings.Contains(filepath.Base(tool), "g++") && !strings.Contains(strings.ToLower(toolchain(ctx, l, env)), "clang")
 }
 
-// withPrecompiled is argv, the compile of the translation unit source in
-// l, with l's precompiled header forced in, and the bind that shows it,
-// when the source begins with its includes (covers) and it is built;
-// else argv as it is.
-func (b *Builder) withPrecompiled(ctx context.Context, l *Language, source []byte, argv []string, cpus []int) ([]string, []sandbox.Bind) {
-	p := l.Precompiled
-	if b.Cache == nil || p == nil || len(argv) == 0 || !p.covers(source) || !gccLike(ctx, l, b.Env) {
-		return argv, nil
+// precompiledFor is the first of l's precompiled headers that the
+// translation unit source begins by including (covers), nil if none.
+func (l *Language) precompiledFor(source []byte) *PrecompiledHeader {
+	for _, p := range l.Precompiled {
+		if p.covers(source) {
+			return p
+		}
 	}
-	dir, err := b.precompiled(ctx, l, cpus)
-	if err != nil {
-		return argv, nil // compiled as without it; a cancelled ctx ends that compile too
-	}
-	if !wholePCH(dir, p.Name) {
-		// GCC ignores a .gch that is not one, but fails on a cut one: this
-		// compile goes without it, the next makes it again.
-		b.Cache.discard(dir)
-		return argv, nil
-	}
-	forced := slices.Concat(argv[:1], []string{"-include", path.Join(pchDir, p.Name)}, argv[1:])
-	return forced, []sandbox.Bind{{Path: dir, Target: pchDir}}
+	return nil
 }
 
-// precompiled is the dir of l's precompiled header (its text, the support
-// files it includes and Name.gch), made on a miss at pchDir, where the
-// compiles see it, with l's compile flags.
-func (b *Builder) precompiled(ctx context.Context, l *Language, cpus []int) (string, error) {
-	p := l.Precompiled
-	argv := pchArgs(l)
-	key, err := b.pchKey(ctx, l)
+// withPrecompiled is argv, the compile of the translation unit source in
+// l, with the first of l's precompiled headers it begins with forced in,
+// and the bind that shows it; else (none covers it, none built) argv as
+// it is.
+func (b *Builder) withPrecompiled(ctx context.Context, l *Language, source []byte, argv []string, cpus []int) ([]string, []sandbox.Bind) {
+	if b.Cache == nil || len(l.Precompiled) == 0 || len(argv) == 0 || !gccLike(ctx, l, b.Env) {
+		return argv, nil
+	}
+	for _, p := range l.Precompiled {
+		if !p.covers(source) {
+			continue
+		}
+		dir, err := b.precompiled(ctx, l, p, cpus)
+		if err != nil {
+			continue // the next that covers it, or without; a cancelled ctx ends that compile too
+		}
+		if !wholePCH(dir, p.Name) {
+			// GCC ignores a .gch that is not one, but fails on a cut one:
+			// this compile goes without it, the next makes it again.
+			b.Cache.discard(dir)
+			continue
+		}
+		forced := slices.Concat(argv[:1], []string{"-include", path.Join(pchDir, p.Name)}, argv[1:])
+		return forced, []sandbox.Bind{{Path: dir, Target: pchDir}}
+	}
+	return argv, nil
+}
+
+// precompiled is the dir of l's precompiled header p (its text, the
+// support files it includes and p.Name.gch), made on a miss at pchDir,
+// where the compiles see it, with l's compile flags.
+func (b *Builder) precompiled(ctx context.Context, l *Language, p *PrecompiledHeader, cpus []int) (string, error) {
+	argv := pchArgs(l, p)
+	key, err := b.pchKey(ctx, l, p)
 	if err != nil {
 		return "", err
 	}
-	return b.trustedDir(ctx, key, pchPrefix, fmt.Sprintf("the %s precompiled header", l.ID), func(tmp string) error {
+	return b.trustedDir(ctx, key, pchPrefix, fmt.Sprintf("the %s precompiled header %s", l.ID, p.Name), &b.precompiles, func(tmp string) error {
 		support, err := supportFiles(l)
 		if err != nil {
 			return err
@@ -250,19 +267,18 @@ func (b *Builder) precompiled(ctx context.Context, l *Language, cpus []int) (str
 	})
 }
 
-// pchArgs precompiles l's header at pchDir with l's compile flags.
-func pchArgs(l *Language) []string {
-	p := l.Precompiled
+// pchArgs precompiles p at pchDir with l's compile flags.
+func pchArgs(l *Language, p *PrecompiledHeader) []string {
 	header := path.Join(pchDir, p.Name)
 	return append(compileFlags(l, nil), "-x", p.Language, "-o", header+".gch", header)
 }
 
-// pchKey is the key of l's precompiled header: its command (the compiler
-// and flags), the compiler's version, the host's files and the header.
-func (b *Builder) pchKey(ctx context.Context, l *Language) (string, error) {
+// pchKey is the key of l's precompiled header p: its command (the
+// compiler and flags), the compiler's version, the host's files and p.
+func (b *Builder) pchKey(ctx context.Context, l *Language, p *PrecompiledHeader) (string, error) {
 	named := *l // one header, whatever the source's extension
-	named.Source = l.Precompiled.Name
-	return b.keyOf(ctx, &named, "tether-pch-1", pchArgs(l), l.Precompiled.text())
+	named.Source = p.Name
+	return b.keyOf(ctx, &named, "tether-pch-1", pchArgs(l, p), p.text())
 }
 
 // pchSizeName holds, beside a precompiled header, the size it was made

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tether-dev/tether/sandbox"
 )
@@ -76,7 +77,7 @@ func (b *Builder) warmToolCache(ctx context.Context, l *Language, support []supp
 	if err != nil {
 		return "", err
 	}
-	return b.trustedDir(ctx, key, toolCachePrefix, fmt.Sprintf("the %s compiler's cache", l.ID), func(tmp string) error {
+	return b.trustedDir(ctx, key, toolCachePrefix, fmt.Sprintf("the %s compiler's cache", l.ID), &b.prebuilds, func(tmp string) error {
 		files := append(slices.Clip(support), supportFile{name: l.Source, data: []byte(l.Warm)})
 		bd, err := b.compile(ctx, l, files, compileArgs(l, compileUnits(l, support)), l.Effective(CompileLimits{}), cpus,
 			toolCacheMount{dir: tmp, writable: true})
@@ -93,8 +94,9 @@ func (b *Builder) warmToolCache(ctx context.Context, l *Language, support []supp
 // by an atomic rename, so a compile sees the whole dir or none; the
 // compiles that use it see it read-only. One fill per key at a time in
 // this process (the others wait for it); a fill that failed is not tried
-// again by this Builder. what names the dir in errors.
-func (b *Builder) trustedDir(ctx context.Context, key, prefix, what string, fill func(tmp string) error) (string, error) {
+// again by this Builder. what names the dir in errors; fills counts the
+// fills (for tests).
+func (b *Builder) trustedDir(ctx context.Context, key, prefix, what string, fills *atomic.Int64, fill func(tmp string) error) (string, error) {
 	dir := filepath.Join(b.Cache.Dir(), prefix+key)
 	if _, err := os.Stat(dir); err == nil {
 		return dir, nil
@@ -110,7 +112,7 @@ func (b *Builder) trustedDir(ctx context.Context, key, prefix, what string, fill
 	if _, failed := b.prebuildFailed.Load(key); failed {
 		return "", fmt.Errorf("lang: making %s failed before; not tried again", what)
 	}
-	b.prebuilds.Add(1)
+	fills.Add(1)
 	tmp, err := os.MkdirTemp(b.Cache.Dir(), ".tmp-"+prefix)
 	if err != nil {
 		return "", fmt.Errorf("lang: making %s: %w", what, err)

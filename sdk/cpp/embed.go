@@ -37,9 +37,10 @@ var (
 	Run     = []string{"./main"}
 )
 
-// Precompiled are the headers the judge precompiles once (a GCC
-// precompiled header, forced into a submission's compile with -include)
-// for a submission whose source begins by including them: tether.hpp,
-// then <bits/stdc++.h>, the whole standard library most contestants
-// include (docs/languages.md, "C++").
-var Precompiled = []string{`"` + Header + `"`, "<bits/stdc++.h>"}
+// Precompiled are the headers the judge precompiles once each (GCC
+// precompiled headers, one forced into a submission's compile with
+// -include), by what they include, for a submission whose source begins by
+// including that: tether.hpp and <bits/stdc++.h>, the whole standard
+// library most contestants include; else tether.hpp alone (the judge
+// includes it before declared functions) (docs/languages.md, "C++").
+var Precompiled = [][]string{{`"` + Header + `"`, "<bits/stdc++.h>"}, {`"` + Header + `"`}}
