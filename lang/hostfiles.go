@@ -142,7 +142,7 @@ func prebuildArgs(l *Language, units []string) (argv, objects []string, ok bool)
 
 // compileFlags are l's gcc-like compile command without its -o, {source}
 // and -l arguments, units in place of {support}: the compiler and the
-// flags that compile a unit as a submission's are compiled.
+// flags a submission is compiled with, to compile something else with.
 func compileFlags(l *Language, units []string) []string {
 	var argv []string
 	compile := l.expand(l.Compile, 0)

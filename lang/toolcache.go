@@ -84,7 +84,8 @@ func (b *Builder) warmToolCache(ctx context.Context, l *Language, support []supp
 		if err != nil {
 			return err
 		}
-		return bd.Close()
+		bd.Close()
+		return nil
 	})
 }
 
