@@ -80,6 +80,10 @@ func TestDeclaredFunctionsCpp(t *testing.T) {
 	judgeDeclared(t, "solution.cpp", want, []declaredCase{
 		{"only the function", "", only, Accepted, ""},
 		{"explicit export still works", "", explicit, Accepted, ""},
+		// Both compile against the standard library precompiled (lang's
+		// TestPrecompiledHeader), as contestants include it.
+		{"only the function, after <bits/stdc++.h>", "", "#include <bits/stdc++.h>\nusing namespace std;\n" + only, Accepted, ""},
+		{"explicit export with <bits/stdc++.h>", "", strings.Replace(explicit, "#include \"tether.hpp\"\n", "#include \"tether.hpp\"\n#include <bits/stdc++.h>\n", 1), Accepted, ""},
 		{"other parameter types", "", "long long add(long long a, long long b) { return a + b; }\n", CompileError,
 			"static assertion failed: add does not have the declared signature: " + want},
 		{"missing", "", "tether::json sub(tether::json a, tether::json b) { return a; }\n", CompileError, "'add' was not declared"},

@@ -24,6 +24,7 @@ type Builder struct {
 	Host   string   // the host library's version, part of the cache key
 
 	prebuilds      atomic.Int64 // hosts built alone (Language.HostBuild) and tool caches warmed, for tests
+	precompiles    atomic.Int64 // headers precompiled (Language.Precompiled), for tests
 	prebuildFailed sync.Map     // keys of those that would not build: not tried again
 }
 
@@ -204,7 +205,9 @@ func (b *Builder) compileSubmission(ctx context.Context, l *Language, source []b
 		host, err := b.prebuilt(ctx, l, hb, support, cpus)
 		if err == nil {
 			defer host.Close()
-			return b.compileAgainst(ctx, l, hb, host, support, own, lim, cpus, tc)
+			var pch []sandbox.Bind
+			hb.Submission, pch = b.withPrecompiled(ctx, l, source, hb.Submission, cpus)
+			return b.compileAgainst(ctx, l, hb, host, support, own, lim, cpus, tc, pch...)
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("lang: compile cancelled: %w", ctx.Err())
@@ -216,11 +219,12 @@ func (b *Builder) compileSubmission(ctx context.Context, l *Language, source []b
 }
 
 // compileAgainst compiles the submission's own files with hb.Submission,
-// beside the host's prebuilt files (host) and the support files hb names.
+// beside the host's prebuilt files (host) and the support files hb names,
+// with binds (a precompiled header's dir).
 // The host's files it was given leave the build unless the run loads them
 // (hb.Run); a compile that rewrote one of them (a Java solution declaring a
 // class Tether) fails, as javac fails on compiling both at once.
-func (b *Builder) compileAgainst(ctx context.Context, l *Language, hb HostBuild, host *Build, support, own []supportFile, lim CompileLimits, cpus []int, tc toolCacheMount) (*Build, error) {
+func (b *Builder) compileAgainst(ctx context.Context, l *Language, hb HostBuild, host *Build, support, own []supportFile, lim CompileLimits, cpus []int, tc toolCacheMount, binds ...sandbox.Bind) (*Build, error) {
 	var files []supportFile
 	for _, f := range support {
 		if slices.Contains(hb.Files, f.name) {
@@ -236,7 +240,7 @@ func (b *Builder) compileAgainst(ctx context.Context, l *Language, hb HostBuild,
 		given[f.Name] = data
 		files = append(files, supportFile{name: f.Name, data: data})
 	}
-	bd, err := b.compile(ctx, l, append(files, own...), hb.Submission, lim, cpus, tc)
+	bd, err := b.compile(ctx, l, append(files, own...), hb.Submission, lim, cpus, tc, binds...)
 	if err != nil {
 		return nil, err
 	}

@@ -19,8 +19,11 @@ import (
 )
 
 // compile writes files into a build dir of its own and runs argv there,
-// with tc as the compiler's own cache when l has one (Language.ToolCache).
-func (b *Builder) compile(ctx context.Context, l *Language, files []supportFile, argv []string, lim CompileLimits, cpus []int, tc toolCacheMount) (bd *Build, err error) {
+// with tc as the compiler's own cache when l has one (Language.ToolCache)
+// and extra binds (a precompiled header's dir); the messages name a file
+// of an extra bind by its path inside that dir, as they name the build
+// dir's files by their names.
+func (b *Builder) compile(ctx context.Context, l *Language, files []supportFile, argv []string, lim CompileLimits, cpus []int, tc toolCacheMount, extra ...sandbox.Bind) (bd *Build, err error) {
 	parent, err := sandbox.MkdirOwnedTemp(buildDirLabel)
 	if err != nil {
 		return nil, fmt.Errorf("lang: build dir: %w", err)
@@ -59,7 +62,7 @@ func (b *Builder) compile(ctx context.Context, l *Language, files []supportFile,
 	if err != nil {
 		return nil, err
 	}
-	binds := append([]sandbox.Bind{{Path: src, Writable: true}}, l.Binds()...)
+	binds := slices.Concat([]sandbox.Bind{{Path: src, Writable: true}}, l.Binds(), extra)
 	if l.SelfExe {
 		proc, err := selfExe(parent, args[0])
 		if err != nil {
@@ -101,6 +104,13 @@ func (b *Builder) compile(ctx context.Context, l *Language, files []supportFile,
 		return nil, err
 	}
 	stats := Stats{TimeMs: usage.Wall.Milliseconds(), MemoryKB: usage.MemoryPeak / 1024}
+	for _, bind := range extra {
+		for _, dir := range []string{bind.Path, bind.Target} {
+			if dir != "" {
+				out = strings.ReplaceAll(out, dir+"/", "")
+			}
+		}
+	}
 	message := cleanMessages(out, src)
 	fail := func(reason string) (*Build, error) {
 		return nil, &CompileError{Reason: reason, Message: message, Stats: stats}

@@ -50,6 +50,11 @@ func ParseFile(raw []byte, base *Table) (*Table, error) {
 	var order []string
 	for _, l := range base.langs {
 		c := *l
+		// json decodes an array into the slice it finds, over its backing
+		// array: the entry's own copies keep base's from being written.
+		for _, f := range []*[]string{&c.Aliases, &c.Extensions, &c.Compile, &c.Run, &c.Version, &c.Paths} {
+			*f = slices.Clone(*f)
+		}
 		byID[l.ID] = &c
 		order = append(order, l.ID)
 	}

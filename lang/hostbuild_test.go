@@ -15,17 +15,24 @@ import (
 	"github.com/tether-dev/tether/sig"
 )
 
-// recordingRunner is a Runner that keeps the argv of every start.
+// recordingRunner is a Runner that keeps the argv and binds of every
+// start, and changes the spec first with rewrite, when set.
 type recordingRunner struct {
 	sandbox.Runner
-	mu   sync.Mutex
-	argv [][]string
+	rewrite func(*sandbox.Spec)
+	mu      sync.Mutex
+	argv    [][]string
+	binds   [][]sandbox.Bind
 }
 
 func (r *recordingRunner) Start(ctx context.Context, spec sandbox.Spec) (sandbox.Process, error) {
 	r.mu.Lock()
 	r.argv = append(r.argv, slices.Clone(spec.Args))
+	r.binds = append(r.binds, slices.Clone(spec.Binds))
 	r.mu.Unlock()
+	if r.rewrite != nil {
+		r.rewrite(&spec)
+	}
 	return r.Runner.Start(ctx, spec)
 }
 
@@ -33,6 +40,26 @@ func (r *recordingRunner) last() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.argv[len(r.argv)-1]
+}
+
+func (r *recordingRunner) lastBinds() []sandbox.Bind {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.binds[len(r.binds)-1]
+}
+
+// buildPatiently builds src in l (with d's glue when given) with the
+// compile's time limits raised: a loaded machine; the tests are not about
+// the limit. The build is closed when the test ends.
+func buildPatiently(t *testing.T, b *Builder, l *Language, src string, d *sig.Declaration) (*Build, error) {
+	t.Helper()
+	lim := l.Effective(CompileLimits{})
+	lim.TimeLimitMs, lim.CPUTimeLimitMs = 180000, 180000
+	bd, err := b.Build(context.Background(), Request{Language: l, Source: []byte(src), Functions: d, Limits: lim, MemoryMB: 256})
+	if err == nil {
+		t.Cleanup(func() { bd.Close() })
+	}
+	return bd, err
 }
 
 // With a build cache, the Rust and Java hosts are compiled alone once
@@ -83,11 +110,8 @@ func TestHostBuiltAloneOnce(t *testing.T) {
 			l := lookup(t, c.id)
 			build := func(what, src string, d *sig.Declaration) (*Build, error) {
 				t.Helper()
-				lim := l.Effective(CompileLimits{})
-				lim.TimeLimitMs, lim.CPUTimeLimitMs = 180000, 180000 // a loaded machine; not about the limit
-				bd, err := b.Build(context.Background(), Request{Language: l, Source: []byte(src), Functions: d, Limits: lim, MemoryMB: 256})
+				bd, err := buildPatiently(t, b, l, src, d)
 				if err == nil {
-					t.Cleanup(func() { bd.Close() })
 					if argv := runner.last(); slices.Contains(argv, c.hostUnit) {
 						t.Errorf("%s: the compile %q saw the host's source", what, argv)
 					}

@@ -129,12 +129,22 @@ func matchesFile(pattern, name string) bool {
 
 // prebuildArgs turns l's compile command into one that compiles only the
 // host's units, each to its object in the build dir (gcc's and clang's
-// -c), and names those objects: the command without its -o, {source} and
-// -l arguments. ok is false when l does not prebuild.
+// -c), and names those objects. ok is false when l does not prebuild.
 func prebuildArgs(l *Language, units []string) (argv, objects []string, ok bool) {
 	if !l.PrebuildSupport || len(units) == 0 || !slices.Contains(l.Compile, "{support}") {
 		return nil, nil, false
 	}
+	for _, u := range units {
+		objects = append(objects, strings.TrimSuffix(u, filepath.Ext(u))+".o")
+	}
+	return append(compileFlags(l, units), "-c"), objects, true
+}
+
+// compileFlags are l's gcc-like compile command without its -o, {source}
+// and -l arguments, units in place of {support}: the compiler and the
+// flags a submission is compiled with, to compile something else with.
+func compileFlags(l *Language, units []string) []string {
+	var argv []string
 	compile := l.expand(l.Compile, 0)
 	for i := 0; i < len(compile); i++ {
 		switch a := compile[i]; {
@@ -147,10 +157,7 @@ func prebuildArgs(l *Language, units []string) (argv, objects []string, ok bool)
 			argv = append(argv, a)
 		}
 	}
-	for _, u := range units {
-		objects = append(objects, strings.TrimSuffix(u, filepath.Ext(u))+".o")
-	}
-	return append(argv, "-c"), objects, true
+	return argv
 }
 
 // hostBuildKey is the cache key of what hb.Compile makes of l's host.

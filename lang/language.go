@@ -63,6 +63,12 @@ type Language struct {
 	// `-c` (its -o, {source} and -l arguments dropped), and their objects
 	// take their place in each submission's compile.
 	PrebuildSupport bool `json:"-"`
+	// Precompiled, with a build cache and GCC's g++, are headers of the
+	// host and the standard library, each precompiled once per compiler,
+	// flags and host version; the first whose includes a submission's
+	// source begins with is forced into its compile (pch.go); nil: none.
+	// Their flags are Compile's, a languages file's own too.
+	Precompiled []*PrecompiledHeader `json:"-"`
 	// CompileEnv is added to the compile step's environment (Go's
 	// GOPROXY=off, GOFLAGS=-mod=mod, ...).
 	CompileEnv []string `json:"-"`

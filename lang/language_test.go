@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tether-dev/tether/internal/tail"
+	cppsdk "github.com/tether-dev/tether/sdk/cpp"
 )
 
 func TestResolveByNameAliasAndExtension(t *testing.T) {
@@ -85,6 +86,9 @@ func TestLanguagesFile(t *testing.T) {
 	cpp, _ := tab.Lookup("c++")
 	if cpp.Compile[0] != "g++-13" || cpp.Run[0] != "./main" || cpp.Source != "main.cpp" {
 		t.Errorf("cpp changed wrongly: %+v", cpp)
+	}
+	if builtin, _ := Builtin().Lookup("cpp"); builtin.Compile[0] != "g++" || len(builtin.Compile) != len(cppsdk.Compile) {
+		t.Errorf("the file changed the built-in table's cpp compile too: %q", builtin.Compile)
 	}
 	if _, err := tab.Lookup("java"); !errors.Is(err, ErrDisabledLanguage) {
 		t.Errorf("java: %v, want ErrDisabledLanguage", err)

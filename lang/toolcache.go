@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tether-dev/tether/sandbox"
 )
@@ -76,7 +77,28 @@ func (b *Builder) warmToolCache(ctx context.Context, l *Language, support []supp
 	if err != nil {
 		return "", err
 	}
-	dir := filepath.Join(b.Cache.Dir(), toolCachePrefix+key)
+	return b.trustedDir(ctx, key, toolCachePrefix, fmt.Sprintf("the %s compiler's cache", l.ID), &b.prebuilds, func(tmp string) error {
+		files := append(slices.Clip(support), supportFile{name: l.Source, data: []byte(l.Warm)})
+		bd, err := b.compile(ctx, l, files, compileArgs(l, compileUnits(l, support)), l.Effective(CompileLimits{}), cpus,
+			toolCacheMount{dir: tmp, writable: true})
+		if err != nil {
+			return err
+		}
+		bd.Close()
+		return nil
+	})
+}
+
+// trustedDir is the dir prefix+key in the build cache, made on a miss by
+// fill, a trusted step (no submission in it) that writes into a fresh dir
+// the sandbox's user may write. What fill wrote is sealed, then published
+// by an atomic rename, so a compile sees the whole dir or none; the
+// compiles that use it see it read-only. One fill per key at a time in
+// this process (the others wait for it); a fill that failed is not tried
+// again by this Builder. what names the dir in errors; fills counts the
+// fills (for tests).
+func (b *Builder) trustedDir(ctx context.Context, key, prefix, what string, fills *atomic.Int64, fill func(tmp string) error) (string, error) {
+	dir := filepath.Join(b.Cache.Dir(), prefix+key)
 	if _, err := os.Stat(dir); err == nil {
 		return dir, nil
 	}
@@ -89,35 +111,31 @@ func (b *Builder) warmToolCache(ctx context.Context, l *Language, support []supp
 		return dir, nil
 	}
 	if _, failed := b.prebuildFailed.Load(key); failed {
-		return "", fmt.Errorf("lang: the %s compiler's cache did not warm before", l.ID)
+		return "", fmt.Errorf("lang: making %s failed before; not tried again", what)
 	}
-	b.prebuilds.Add(1)
-	tmp, err := os.MkdirTemp(b.Cache.Dir(), ".tmp-"+toolCachePrefix)
+	fills.Add(1)
+	tmp, err := os.MkdirTemp(b.Cache.Dir(), ".tmp-"+prefix)
 	if err != nil {
-		return "", fmt.Errorf("lang: warming the %s compiler's cache: %w", l.ID, err)
+		return "", fmt.Errorf("lang: making %s: %w", what, err)
 	}
 	defer os.RemoveAll(tmp) // after a rename, nothing is left there
 	if err := os.Chmod(tmp, 0o777); err != nil {
-		return "", fmt.Errorf("lang: warming the %s compiler's cache: %w", l.ID, err)
+		return "", fmt.Errorf("lang: making %s: %w", what, err)
 	}
-	files := append(slices.Clip(support), supportFile{name: l.Source, data: []byte(l.Warm)})
-	bd, err := b.compile(ctx, l, files, compileArgs(l, compileUnits(l, support)), l.Effective(CompileLimits{}), cpus,
-		toolCacheMount{dir: tmp, writable: true})
-	if err != nil {
+	if err := fill(tmp); err != nil {
 		if ctx.Err() == nil {
 			b.prebuildFailed.Store(key, true)
 		}
-		return "", fmt.Errorf("lang: warming the %s compiler's cache: %w", l.ID, err)
+		return "", fmt.Errorf("lang: making %s: %w", what, err)
 	}
-	bd.Close()
 	if err := seal(tmp); err != nil {
-		return "", fmt.Errorf("lang: warming the %s compiler's cache: %w", l.ID, err)
+		return "", fmt.Errorf("lang: making %s: %w", what, err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if _, statErr := os.Stat(dir); statErr == nil {
 			return dir, nil // another process published it first
 		}
-		return "", fmt.Errorf("lang: publishing the %s compiler's cache: %w", l.ID, err)
+		return "", fmt.Errorf("lang: publishing %s: %w", what, err)
 	}
 	return dir, nil
 }

@@ -36,3 +36,11 @@ var (
 	Compile = []string{"g++", "-std=c++17", "-O2", "-pipe", "-o", "main", "{source}", HostUnit}
 	Run     = []string{"./main"}
 )
+
+// Precompiled are the headers the judge precompiles once each (GCC
+// precompiled headers, one forced into a submission's compile with
+// -include), by what they include, for a submission whose source begins by
+// including that: tether.hpp and <bits/stdc++.h>, the whole standard
+// library most contestants include; else tether.hpp alone (the judge
+// includes it before declared functions) (docs/languages.md, "C++").
+var Precompiled = [][]string{{`"` + Header + `"`, "<bits/stdc++.h>"}, {`"` + Header + `"`}}
