@@ -118,8 +118,8 @@ var hosts = map[string]func(*Language){
 		l.Support, l.SupportVersion = cppsdk.Files.FS(), cppsdk.Files.Version
 		l.Compile, l.Run = supportPlaceholder(cppsdk.Compile, cppsdk.HostUnit), slices.Clone(cppsdk.Run)
 		l.PrebuildSupport = true
-		for i, name := range []string{"tether_stdcpp.hpp", "tether_pch.hpp"} {
-			l.Precompiled = append(l.Precompiled, &PrecompiledHeader{Name: name, Includes: slices.Clone(cppsdk.Precompiled[i]), Language: "c++-header"})
+		for _, h := range cppsdk.Precompiled {
+			l.Precompiled = append(l.Precompiled, &PrecompiledHeader{Name: h.Name, Includes: slices.Clone(h.Includes), Language: "c++-header"})
 		}
 	},
 	"c": func(l *Language) {

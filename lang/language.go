@@ -51,9 +51,10 @@ type Language struct {
 	Support fs.FS `json:"-"`
 	// SupportVersion names Support's content in the build cache's key.
 	SupportVersion string `json:"-"`
-	// HostBuild, with a build cache, compiles the host alone, once per
-	// toolchain, host version and command, keeps what that makes in the
-	// cache, and compiles each submission against it (hostfiles.go); nil:
+	// HostBuild compiles the host alone, once per toolchain, host version
+	// and command with a build cache (which keeps what that makes; without
+	// one, once per submission), and each submission against it
+	// (hostfiles.go); nil:
 	// the host is compiled with each submission, or, with
 	// PrebuildSupport, HostBuild is derived from Compile. A languages
 	// file's compile of its own drops it.

@@ -186,15 +186,17 @@ func gccLike(ctx context.Context, l *Language, env []string) bool {
 	return strings.Contains(filepath.Base(tool), "g++") && !strings.Contains(strings.ToLower(toolchain(ctx, l, env)), "clang")
 }
 
-// precompiledFor is the first of l's precompiled headers that the
-// translation unit source begins by including (covers), nil if none.
-func (l *Language) precompiledFor(source []byte) *PrecompiledHeader {
+// precompiledFor are those of l's precompiled headers that the translation
+// unit source begins by including (covers), in l's order: the first is the
+// one to use, the next ones its fallbacks.
+func (l *Language) precompiledFor(source []byte) []*PrecompiledHeader {
+	var out []*PrecompiledHeader
 	for _, p := range l.Precompiled {
 		if p.covers(source) {
-			return p
+			out = append(out, p)
 		}
 	}
-	return nil
+	return out
 }
 
 // withPrecompiled is argv, the compile of the translation unit source in
@@ -202,13 +204,11 @@ func (l *Language) precompiledFor(source []byte) *PrecompiledHeader {
 // and the bind that shows it; else (none covers it, none built) argv as
 // it is.
 func (b *Builder) withPrecompiled(ctx context.Context, l *Language, source []byte, argv []string, cpus []int) ([]string, []sandbox.Bind) {
-	if b.Cache == nil || len(l.Precompiled) == 0 || len(argv) == 0 || !gccLike(ctx, l, b.Env) {
+	covering := l.precompiledFor(source)
+	if b.Cache == nil || len(covering) == 0 || len(argv) == 0 || !gccLike(ctx, l, b.Env) {
 		return argv, nil
 	}
-	for _, p := range l.Precompiled {
-		if !p.covers(source) {
-			continue
-		}
+	for _, p := range covering {
 		dir, err := b.precompiled(ctx, l, p, cpus)
 		if err != nil {
 			continue // the next that covers it, or without; a cancelled ctx ends that compile too

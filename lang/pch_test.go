@@ -47,8 +47,8 @@ func TestPrecompiledHeaderCoversOnlyWhatASourceIncludesFirst(t *testing.T) {
 		{"a comment that does not end", "/* #include \"tether.hpp\"\n", ""},
 	} {
 		got := ""
-		if p := l.precompiledFor([]byte(c.source)); p != nil {
-			got = p.Name
+		if ps := l.precompiledFor([]byte(c.source)); len(ps) > 0 {
+			got = ps[0].Name
 		}
 		if got != c.want {
 			t.Errorf("%s: header %q, want %q:\n%s", c.name, got, c.want, c.source)

@@ -37,10 +37,20 @@ var (
 	Run     = []string{"./main"}
 )
 
-// Precompiled are the headers the judge precompiles once each (GCC
-// precompiled headers, one forced into a submission's compile with
-// -include), by what they include, for a submission whose source begins by
-// including that: tether.hpp and <bits/stdc++.h>, the whole standard
-// library most contestants include; else tether.hpp alone (the judge
-// includes it before declared functions) (docs/languages.md, "C++").
-var Precompiled = [][]string{{`"` + Header + `"`, "<bits/stdc++.h>"}, {`"` + Header + `"`}}
+// PrecompiledHeader is a header the judge precompiles once (GCC's
+// precompiled headers, forced into a submission's compile with -include):
+// its file name and what it includes, as a source writes them.
+type PrecompiledHeader struct {
+	Name     string
+	Includes []string
+}
+
+// Precompiled are the headers, in the order the judge tries them for a
+// submission whose source begins by including what one includes:
+// tether.hpp and <bits/stdc++.h>, the whole standard library most
+// contestants include; else tether.hpp alone (the judge includes it before
+// declared functions) (docs/languages.md, "C++").
+var Precompiled = []PrecompiledHeader{
+	{Name: "tether_stdcpp.hpp", Includes: []string{`"` + Header + `"`, "<bits/stdc++.h>"}},
+	{Name: "tether_pch.hpp", Includes: []string{`"` + Header + `"`}},
+}

@@ -6,6 +6,7 @@ package javasdk
 
 import (
 	"embed"
+	"slices"
 
 	"github.com/tether-dev/tether/sdk/internal/sdkfs"
 )
@@ -42,9 +43,10 @@ const (
 // which javac would compile again if it looked newer), which the run
 // loads beside the solution's.
 var (
-	Compile         = []string{"javac", "-J-Xmx512m", "-encoding", "UTF-8", "-nowarn", "-d", ".", "{source}", HostUnit}
-	CompileHost     = []string{"javac", "-J-Xmx512m", "-encoding", "UTF-8", "-nowarn", "-d", ".", HostUnit}
-	CompileSolution = []string{"javac", "-J-Xmx512m", "-encoding", "UTF-8", "-nowarn", "-cp", ".", "-d", ".", "{source}"}
+	javac           = []string{"javac", "-J-Xmx512m", "-encoding", "UTF-8", "-nowarn"}
+	Compile         = slices.Concat(javac, []string{"-d", ".", "{source}", HostUnit})
+	CompileHost     = slices.Concat(javac, []string{"-d", ".", HostUnit})
+	CompileSolution = slices.Concat(javac, []string{"-cp", ".", "-d", ".", "{source}"})
 	Run             = []string{"java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xms16m", "-Xmx{memory_mb}m", "-XX:+ExitOnOutOfMemoryError", "-XX:+DisplayVMOutputToStderr", "-cp", ".", "Tether", "Solution"}
 	OutOfMemory     = "Terminating due to java.lang.OutOfMemoryError"
 )

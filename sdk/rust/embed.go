@@ -7,6 +7,7 @@ package rustsdk
 
 import (
 	"embed"
+	"slices"
 
 	"github.com/tether-dev/tether/sdk/internal/sdkfs"
 )
@@ -49,8 +50,10 @@ const (
 // BinRoot's `extern crate tether` finds Library (not --extern, which would
 // let a solution name `tether::` without `crate::`, as Compile does not).
 var (
-	Compile         = []string{"rustc", "--edition", "2021", "-O", "-C", "linker=gcc", "-C", "strip=debuginfo", "-o", "main", CrateRoot}
-	CompileHost     = []string{"rustc", "--edition", "2021", "-O", "--crate-type", "rlib", "--crate-name", "tether", "-o", Library, HostUnit}
-	CompileSolution = []string{"rustc", "--edition", "2021", "-O", "-C", "linker=gcc", "-C", "strip=debuginfo", "-L", ".", "-o", "main", BinRoot}
+	rustc           = []string{"rustc", "--edition", "2021", "-O"}
+	executable      = []string{"-C", "linker=gcc", "-C", "strip=debuginfo"}
+	Compile         = slices.Concat(rustc, executable, []string{"-o", "main", CrateRoot})
+	CompileHost     = slices.Concat(rustc, []string{"--crate-type", "rlib", "--crate-name", "tether", "-o", Library, HostUnit})
+	CompileSolution = slices.Concat(rustc, executable, []string{"-L", ".", "-o", "main", BinRoot})
 	Run             = []string{"./main"}
 )
